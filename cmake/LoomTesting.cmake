@@ -1,0 +1,39 @@
+# Helpers for test and fuzz targets.
+
+# loom_add_test(NAME SOURCES a.cc b.cc LIBS lib1 lib2): one GoogleTest binary, registered with ctest.
+function(loom_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE LOOM_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  loom_target_warnings(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
+endfunction()
+
+# loom_add_fuzzer(NAME SOURCE file.cc LIBS ... CORPUS dir): a libFuzzer target
+# (LLVMFuzzerTestOneInput). With LOOM_FUZZ=ON and clang it is a real coverage-guided fuzzer; in
+# every other build it links a small driver that replays the seed corpus, and the replay is a ctest,
+# so each parser's crash-free behaviour on known inputs is part of the normal suite.
+option(LOOM_FUZZ "Build fuzz targets with libFuzzer (needs clang)" OFF)
+if(LOOM_FUZZ)
+  # Instrument all code for coverage, so the fuzzer sees inside the parsers it drives.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined)
+endif()
+function(loom_add_fuzzer name)
+  cmake_parse_arguments(F "" "SOURCE;CORPUS" "LIBS" ${ARGN})
+  if(LOOM_FUZZ)
+    add_executable(${name} ${F_SOURCE})
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+  else()
+    add_executable(${name} ${F_SOURCE} ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.cc)
+  endif()
+  target_link_libraries(${name} PRIVATE ${F_LIBS})
+  loom_target_warnings(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+  if(NOT LOOM_FUZZ AND F_CORPUS)
+    add_test(NAME ${name}_replay COMMAND ${name} ${F_CORPUS})
+    set_tests_properties(${name}_replay PROPERTIES LABELS fuzz)
+  endif()
+endfunction()

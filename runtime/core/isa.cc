@@ -1,0 +1,494 @@
+#include "runtime/core/isa.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace loom::isa {
+
+const char* OpcodeName(Opcode op) {
+  switch (op) {
+    case Opcode::kLoad: return "load";
+    case Opcode::kStore: return "store";
+    case Opcode::kGemm: return "gemm";
+    case Opcode::kFinish: return "finish";
+    case Opcode::kAlu: return "alu";
+  }
+  return "?";
+}
+
+const char* BufferName(Buffer b) {
+  switch (b) {
+    case Buffer::kUop: return "uop";
+    case Buffer::kWgt: return "wgt";
+    case Buffer::kInp: return "inp";
+    case Buffer::kAcc: return "acc";
+    case Buffer::kOut: return "out";
+  }
+  return "?";
+}
+
+const char* AluOpName(AluOp op) {
+  switch (op) {
+    case AluOp::kMin: return "min";
+    case AluOp::kMax: return "max";
+    case AluOp::kAdd: return "add";
+    case AluOp::kShr: return "shr";
+    case AluOp::kShrRound: return "shr_rnd";
+    case AluOp::kMul: return "mul";
+  }
+  return "?";
+}
+
+const char* ModuleName(Module m) {
+  switch (m) {
+    case Module::kLoad: return "load";
+    case Module::kCompute: return "compute";
+    case Module::kStore: return "store";
+  }
+  return "?";
+}
+
+const char* QueueName(Queue q) {
+  switch (q) {
+    case Queue::kLoadToCompute: return "load->compute";
+    case Queue::kComputeToLoad: return "compute->load";
+    case Queue::kComputeToStore: return "compute->store";
+    case Queue::kStoreToCompute: return "store->compute";
+  }
+  return "?";
+}
+
+bool Insn::operator==(const Insn& o) const {
+  return opcode == o.opcode && deps == o.deps && buffer == o.buffer && sram_base == o.sram_base &&
+         dram_base == o.dram_base && y_size == o.y_size && x_size == o.x_size &&
+         x_stride == o.x_stride && y_pad_top == o.y_pad_top && y_pad_bottom == o.y_pad_bottom &&
+         x_pad_left == o.x_pad_left && x_pad_right == o.x_pad_right && reset == o.reset &&
+         uop_bgn == o.uop_bgn && uop_end == o.uop_end && loop_out == o.loop_out &&
+         loop_in == o.loop_in && dst_factor_out == o.dst_factor_out &&
+         dst_factor_in == o.dst_factor_in && src_factor_out == o.src_factor_out &&
+         src_factor_in == o.src_factor_in && wgt_factor_out == o.wgt_factor_out &&
+         wgt_factor_in == o.wgt_factor_in && alu_op == o.alu_op && use_imm == o.use_imm &&
+         imm == o.imm;
+}
+
+Module Insn::module() const {
+  switch (opcode) {
+    case Opcode::kLoad:
+      return (buffer == Buffer::kInp || buffer == Buffer::kWgt) ? Module::kLoad : Module::kCompute;
+    case Opcode::kStore: return Module::kStore;
+    default: return Module::kCompute;
+  }
+}
+
+uint32_t Layout::depth(Buffer b) const {
+  switch (b) {
+    case Buffer::kUop: return uop_depth;
+    case Buffer::kWgt: return wgt_depth;
+    case Buffer::kInp: return inp_depth;
+    case Buffer::kAcc:
+    case Buffer::kOut: return acc_depth;
+  }
+  return 0;
+}
+
+namespace {
+
+// How one field is read from and written to an Insn. The per-format tables below list these in bit
+// order; they are the only description of the encoding.
+struct FieldDef {
+  const char* name;
+  uint32_t width;
+  uint64_t (*get)(const Insn&);
+  void (*set)(Insn&, uint64_t);
+};
+
+#define LOOM_U32_FIELD(member, width) \
+  FieldDef{#member, width, [](const Insn& i) -> uint64_t { return i.member; }, \
+           [](Insn& i, uint64_t v) { i.member = static_cast<uint32_t>(v); }}
+#define LOOM_BOOL_FIELD(member, expr) \
+  FieldDef{#member, 1, [](const Insn& i) -> uint64_t { return expr ? 1 : 0; }, \
+           [](Insn& i, uint64_t v) { expr = v != 0; }}
+
+std::vector<FieldDef> CommonDefs() {
+  return {
+      FieldDef{"opcode", Layout::kOpcodeBits,
+               [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.opcode); },
+               [](Insn& i, uint64_t v) { i.opcode = static_cast<Opcode>(v); }},
+      LOOM_BOOL_FIELD(pop_prev, i.deps.pop_prev),
+      LOOM_BOOL_FIELD(pop_next, i.deps.pop_next),
+      LOOM_BOOL_FIELD(push_prev, i.deps.push_prev),
+      LOOM_BOOL_FIELD(push_next, i.deps.push_next),
+  };
+}
+
+std::vector<FieldDef> LoopDefs(const Layout& l, uint32_t src_bits) {
+  return {
+      LOOM_U32_FIELD(uop_bgn, l.uop_idx_bits),      LOOM_U32_FIELD(uop_end, l.uop_idx_bits + 1),
+      LOOM_U32_FIELD(loop_out, Layout::kLoopBits),  LOOM_U32_FIELD(loop_in, Layout::kLoopBits),
+      LOOM_U32_FIELD(dst_factor_out, l.acc_idx_bits), LOOM_U32_FIELD(dst_factor_in, l.acc_idx_bits),
+      LOOM_U32_FIELD(src_factor_out, src_bits),     LOOM_U32_FIELD(src_factor_in, src_bits),
+  };
+}
+
+std::vector<FieldDef> FormatDefs(const Layout& l, Opcode op) {
+  std::vector<FieldDef> defs = CommonDefs();
+  auto append = [&defs](const std::vector<FieldDef>& more) {
+    defs.insert(defs.end(), more.begin(), more.end());
+  };
+  switch (op) {
+    case Opcode::kLoad:
+    case Opcode::kStore:
+      append({
+          FieldDef{"buffer", Layout::kBufferBits,
+                   [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.buffer); },
+                   [](Insn& i, uint64_t v) { i.buffer = static_cast<Buffer>(v); }},
+          LOOM_U32_FIELD(sram_base, l.sram_bits),
+          LOOM_U32_FIELD(dram_base, Layout::kDramBits),
+          LOOM_U32_FIELD(y_size, Layout::kSizeBits),
+          LOOM_U32_FIELD(x_size, Layout::kSizeBits),
+          LOOM_U32_FIELD(x_stride, Layout::kSizeBits),
+          LOOM_U32_FIELD(y_pad_top, Layout::kPadBits),
+          LOOM_U32_FIELD(y_pad_bottom, Layout::kPadBits),
+          LOOM_U32_FIELD(x_pad_left, Layout::kPadBits),
+          LOOM_U32_FIELD(x_pad_right, Layout::kPadBits),
+      });
+      break;
+    case Opcode::kGemm:
+      append({LOOM_BOOL_FIELD(reset, i.reset)});
+      append(LoopDefs(l, l.inp_idx_bits));
+      append({LOOM_U32_FIELD(wgt_factor_out, l.wgt_idx_bits),
+              LOOM_U32_FIELD(wgt_factor_in, l.wgt_idx_bits)});
+      break;
+    case Opcode::kAlu:
+      append({
+          FieldDef{"alu_op", Layout::kAluOpBits,
+                   [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.alu_op); },
+                   [](Insn& i, uint64_t v) { i.alu_op = static_cast<AluOp>(v); }},
+          LOOM_BOOL_FIELD(use_imm, i.use_imm),
+      });
+      append(LoopDefs(l, l.acc_idx_bits));
+      // imm is stored as 16-bit two's complement and sign-extended on decode.
+      append({FieldDef{"imm", Layout::kImmBits,
+                       [](const Insn& i) -> uint64_t { return static_cast<uint16_t>(i.imm); },
+                       [](Insn& i, uint64_t v) {
+                         i.imm = static_cast<int16_t>(static_cast<uint16_t>(v));
+                       }}});
+      break;
+    case Opcode::kFinish:
+      break;
+  }
+  return defs;
+}
+
+#undef LOOM_U32_FIELD
+#undef LOOM_BOOL_FIELD
+
+// Every field of every format, once, for the "fields of other formats must be zero" check.
+const std::vector<FieldDef>& AllDefs() {
+  static const std::vector<FieldDef> all = [] {
+    Layout wide;  // widths do not matter here, only the accessors
+    std::vector<FieldDef> out;
+    for (Opcode op : {Opcode::kLoad, Opcode::kGemm, Opcode::kAlu}) {
+      for (const FieldDef& d : FormatDefs(wide, op)) {
+        bool seen = false;
+        for (const FieldDef& o : out) seen = seen || std::strcmp(o.name, d.name) == 0;
+        if (!seen) out.push_back(d);
+      }
+    }
+    return out;
+  }();
+  return all;
+}
+
+uint32_t TotalBits(const std::vector<FieldDef>& defs) {
+  uint32_t n = 0;
+  for (const FieldDef& d : defs) n += d.width;
+  return n;
+}
+
+uint64_t GetBits(const Word128& w, uint32_t lsb, uint32_t width) {
+  uint64_t v = 0;
+  for (uint32_t b = 0; b < width; ++b) {
+    uint32_t pos = lsb + b;
+    uint64_t bit = pos < 64 ? (w.lo >> pos) & 1 : (w.hi >> (pos - 64)) & 1;
+    v |= bit << b;
+  }
+  return v;
+}
+
+void SetBits(Word128* w, uint32_t lsb, uint32_t width, uint64_t v) {
+  for (uint32_t b = 0; b < width; ++b) {
+    uint32_t pos = lsb + b;
+    uint64_t bit = (v >> b) & 1;
+    if (pos < 64) {
+      w->lo |= bit << pos;
+    } else {
+      w->hi |= bit << (pos - 64);
+    }
+  }
+}
+
+}  // namespace
+
+std::string Mnemonic(const Insn& insn) {
+  std::string s = OpcodeName(insn.opcode);
+  if (insn.opcode == Opcode::kLoad || insn.opcode == Opcode::kStore) {
+    s += std::string(".") + BufferName(insn.buffer);
+  } else if (insn.opcode == Opcode::kAlu) {
+    s += std::string(".") + AluOpName(insn.alu_op);
+  }
+  return s;
+}
+
+namespace {
+
+Status Bad(const Insn& insn, const std::string& why) {
+  return InvalidArgument(Mnemonic(insn) + ": " + why);
+}
+
+Status VerifyMemory(const Layout& l, const Insn& insn) {
+  if (static_cast<uint32_t>(insn.buffer) > static_cast<uint32_t>(Buffer::kOut)) {
+    return InvalidArgument("field 'buffer': unknown buffer " +
+                           std::to_string(static_cast<uint32_t>(insn.buffer)));
+  }
+  const bool load = insn.opcode == Opcode::kLoad;
+  if (load && insn.buffer == Buffer::kOut) return Bad(insn, "the out buffer cannot be loaded");
+  if (!load && insn.buffer != Buffer::kOut) return Bad(insn, "only the out buffer can be stored");
+  const bool padded = insn.y_pad_top || insn.y_pad_bottom || insn.x_pad_left || insn.x_pad_right;
+  if (padded && (!load || insn.buffer == Buffer::kUop)) {
+    return Bad(insn, "padding is only allowed on loads of inp, wgt and acc");
+  }
+  if (padded && (insn.y_size == 0 || insn.x_size == 0)) {
+    return Bad(insn, "padding on an empty transfer (y or x size 0)");
+  }
+  if (insn.y_size > 1 && insn.x_stride < insn.x_size) {
+    return Bad(insn, "x_stride " + std::to_string(insn.x_stride) + " is smaller than x_size " +
+                         std::to_string(insn.x_size));
+  }
+  const uint64_t extent = (insn.y_size == 0 || insn.x_size == 0) ? 0 : insn.sram_extent();
+  const uint32_t depth = l.depth(insn.buffer);
+  if (insn.sram_base + extent > depth) {
+    return Bad(insn, "sram range [" + std::to_string(insn.sram_base) + ", " +
+                         std::to_string(insn.sram_base + extent) + ") exceeds the " +
+                         BufferName(insn.buffer) + " buffer depth " + std::to_string(depth));
+  }
+  return Status::Ok();
+}
+
+Status VerifyLoops(const Layout& l, const Insn& insn) {
+  if (insn.uop_bgn >= insn.uop_end) {
+    return Bad(insn, "empty micro-op range uop=" + std::to_string(insn.uop_bgn) + ":" +
+                         std::to_string(insn.uop_end));
+  }
+  if (insn.uop_end > l.uop_depth) {
+    return Bad(insn, "uop_end " + std::to_string(insn.uop_end) + " exceeds the uop buffer depth " +
+                         std::to_string(l.uop_depth));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint32_t Layout::mem_bits() const { return TotalBits(FormatDefs(*this, Opcode::kLoad)); }
+uint32_t Layout::gemm_bits() const { return TotalBits(FormatDefs(*this, Opcode::kGemm)); }
+uint32_t Layout::alu_bits() const { return TotalBits(FormatDefs(*this, Opcode::kAlu)); }
+
+Status Layout::Create(const HwConfig& c, Layout* out) {
+  Layout l;
+  l.uop_depth = c.uop_depth();
+  l.inp_depth = c.inp_depth();
+  l.wgt_depth = c.wgt_depth();
+  l.acc_depth = c.acc_depth();
+  l.uop_idx_bits = c.uop_idx_bits();
+  l.inp_idx_bits = c.inp_idx_bits();
+  l.wgt_idx_bits = c.wgt_idx_bits();
+  l.acc_idx_bits = c.acc_idx_bits();
+  l.sram_bits = std::max({l.uop_idx_bits, l.inp_idx_bits, l.wgt_idx_bits, l.acc_idx_bits});
+  l.uop_dst_bits = l.acc_idx_bits;
+  l.uop_src_bits = std::max(l.inp_idx_bits, l.acc_idx_bits);
+  l.uop_wgt_bits = l.wgt_idx_bits;
+  const struct {
+    const char* what;
+    uint32_t bits;
+    uint32_t limit;
+  } checks[] = {{"LOAD/STORE instruction", l.mem_bits(), 128},
+                {"GEMM instruction", l.gemm_bits(), 128},
+                {"ALU instruction", l.alu_bits(), 128},
+                {"micro-op", l.uop_bits(), 32}};
+  for (const auto& chk : checks) {
+    if (chk.bits > chk.limit) {
+      return InvalidArgument(std::string("buffer depths too large: the ") + chk.what + " needs " +
+                             std::to_string(chk.bits) + " bits, more than " +
+                             std::to_string(chk.limit) + "; reduce a buffer size");
+    }
+  }
+  *out = l;
+  return Status::Ok();
+}
+
+std::vector<FieldSpec> Fields(const Layout& layout, Opcode op) {
+  std::vector<FieldSpec> out;
+  uint32_t lsb = 0;
+  for (const FieldDef& d : FormatDefs(layout, op)) {
+    out.push_back({d.name, lsb, d.width});
+    lsb += d.width;
+  }
+  return out;
+}
+
+std::vector<FieldSpec> UopFields(const Layout& l) {
+  return {{"dst", 0, l.uop_dst_bits},
+          {"src", l.uop_dst_bits, l.uop_src_bits},
+          {"wgt", l.uop_dst_bits + l.uop_src_bits, l.uop_wgt_bits}};
+}
+
+Status Verify(const Layout& layout, const Insn& insn) {
+  if (static_cast<uint32_t>(insn.opcode) > static_cast<uint32_t>(Opcode::kAlu)) {
+    return InvalidArgument("field 'opcode': unknown opcode " +
+                           std::to_string(static_cast<uint32_t>(insn.opcode)));
+  }
+  // Fields of other formats must be zero, so that every Insn has exactly one encoding.
+  const std::vector<FieldDef> defs = FormatDefs(layout, insn.opcode);
+  for (const FieldDef& d : AllDefs()) {
+    bool mine = false;
+    for (const FieldDef& m : defs) mine = mine || std::strcmp(m.name, d.name) == 0;
+    if (!mine && d.get(insn) != 0) {
+      return Bad(insn, std::string("field '") + d.name + "' does not belong to " +
+                           OpcodeName(insn.opcode) + " and must be 0");
+    }
+  }
+  if (insn.opcode == Opcode::kAlu) {
+    if (static_cast<int>(insn.alu_op) >= kNumAluOps) {
+      return InvalidArgument("field 'alu_op': unknown ALU op " +
+                             std::to_string(static_cast<uint32_t>(insn.alu_op)));
+    }
+    if (insn.imm < -32768 || insn.imm > 32767) {
+      return Bad(insn, "field 'imm' = " + std::to_string(insn.imm) + " is outside [-32768, 32767]");
+    }
+    if (!insn.use_imm && insn.imm != 0) return Bad(insn, "imm is set but use_imm is not");
+    // The immediate form has no second operand; nonzero src factors would be silently ignored.
+    if (insn.use_imm && (insn.src_factor_out || insn.src_factor_in)) {
+      return Bad(insn, "src factors must be 0 in the immediate form");
+    }
+  }
+  if (insn.opcode == Opcode::kFinish && (insn.deps.push_prev || insn.deps.push_next)) {
+    return Bad(insn, "FINISH cannot push tokens: nothing runs after it to pop them");
+  }
+  for (const FieldDef& d : defs) {
+    if (std::strcmp(d.name, "imm") == 0) continue;  // signed, checked above
+    const uint64_t v = d.get(insn);
+    if (d.width < 64 && (v >> d.width) != 0) {
+      return Bad(insn, std::string("field '") + d.name + "' = " + std::to_string(v) +
+                           " does not fit in " + std::to_string(d.width) + " bits");
+    }
+  }
+  // Dependency flags that name a module that does not exist.
+  const Module m = insn.module();
+  if (m == Module::kLoad && (insn.deps.pop_prev || insn.deps.push_prev)) {
+    return Bad(insn, "runs on the load module, which has no previous module (pop_prev/push_prev)");
+  }
+  if (m == Module::kStore && (insn.deps.pop_next || insn.deps.push_next)) {
+    return Bad(insn, "runs on the store module, which has no next module (pop_next/push_next)");
+  }
+  switch (insn.opcode) {
+    case Opcode::kLoad:
+    case Opcode::kStore: return VerifyMemory(layout, insn);
+    case Opcode::kGemm:
+    case Opcode::kAlu: return VerifyLoops(layout, insn);
+    case Opcode::kFinish: return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status Encode(const Layout& layout, const Insn& insn, Word128* out) {
+  LOOM_RETURN_IF_ERROR(Verify(layout, insn));
+  Word128 w;
+  uint32_t lsb = 0;
+  for (const FieldDef& d : FormatDefs(layout, insn.opcode)) {
+    SetBits(&w, lsb, d.width, d.get(insn));
+    lsb += d.width;
+  }
+  *out = w;
+  return Status::Ok();
+}
+
+Status Decode(const Layout& layout, const Word128& word, Insn* out) {
+  const uint64_t op = GetBits(word, 0, Layout::kOpcodeBits);
+  if (op > static_cast<uint64_t>(Opcode::kAlu)) {
+    return InvalidArgument("unknown opcode " + std::to_string(op));
+  }
+  Insn insn;
+  insn.opcode = static_cast<Opcode>(op);
+  uint32_t lsb = 0;
+  for (const FieldDef& d : FormatDefs(layout, insn.opcode)) {
+    d.set(insn, GetBits(word, lsb, d.width));
+    lsb += d.width;
+  }
+  for (uint32_t pos = lsb; pos < 128; ++pos) {
+    if (GetBits(word, pos, 1) != 0) {
+      return InvalidArgument(std::string(OpcodeName(insn.opcode)) + ": reserved bit " +
+                             std::to_string(pos) + " is set (bits " + std::to_string(lsb) +
+                             "..127 must be zero)");
+    }
+  }
+  if (insn.opcode == Opcode::kAlu && !insn.use_imm && insn.imm != 0) {
+    return InvalidArgument("alu: imm is set but use_imm is not");
+  }
+  LOOM_RETURN_IF_ERROR(Verify(layout, insn));
+  *out = insn;
+  return Status::Ok();
+}
+
+Status EncodeUop(const Layout& l, const Uop& uop, uint32_t* out) {
+  const struct {
+    const char* name;
+    uint32_t value;
+    uint32_t width;
+  } f[] = {{"dst", uop.dst, l.uop_dst_bits}, {"src", uop.src, l.uop_src_bits},
+           {"wgt", uop.wgt, l.uop_wgt_bits}};
+  uint64_t word = 0;
+  uint32_t lsb = 0;
+  for (const auto& x : f) {
+    if ((uint64_t{x.value} >> x.width) != 0) {
+      return InvalidArgument(std::string("uop field '") + x.name + "' = " +
+                             std::to_string(x.value) + " does not fit in " +
+                             std::to_string(x.width) + " bits");
+    }
+    word |= uint64_t{x.value} << lsb;
+    lsb += x.width;
+  }
+  *out = static_cast<uint32_t>(word);
+  return Status::Ok();
+}
+
+Status DecodeUop(const Layout& l, uint32_t word, Uop* out) {
+  const uint32_t total = l.uop_bits();
+  if (total < 32 && (word >> total) != 0) {
+    return InvalidArgument("uop: reserved bits " + std::to_string(total) + "..31 are not zero");
+  }
+  auto field = [word](uint32_t lsb, uint32_t width) -> uint32_t {
+    return width == 0 ? 0 : static_cast<uint32_t>((uint64_t{word} >> lsb) & ((1ull << width) - 1));
+  };
+  out->dst = field(0, l.uop_dst_bits);
+  out->src = field(l.uop_dst_bits, l.uop_src_bits);
+  out->wgt = field(l.uop_dst_bits + l.uop_src_bits, l.uop_wgt_bits);
+  return Status::Ok();
+}
+
+void StoreWord(const Word128& w, uint8_t bytes[16]) {
+  for (int i = 0; i < 8; ++i) {
+    bytes[i] = static_cast<uint8_t>(w.lo >> (8 * i));
+    bytes[8 + i] = static_cast<uint8_t>(w.hi >> (8 * i));
+  }
+}
+
+Word128 LoadWord(const uint8_t bytes[16]) {
+  Word128 w;
+  for (int i = 0; i < 8; ++i) {
+    w.lo |= uint64_t{bytes[i]} << (8 * i);
+    w.hi |= uint64_t{bytes[8 + i]} << (8 * i);
+  }
+  return w;
+}
+
+}  // namespace loom::isa

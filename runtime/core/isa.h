@@ -1,0 +1,204 @@
+// The accelerator's instruction set (spec: docs/isa.md): 128-bit LOAD, STORE, GEMM, ALU and FINISH
+// instructions with four dependency flags, and 32-bit micro-ops.
+//
+// Field widths derive from the HwConfig (index fields are as wide as log2 of the buffer depth), so
+// encoding goes through a Layout built from the config. Encoding uses explicit shifts and masks;
+// every field is range-checked; Decode() rejects any word Encode() could not have produced.
+#ifndef LOOM_RUNTIME_CORE_ISA_H_
+#define LOOM_RUNTIME_CORE_ISA_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/hw_config.h"
+#include "runtime/core/status.h"
+
+namespace loom::isa {
+
+enum class Opcode : uint8_t { kLoad = 0, kStore = 1, kGemm = 2, kFinish = 3, kAlu = 4 };
+enum class Buffer : uint8_t { kUop = 0, kWgt = 1, kInp = 2, kAcc = 3, kOut = 4 };
+enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kShrRound = 4, kMul = 5 };
+inline constexpr int kNumAluOps = 6;
+
+// The three execution modules, in pipeline order: load -> compute -> store.
+enum class Module : uint8_t { kLoad = 0, kCompute = 1, kStore = 2 };
+inline constexpr int kNumModules = 3;
+// The four token queues between neighbouring modules.
+enum class Queue : uint8_t {
+  kLoadToCompute = 0,
+  kComputeToLoad = 1,
+  kComputeToStore = 2,
+  kStoreToCompute = 3,
+};
+inline constexpr int kNumQueues = 4;
+
+const char* OpcodeName(Opcode op);    // "load", "store", ...
+const char* BufferName(Buffer b);     // "uop", "wgt", ...
+const char* AluOpName(AluOp op);      // "min", "max", "add", "shr", "shr_rnd", "mul"
+const char* ModuleName(Module m);     // "load", "compute", "store"
+const char* QueueName(Queue q);       // "load->compute", ...
+
+// pop_* waits for (and consumes) a token from the neighbouring module before the instruction
+// starts; push_* sends a token to it when the instruction has finished. "prev" is the module before
+// this one in the pipeline, "next" the one after.
+struct Deps {
+  bool pop_prev = false;
+  bool pop_next = false;
+  bool push_prev = false;
+  bool push_next = false;
+  bool operator==(const Deps& o) const {
+    return pop_prev == o.pop_prev && pop_next == o.pop_next && push_prev == o.push_prev &&
+           push_next == o.push_next;
+  }
+};
+
+// One decoded instruction. Fields that do not belong to the opcode must stay zero (Encode checks).
+struct Insn {
+  Opcode opcode = Opcode::kFinish;
+  Deps deps;
+
+  // LOAD / STORE: a 2-D strided DMA between DRAM and one on-chip buffer. DRAM addresses and
+  // strides count elements of that buffer (an INP element is batch*block_in bytes, ...).
+  Buffer buffer = Buffer::kUop;
+  uint32_t sram_base = 0;
+  uint32_t dram_base = 0;
+  uint32_t y_size = 0;
+  uint32_t x_size = 0;
+  uint32_t x_stride = 0;
+  uint32_t y_pad_top = 0;
+  uint32_t y_pad_bottom = 0;
+  uint32_t x_pad_left = 0;
+  uint32_t x_pad_right = 0;
+
+  // GEMM / ALU: run micro-ops [uop_bgn, uop_end) inside two affine loops.
+  bool reset = false;  // GEMM only: write zero instead of accumulating
+  uint32_t uop_bgn = 0;
+  uint32_t uop_end = 0;
+  uint32_t loop_out = 0;
+  uint32_t loop_in = 0;
+  uint32_t dst_factor_out = 0;
+  uint32_t dst_factor_in = 0;
+  uint32_t src_factor_out = 0;
+  uint32_t src_factor_in = 0;
+  uint32_t wgt_factor_out = 0;  // GEMM only
+  uint32_t wgt_factor_in = 0;   // GEMM only
+
+  // ALU only.
+  AluOp alu_op = AluOp::kMin;
+  bool use_imm = false;
+  int32_t imm = 0;  // signed 16-bit
+
+  bool operator==(const Insn& o) const;
+  bool operator!=(const Insn& o) const { return !(*this == o); }
+
+  // Which module executes this instruction: LOAD of INP/WGT -> load; LOAD of UOP/ACC, GEMM, ALU,
+  // FINISH -> compute; STORE -> store.
+  Module module() const;
+  // Total SRAM elements a LOAD/STORE writes or reads (including padding).
+  uint64_t sram_extent() const {
+    return uint64_t{y_pad_top + y_size + y_pad_bottom} * (x_pad_left + x_size + x_pad_right);
+  }
+};
+
+// A micro-op: buffer indices for one step of a GEMM (dst=acc, src=inp, wgt=wgt) or an ALU
+// (dst=acc, src=acc) instruction, before the loop offsets are added.
+struct Uop {
+  uint32_t dst = 0;
+  uint32_t src = 0;
+  uint32_t wgt = 0;
+  bool operator==(const Uop& o) const { return dst == o.dst && src == o.src && wgt == o.wgt; }
+};
+
+// 128 bits; bit i of the instruction is bit i of lo (i < 64) or bit i-64 of hi. In memory: lo then
+// hi, each little-endian.
+struct Word128 {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  bool operator==(const Word128& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// Field widths and buffer depths for one HwConfig.
+struct Layout {
+  // Fixed widths.
+  static constexpr uint32_t kOpcodeBits = 3;
+  static constexpr uint32_t kBufferBits = 3;
+  static constexpr uint32_t kDramBits = 32;
+  static constexpr uint32_t kSizeBits = 16;    // y_size, x_size, x_stride
+  static constexpr uint32_t kPadBits = 4;
+  static constexpr uint32_t kLoopBits = 14;
+  static constexpr uint32_t kAluOpBits = 3;
+  static constexpr uint32_t kImmBits = 16;
+
+  // Widths derived from the config.
+  uint32_t sram_bits = 0;     // max index width over all buffers
+  uint32_t uop_idx_bits = 0;  // uop_bgn; uop_end has one more bit
+  uint32_t inp_idx_bits = 0;
+  uint32_t wgt_idx_bits = 0;
+  uint32_t acc_idx_bits = 0;
+  // Micro-op fields, packed from bit 0: dst | src | wgt.
+  uint32_t uop_dst_bits = 0;
+  uint32_t uop_src_bits = 0;  // max(inp, acc): GEMM reads inp, ALU reads acc
+  uint32_t uop_wgt_bits = 0;
+
+  // Depths, for range checks.
+  uint32_t uop_depth = 0;
+  uint32_t inp_depth = 0;
+  uint32_t wgt_depth = 0;
+  uint32_t acc_depth = 0;
+
+  uint32_t depth(Buffer b) const;
+  // Bits used by each instruction kind (the rest of the 128 are reserved and must be zero).
+  uint32_t mem_bits() const;
+  uint32_t gemm_bits() const;
+  uint32_t alu_bits() const;
+  uint32_t uop_bits() const { return uop_dst_bits + uop_src_bits + uop_wgt_bits; }
+
+  // Fails if the config's instructions or micro-ops would not fit their words.
+  static Status Create(const HwConfig& config, Layout* out);
+};
+
+// One field of an instruction or micro-op word: its name as in docs/isa.md, lowest bit and width.
+// The tables below are the single description of the bit layout: Encode/Decode walk them, and the
+// SystemVerilog package generator emits them as localparams for the RTL decoder.
+struct FieldSpec {
+  const char* name;
+  uint32_t lsb;
+  uint32_t width;
+};
+// Fields of an instruction format in bit order, starting with opcode and the four dependency flags.
+// LOAD and STORE share one format; FINISH has only the common fields.
+std::vector<FieldSpec> Fields(const Layout& layout, Opcode op);
+// Micro-op fields: dst, src, wgt.
+std::vector<FieldSpec> UopFields(const Layout& layout);
+
+// Checks an instruction against the spec: fields in range for the layout, fields of other opcodes
+// zero, dependency flags that exist for its module, DMA extents inside the buffer.
+Status Verify(const Layout& layout, const Insn& insn);
+Status Encode(const Layout& layout, const Insn& insn, Word128* out);
+Status Decode(const Layout& layout, const Word128& word, Insn* out);
+
+Status EncodeUop(const Layout& layout, const Uop& uop, uint32_t* out);
+// Always succeeds for a layout whose uop_bits() <= 32 except for set bits above uop_bits().
+Status DecodeUop(const Layout& layout, uint32_t word, Uop* out);
+
+// Little-endian byte images, as the fetch module reads them from DRAM.
+void StoreWord(const Word128& w, uint8_t bytes[16]);
+Word128 LoadWord(const uint8_t bytes[16]);
+
+// "load.inp", "gemm", "alu.shr_rnd", ...: the first word of the text form.
+std::string Mnemonic(const Insn& insn);
+
+// Text form, one instruction per line; Assemble(Disassemble(x)) == x. See docs/isa.md.
+std::string Disassemble(const Insn& insn);
+std::string DisassembleUop(const Uop& uop);
+// Parses lines of instructions; '#' starts a comment; blank lines are skipped. Errors name the
+// line and the field. Instructions are checked with Verify().
+Status Assemble(const Layout& layout, std::string_view text, std::vector<Insn>* out);
+// Parses lines of the form "uop dst=N src=N wgt=N".
+Status AssembleUops(const Layout& layout, std::string_view text, std::vector<Uop>* out);
+
+}  // namespace loom::isa
+
+#endif  // LOOM_RUNTIME_CORE_ISA_H_

@@ -1,0 +1,111 @@
+// fsim: the functional simulator of the accelerator, with a timing model.
+//
+// It fetches an instruction stream from its DRAM model, runs every instruction bit-exactly per
+// docs/isa.md, and schedules the load, compute and store modules concurrently: each runs its
+// instructions in order, waits on dependency tokens through bounded queues, and shares the DRAM
+// read port. A program that can never finish is reported as a deadlock naming the blocked
+// instructions, never a hang. Timing terms are documented in docs/fsim.md.
+#ifndef LOOM_SIM_FSIM_FSIM_H_
+#define LOOM_SIM_FSIM_FSIM_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/core/hw_config.h"
+#include "runtime/core/isa.h"
+#include "sim/fsim/dram.h"
+#include "sim/fsim/machine.h"
+
+namespace loom::fsim {
+
+// Per-module cycle accounting. busy + the stall terms + idle at the end = total cycles.
+struct ModuleStats {
+  uint64_t insns = 0;
+  uint64_t busy = 0;            // cycles executing instructions
+  uint64_t stall_fetch = 0;     // waiting for the next instruction to be fetched
+  std::array<uint64_t, isa::kNumQueues> stall_pop{};   // waiting for a token, per queue
+  std::array<uint64_t, isa::kNumQueues> stall_push{};  // waiting for room in a full queue
+  uint64_t stall_port = 0;      // waiting for the shared DRAM port
+  uint64_t stall_finish = 0;    // FINISH waiting for load and store to drain
+  uint64_t stalls() const;
+};
+
+struct Stats {
+  uint64_t cycles = 0;
+  uint64_t insns = 0;
+  std::array<ModuleStats, isa::kNumModules> module{};
+  std::array<uint64_t, 5> bytes_loaded{};  // per isa::Buffer (uop, wgt, inp, acc; out unused)
+  uint64_t bytes_stored = 0;
+  uint64_t bytes_fetched = 0;  // instruction stream
+  uint64_t macs = 0;
+  uint64_t alu_lanes = 0;
+  uint64_t peak_macs_per_cycle = 0;
+
+  uint64_t total_bytes_loaded() const;
+  // MACs / (cycles x peak MACs per cycle): how much of the GEMM core's peak the run used.
+  double gemm_utilization() const;
+};
+
+// One interval on the instruction timeline: an instruction executing, or a module stalled.
+struct TraceEvent {
+  enum class Kind : uint8_t { kExec, kStallFetch, kStallPop, kStallPush, kStallPort, kStallFinish };
+  Kind kind = Kind::kExec;
+  isa::Module module = isa::Module::kLoad;
+  uint32_t insn = 0;  // index in the stream
+  isa::Queue queue = isa::Queue::kLoadToCompute;  // for kStallPop / kStallPush
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+struct RunOptions {
+  uint64_t insn_addr = 0;   // DRAM byte address of the first instruction
+  uint32_t insn_count = 0;  // instructions in the stream; the last must be FINISH
+  bool trace = false;       // record a TraceEvent timeline
+};
+
+class Simulator {
+ public:
+  // `config` must have passed Validate(); use Create() to validate and construct in one step.
+  Simulator(const HwConfig& config, uint64_t dram_bytes, uint64_t dram_base = 0);
+  static Status Create(const HwConfig& config, uint64_t dram_bytes,
+                       std::unique_ptr<Simulator>* out);
+
+  const HwConfig& config() const { return config_; }
+  const isa::Layout& layout() const { return layout_; }
+  Dram& dram() { return dram_; }
+  const Machine& machine() const { return machine_; }
+
+  // Runs the stream to FINISH. On-chip buffers keep their contents between runs, as on hardware.
+  // Errors: a malformed instruction (its index), a deadlock (each blocked module with its
+  // instruction and queue), tokens left in a queue at FINISH, an access outside DRAM or a buffer.
+  Status Run(const RunOptions& options, Stats* stats);
+
+  // The timeline of the last run with options.trace set.
+  const std::vector<TraceEvent>& trace() const { return trace_; }
+  // The decoded instructions of the last run.
+  const std::vector<isa::Insn>& program() const { return program_; }
+
+ private:
+  HwConfig config_;
+  isa::Layout layout_;
+  Dram dram_;
+  Machine machine_;
+  std::vector<TraceEvent> trace_;
+  std::vector<isa::Insn> program_;
+};
+
+// A multi-line human-readable cycle report.
+std::string FormatReport(const Stats& stats, const HwConfig& config);
+// Statistics as a JSON object (cycles, macs, gemm_utilization, bytes_loaded, bytes_stored, ...).
+std::string StatsToJson(const Stats& stats, const HwConfig& config);
+// The timeline in Chrome/Perfetto trace-event JSON: one track per module, timestamps in
+// microseconds at the config's clock, cycle numbers in each event's args.
+std::string TraceToJson(const std::vector<TraceEvent>& trace,
+                        const std::vector<isa::Insn>& insns, const HwConfig& config);
+
+}  // namespace loom::fsim
+
+#endif  // LOOM_SIM_FSIM_FSIM_H_

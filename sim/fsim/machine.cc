@@ -1,0 +1,230 @@
+#include "sim/fsim/machine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace loom::fsim {
+
+using isa::Buffer;
+using isa::Insn;
+
+namespace {
+
+int8_t Saturate8(int32_t v) { return static_cast<int8_t>(std::clamp(v, -128, 127)); }
+
+// Two's complement wrapping add, without signed-overflow UB.
+int32_t WrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+int32_t AluApply(isa::AluOp op, int32_t a, int32_t x) {
+  switch (op) {
+    case isa::AluOp::kMin: return std::min(a, x);
+    case isa::AluOp::kMax: return std::max(a, x);
+    case isa::AluOp::kAdd: return WrapAdd(a, x);
+    case isa::AluOp::kMul:
+      return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(int64_t{a} * x)));
+    case isa::AluOp::kShr:
+    case isa::AluOp::kShrRound: {
+      const int32_t n = std::clamp(x, -31, 31);
+      if (n < 0) return static_cast<int32_t>(static_cast<uint32_t>(a) << -n);
+      if (op == isa::AluOp::kShrRound && n > 0) {
+        return static_cast<int32_t>((int64_t{a} + (int64_t{1} << (n - 1))) >> n);
+      }
+      return a >> n;
+    }
+  }
+  return a;
+}
+
+std::string Index(const char* what, uint64_t index, uint32_t depth) {
+  return std::string(what) + " index " + std::to_string(index) + " is outside the " + what +
+         " buffer (depth " + std::to_string(depth) + ")";
+}
+
+}  // namespace
+
+Machine::Machine(const HwConfig& config, const isa::Layout& layout)
+    : config_(config),
+      layout_(layout),
+      lanes_(config.batch * config.block_out),
+      uop_(config.uop_depth()),
+      inp_(size_t{config.inp_depth()} * config.inp_elem_bytes()),
+      wgt_(size_t{config.wgt_depth()} * config.wgt_elem_bytes()),
+      acc_(size_t{config.acc_depth()} * lanes_),
+      out_(size_t{config.out_depth()} * lanes_) {}
+
+uint32_t Machine::elem_bytes(Buffer b) const {
+  switch (b) {
+    case Buffer::kUop: return HwConfig::kUopBytes;
+    case Buffer::kWgt: return config_.wgt_elem_bytes();
+    case Buffer::kInp: return config_.inp_elem_bytes();
+    case Buffer::kAcc: return config_.acc_elem_bytes();
+    case Buffer::kOut: return config_.out_elem_bytes();
+  }
+  return 0;
+}
+
+Status Machine::Execute(const Insn& insn, Dram& dram, Effect* effect) {
+  *effect = Effect();
+  switch (insn.opcode) {
+    case isa::Opcode::kLoad: return Load(insn, dram, effect);
+    case isa::Opcode::kStore: return Store(insn, dram, effect);
+    case isa::Opcode::kGemm: return Gemm(insn, effect);
+    case isa::Opcode::kAlu: return Alu(insn, effect);
+    case isa::Opcode::kFinish: return Status::Ok();
+  }
+  return Internal("unknown opcode");
+}
+
+Status Machine::FillElement(Buffer buffer, uint32_t index, const uint8_t* src) {
+  switch (buffer) {
+    case Buffer::kUop: {
+      uint32_t word = 0;
+      for (int i = 0; i < 4; ++i) word |= uint32_t{src[i]} << (8 * i);
+      return isa::DecodeUop(layout_, word, &uop_[index]);
+    }
+    case Buffer::kInp:
+      std::memcpy(&inp_[size_t{index} * config_.inp_elem_bytes()], src, config_.inp_elem_bytes());
+      return Status::Ok();
+    case Buffer::kWgt:
+      std::memcpy(&wgt_[size_t{index} * config_.wgt_elem_bytes()], src, config_.wgt_elem_bytes());
+      return Status::Ok();
+    case Buffer::kAcc:
+      for (uint32_t l = 0; l < lanes_; ++l) {
+        uint32_t v = 0;
+        for (int i = 0; i < 4; ++i) v |= uint32_t{src[4 * l + i]} << (8 * i);
+        acc_[size_t{index} * lanes_ + l] = static_cast<int32_t>(v);
+      }
+      return Status::Ok();
+    case Buffer::kOut: break;
+  }
+  return Internal("load into the out buffer");
+}
+
+void Machine::ZeroElement(Buffer buffer, uint32_t index) {
+  switch (buffer) {
+    case Buffer::kUop: uop_[index] = isa::Uop(); break;
+    case Buffer::kInp:
+      std::memset(&inp_[size_t{index} * config_.inp_elem_bytes()], 0, config_.inp_elem_bytes());
+      break;
+    case Buffer::kWgt:
+      std::memset(&wgt_[size_t{index} * config_.wgt_elem_bytes()], 0, config_.wgt_elem_bytes());
+      break;
+    case Buffer::kAcc: std::fill_n(&acc_[size_t{index} * lanes_], lanes_, 0); break;
+    case Buffer::kOut: break;
+  }
+}
+
+Status Machine::Load(const Insn& insn, const Dram& dram, Effect* effect) {
+  if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
+  const uint32_t eb = elem_bytes(insn.buffer);
+  const uint32_t width = insn.x_pad_left + insn.x_size + insn.x_pad_right;
+  const uint32_t height = insn.y_pad_top + insn.y_size + insn.y_pad_bottom;
+  uint32_t index = insn.sram_base;  // Verify() guaranteed the padded block fits the buffer
+  for (uint32_t y = 0; y < height; ++y) {
+    const bool pad_row = y < insn.y_pad_top || y >= insn.y_pad_top + insn.y_size;
+    uint64_t row_addr = 0;
+    if (!pad_row) {
+      row_addr = (uint64_t{insn.dram_base} + uint64_t{y - insn.y_pad_top} * insn.x_stride) * eb;
+      if (!dram.Contains(row_addr, uint64_t{insn.x_size} * eb)) {
+        return OutOfRange("DMA reads " + std::to_string(uint64_t{insn.x_size} * eb) +
+                          " bytes at DRAM address " + std::to_string(row_addr) +
+                          ", outside DRAM of " + std::to_string(dram.size()) + " bytes");
+      }
+    }
+    for (uint32_t x = 0; x < width; ++x, ++index) {
+      if (pad_row || x < insn.x_pad_left || x >= insn.x_pad_left + insn.x_size) {
+        ZeroElement(insn.buffer, index);
+        continue;
+      }
+      const uint8_t* src = dram.At(row_addr + uint64_t{x - insn.x_pad_left} * eb);
+      LOOM_RETURN_IF_ERROR(FillElement(insn.buffer, index, src));
+    }
+  }
+  effect->dram_bytes = uint64_t{insn.y_size} * insn.x_size * eb;
+  return Status::Ok();
+}
+
+Status Machine::Store(const Insn& insn, Dram& dram, Effect* effect) {
+  if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
+  const uint32_t eb = config_.out_elem_bytes();
+  for (uint32_t y = 0; y < insn.y_size; ++y) {
+    const uint64_t row_addr = (uint64_t{insn.dram_base} + uint64_t{y} * insn.x_stride) * eb;
+    const uint8_t* src =
+        reinterpret_cast<const uint8_t*>(&out_[size_t{insn.sram_base + y * insn.x_size} * lanes_]);
+    Status s = dram.Write(row_addr, src, uint64_t{insn.x_size} * eb);
+    if (!s.ok()) return OutOfRange("DMA " + s.message());
+  }
+  effect->dram_bytes = uint64_t{insn.y_size} * insn.x_size * eb;
+  return Status::Ok();
+}
+
+Status Machine::Gemm(const Insn& insn, Effect* effect) {
+  const uint32_t batch = config_.batch, bin = config_.block_in, bout = config_.block_out;
+  const uint32_t inp_eb = config_.inp_elem_bytes(), wgt_eb = config_.wgt_elem_bytes();
+  for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
+    for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
+      for (uint32_t u = insn.uop_bgn; u < insn.uop_end; ++u) {
+        const isa::Uop& uop = uop_[u];
+        const uint64_t d = uop.dst + uint64_t{i0} * insn.dst_factor_out + uint64_t{i1} * insn.dst_factor_in;
+        const uint64_t s = uop.src + uint64_t{i0} * insn.src_factor_out + uint64_t{i1} * insn.src_factor_in;
+        const uint64_t w = uop.wgt + uint64_t{i0} * insn.wgt_factor_out + uint64_t{i1} * insn.wgt_factor_in;
+        if (d >= layout_.acc_depth) return OutOfRange(Index("acc", d, layout_.acc_depth));
+        int32_t* acc = &acc_[d * lanes_];
+        int8_t* out = &out_[d * lanes_];
+        if (insn.reset) {
+          std::fill_n(acc, lanes_, 0);
+          std::fill_n(out, lanes_, 0);
+          continue;
+        }
+        if (s >= layout_.inp_depth) return OutOfRange(Index("inp", s, layout_.inp_depth));
+        if (w >= layout_.wgt_depth) return OutOfRange(Index("wgt", w, layout_.wgt_depth));
+        const int8_t* in = &inp_[s * inp_eb];
+        const int8_t* wt = &wgt_[w * wgt_eb];
+        for (uint32_t b = 0; b < batch; ++b) {
+          for (uint32_t o = 0; o < bout; ++o) {
+            int32_t sum = 0;  // at most block_in * 2^14, far from overflow
+            const int8_t* row = wt + size_t{o} * bin;
+            const int8_t* x = in + size_t{b} * bin;
+            for (uint32_t i = 0; i < bin; ++i) sum += int32_t{x[i]} * int32_t{row[i]};
+            int32_t& a = acc[b * bout + o];
+            a = WrapAdd(a, sum);
+            out[b * bout + o] = Saturate8(a);
+          }
+        }
+        effect->macs += config_.macs_per_cycle();
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Machine::Alu(const Insn& insn, Effect* effect) {
+  for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
+    for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
+      for (uint32_t u = insn.uop_bgn; u < insn.uop_end; ++u) {
+        const isa::Uop& uop = uop_[u];
+        const uint64_t d = uop.dst + uint64_t{i0} * insn.dst_factor_out + uint64_t{i1} * insn.dst_factor_in;
+        const uint64_t s = uop.src + uint64_t{i0} * insn.src_factor_out + uint64_t{i1} * insn.src_factor_in;
+        if (d >= layout_.acc_depth) return OutOfRange(Index("acc", d, layout_.acc_depth));
+        if (!insn.use_imm && s >= layout_.acc_depth) {
+          return OutOfRange(Index("acc", s, layout_.acc_depth));
+        }
+        int32_t* dst = &acc_[d * lanes_];
+        const int32_t* src = &acc_[s * lanes_];
+        int8_t* out = &out_[d * lanes_];
+        for (uint32_t l = 0; l < lanes_; ++l) {
+          const int32_t x = insn.use_imm ? insn.imm : src[l];
+          dst[l] = AluApply(insn.alu_op, dst[l], x);
+          out[l] = Saturate8(dst[l]);
+        }
+        effect->alu_lanes += lanes_;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::fsim

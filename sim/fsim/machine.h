@@ -1,0 +1,61 @@
+// The functional half of fsim: the on-chip buffers and what each instruction does to them and to
+// DRAM, bit-exactly per docs/isa.md. No notion of time here; fsim.cc decides when each instruction
+// runs.
+#ifndef LOOM_SIM_FSIM_MACHINE_H_
+#define LOOM_SIM_FSIM_MACHINE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/core/hw_config.h"
+#include "runtime/core/isa.h"
+#include "sim/fsim/dram.h"
+
+namespace loom::fsim {
+
+// What an instruction did, for the statistics.
+struct Effect {
+  uint64_t dram_bytes = 0;  // bytes read from (LOAD) or written to (STORE) DRAM
+  uint64_t macs = 0;        // multiply-accumulates a GEMM performed
+  uint64_t alu_lanes = 0;   // lane operations an ALU performed
+};
+
+class Machine {
+ public:
+  Machine(const HwConfig& config, const isa::Layout& layout);
+
+  // Runs one instruction. Errors (a DRAM range outside memory, a buffer index outside its buffer, a
+  // malformed micro-op) name the problem; the caller adds the instruction index.
+  Status Execute(const isa::Insn& insn, Dram& dram, Effect* effect);
+
+  // Element size in bytes of a buffer (a micro-op is 4 bytes).
+  uint32_t elem_bytes(isa::Buffer b) const;
+
+  // Raw buffer contents, for tests and debugging.
+  const std::vector<int8_t>& inp() const { return inp_; }
+  const std::vector<int8_t>& wgt() const { return wgt_; }
+  const std::vector<int32_t>& acc() const { return acc_; }
+  const std::vector<int8_t>& out() const { return out_; }
+
+ private:
+  Status Load(const isa::Insn& insn, const Dram& dram, Effect* effect);
+  Status Store(const isa::Insn& insn, Dram& dram, Effect* effect);
+  Status Gemm(const isa::Insn& insn, Effect* effect);
+  Status Alu(const isa::Insn& insn, Effect* effect);
+  // Writes element `index` of `buffer` from its DRAM image.
+  Status FillElement(isa::Buffer buffer, uint32_t index, const uint8_t* src);
+  void ZeroElement(isa::Buffer buffer, uint32_t index);
+
+  const HwConfig config_;
+  const isa::Layout layout_;
+  const uint32_t lanes_;  // batch * block_out: int32 lanes of one acc element
+  std::vector<isa::Uop> uop_;
+  std::vector<int8_t> inp_;
+  std::vector<int8_t> wgt_;
+  std::vector<int32_t> acc_;
+  std::vector<int8_t> out_;
+};
+
+}  // namespace loom::fsim
+
+#endif  // LOOM_SIM_FSIM_MACHINE_H_
