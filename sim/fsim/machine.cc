@@ -38,6 +38,24 @@ int32_t AluApply(isa::AluOp op, int32_t a, int32_t x) {
   return a;
 }
 
+// acc[o] += dot(x, w[o]) for every output lane o; out[o] = sat8(acc[o]). A dot product is at most
+// block_in * 2^14, far from int32 overflow; the accumulation itself wraps like the hardware.
+// acc[o] += dot(x, w[o]) for every output lane o; out[o] = sat8(acc[o]). A dot product is at most
+// block_in * 2^14, far from int32 overflow; the accumulation itself wraps like the hardware.
+// kBlockIn != 0 fixes the trip count at compile time so the dot product vectorizes.
+template <uint32_t kBlockIn>
+void DotRows(const int8_t* x, const int8_t* w, uint32_t bin, uint32_t bout, int32_t* acc,
+             int8_t* out) {
+  const uint32_t n = kBlockIn != 0 ? kBlockIn : bin;
+  for (uint32_t o = 0; o < bout; ++o) {
+    const int8_t* row = w + size_t{o} * n;
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < n; ++i) sum += int32_t{x[i]} * int32_t{row[i]};
+    acc[o] = WrapAdd(acc[o], sum);
+    out[o] = Saturate8(acc[o]);
+  }
+}
+
 std::string Index(const char* what, uint64_t index, uint32_t depth) {
   return std::string(what) + " index " + std::to_string(index) + " is outside the " + what +
          " buffer (depth " + std::to_string(depth) + ")";
@@ -184,14 +202,12 @@ Status Machine::Gemm(const Insn& insn, Effect* effect) {
         const int8_t* in = &inp_[s * inp_eb];
         const int8_t* wt = &wgt_[w * wgt_eb];
         for (uint32_t b = 0; b < batch; ++b) {
-          for (uint32_t o = 0; o < bout; ++o) {
-            int32_t sum = 0;  // at most block_in * 2^14, far from overflow
-            const int8_t* row = wt + size_t{o} * bin;
-            const int8_t* x = in + size_t{b} * bin;
-            for (uint32_t i = 0; i < bin; ++i) sum += int32_t{x[i]} * int32_t{row[i]};
-            int32_t& a = acc[b * bout + o];
-            a = WrapAdd(a, sum);
-            out[b * bout + o] = Saturate8(a);
+          const int8_t* x = in + size_t{b} * bin;
+          switch (bin) {  // constant trip counts let the compiler vectorize the dot products
+            case 8: DotRows<8>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
+            case 16: DotRows<16>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
+            case 32: DotRows<32>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
+            default: DotRows<0>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
           }
         }
         effect->macs += config_.macs_per_cycle();
