@@ -72,6 +72,19 @@ struct HwConfig {
   // Peak multiply-accumulates per cycle of the GEMM core.
   uint64_t macs_per_cycle() const { return uint64_t{batch} * block_in * block_out; }
 
+  // Field-by-field equality, name included.
+  bool operator==(const HwConfig& o) const {
+    return name == o.name && batch == o.batch && block_in == o.block_in &&
+           block_out == o.block_out && inp_bits == o.inp_bits && wgt_bits == o.wgt_bits &&
+           acc_bits == o.acc_bits && out_bits == o.out_bits &&
+           uop_buffer_bytes == o.uop_buffer_bytes && inp_buffer_bytes == o.inp_buffer_bytes &&
+           wgt_buffer_bytes == o.wgt_buffer_bytes && acc_buffer_bytes == o.acc_buffer_bytes &&
+           token_queue_depth == o.token_queue_depth && cmd_queue_depth == o.cmd_queue_depth &&
+           axi_data_bits == o.axi_data_bits && dma_burst_latency == o.dma_burst_latency &&
+           dma_max_burst_beats == o.dma_max_burst_beats && clock_mhz == o.clock_mhz;
+  }
+  bool operator!=(const HwConfig& o) const { return !(*this == o); }
+
   // Checks every field and every derived quantity (powers of two, widths, instruction fields that
   // must fit in 128 bits). The message names the field.
   Status Validate() const;
@@ -85,9 +98,10 @@ struct HwConfig {
   // The hash as 16 lowercase hex digits.
   std::string HashHex() const;
 
+  // Smallest r with 2^r >= v.
   static uint32_t Log2(uint32_t v) {
     uint32_t r = 0;
-    while ((1u << r) < v) ++r;
+    while ((uint64_t{1} << r) < v) ++r;
     return r;
   }
 };

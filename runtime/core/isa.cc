@@ -311,15 +311,19 @@ Status Layout::Create(const HwConfig& c, Layout* out) {
     const char* what;
     uint32_t bits;
     uint32_t limit;
-  } checks[] = {{"LOAD/STORE instruction", l.mem_bits(), 128},
-                {"GEMM instruction", l.gemm_bits(), 128},
-                {"ALU instruction", l.alu_bits(), 128},
-                {"micro-op", l.uop_bits(), 32}};
+    const char* fields;  // the config fields whose depths set this format's widths
+  } checks[] = {
+      {"LOAD/STORE instruction", l.mem_bits(), 128,
+       "the largest of uop/inp/wgt/acc_buffer_bytes (in elements)"},
+      {"GEMM instruction", l.gemm_bits(), 128,
+       "uop_buffer_bytes, acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"},
+      {"ALU instruction", l.alu_bits(), 128, "uop_buffer_bytes, acc_buffer_bytes"},
+      {"micro-op", l.uop_bits(), 32, "acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"}};
   for (const auto& chk : checks) {
     if (chk.bits > chk.limit) {
       return InvalidArgument(std::string("buffer depths too large: the ") + chk.what + " needs " +
                              std::to_string(chk.bits) + " bits, more than " +
-                             std::to_string(chk.limit) + "; reduce a buffer size");
+                             std::to_string(chk.limit) + "; reduce " + chk.fields);
     }
   }
   *out = l;
@@ -352,7 +356,9 @@ Status Verify(const Layout& layout, const Insn& insn) {
   for (const FieldDef& d : AllDefs()) {
     bool mine = false;
     for (const FieldDef& m : defs) mine = mine || std::strcmp(m.name, d.name) == 0;
-    if (!mine && d.get(insn) != 0) {
+    // imm's accessor returns its 16-bit encoding; an out-of-format imm must be 0 as a whole.
+    const bool nonzero = std::strcmp(d.name, "imm") == 0 ? insn.imm != 0 : d.get(insn) != 0;
+    if (!mine && nonzero) {
       return Bad(insn, std::string("field '") + d.name + "' does not belong to " +
                            OpcodeName(insn.opcode) + " and must be 0");
     }

@@ -155,7 +155,8 @@ struct Layout {
   uint32_t alu_bits() const;
   uint32_t uop_bits() const { return uop_dst_bits + uop_src_bits + uop_wgt_bits; }
 
-  // Fails if the config's instructions or micro-ops would not fit their words.
+  // Fails if the config's instructions or micro-ops would not fit their words. The config's other
+  // fields must already be valid (HwConfig::Validate() checks them first, then calls this).
   static Status Create(const HwConfig& config, Layout* out);
 };
 

@@ -1,0 +1,186 @@
+// loom-hwconfig: inspect hardware configs and boards, and generate the RTL's loom_hw_pkg.
+//
+//   loom-hwconfig show NAME|FILE          primary and derived values, instruction bit budget, hash
+//   loom-hwconfig hash NAME|FILE          the compatibility hash alone (for scripts)
+//   loom-hwconfig sv NAME|FILE [-o FILE]  the SystemVerilog package
+//   loom-hwconfig list                    every config and board on the search path
+//   loom-hwconfig board NAME|FILE         a board and the config it runs
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "runtime/config/config_file.h"
+#include "runtime/core/isa.h"
+#include "vta_hw/gen/sv_package.h"
+
+namespace loom {
+namespace {
+
+uint32_t UsedBits(const std::vector<isa::FieldSpec>& fields) {
+  uint32_t bits = 0;
+  for (const auto& f : fields) bits = std::max(bits, f.lsb + f.width);
+  return bits;
+}
+
+void PrintConfig(const HwConfig& c) {
+  std::printf("config %s  hash %s\n\n", c.name.c_str(), c.HashHex().c_str());
+  std::printf("core      %u x %u x %u (batch x block_in x block_out), %llu MACs/cycle\n", c.batch,
+              c.block_in, c.block_out, static_cast<unsigned long long>(c.macs_per_cycle()));
+  std::printf("widths    inp %u, wgt %u, acc %u, out %u bits\n", c.inp_bits, c.wgt_bits, c.acc_bits,
+              c.out_bits);
+  std::printf("queues    token %u, cmd %u\n", c.token_queue_depth, c.cmd_queue_depth);
+  std::printf("memory    AXI %u bits, DMA latency %u cycles, bursts up to %u beats\n",
+              c.axi_data_bits, c.dma_burst_latency, c.dma_max_burst_beats);
+  // Peak = 2 ops per MAC per cycle; shows at a glance what a shape or clock change buys.
+  std::printf("clock     %g MHz, peak %.1f GOP/s\n\n", c.clock_mhz,
+              2.0 * static_cast<double>(c.macs_per_cycle()) * c.clock_mhz / 1000.0);
+
+  std::printf("%-6s %10s %10s %8s %9s\n", "buffer", "bytes", "elem_bytes", "depth", "idx_bits");
+  const struct {
+    const char* name;
+    uint32_t bytes, elem, depth;
+  } rows[] = {
+      {"uop", c.uop_buffer_bytes, HwConfig::kUopBytes, c.uop_depth()},
+      {"inp", c.inp_buffer_bytes, c.inp_elem_bytes(), c.inp_depth()},
+      {"wgt", c.wgt_buffer_bytes, c.wgt_elem_bytes(), c.wgt_depth()},
+      {"acc", c.acc_buffer_bytes, c.acc_elem_bytes(), c.acc_depth()},
+      {"out", c.out_buffer_bytes(), c.out_elem_bytes(), c.out_depth()},
+  };
+  for (const auto& r : rows) {
+    std::printf("%-6s %10u %10u %8u %9u\n", r.name, r.bytes, r.elem, r.depth,
+                HwConfig::Log2(r.depth));
+  }
+
+  isa::Layout layout;
+  if (!isa::Layout::Create(c, &layout).ok()) return;  // loading validated it; cannot happen
+  std::printf("\ninstruction bits used\n");
+  const struct {
+    const char* name;
+    uint32_t used, limit;
+  } formats[] = {
+      {"load/store", UsedBits(isa::Fields(layout, isa::Opcode::kLoad)), 128},
+      {"gemm", UsedBits(isa::Fields(layout, isa::Opcode::kGemm)), 128},
+      {"alu", UsedBits(isa::Fields(layout, isa::Opcode::kAlu)), 128},
+      {"finish", UsedBits(isa::Fields(layout, isa::Opcode::kFinish)), 128},
+      {"micro-op", UsedBits(isa::UopFields(layout)), 32},
+  };
+  for (const auto& f : formats) {
+    std::printf("  %-10s %3u of %3u (%u spare)\n", f.name, f.used, f.limit, f.limit - f.used);
+  }
+}
+
+Status Show(const std::string& target) {
+  HwConfig config;
+  LOOM_RETURN_IF_ERROR(LoadHwConfig(target, &config));
+  PrintConfig(config);
+  return Status::Ok();
+}
+
+Status Hash(const std::string& target) {
+  HwConfig config;
+  LOOM_RETURN_IF_ERROR(LoadHwConfig(target, &config));
+  std::printf("%s\n", config.HashHex().c_str());
+  return Status::Ok();
+}
+
+Status Sv(const std::string& target, const std::string& output) {
+  HwConfig config;
+  LOOM_RETURN_IF_ERROR(LoadHwConfig(target, &config));
+  const std::string text = GenerateSvPackage(config);
+  if (output.empty() || output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return Status::Ok();
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return InvalidArgument("cannot write " + output);
+  return Status::Ok();
+}
+
+Status List() {
+  std::printf("configs\n");
+  for (const auto& name : ListHwConfigs()) {
+    HwConfig c;
+    Status s = LoadHwConfig(name, &c);
+    if (s.ok()) {
+      std::printf("  %-16s %s  %ux%ux%u\n", name.c_str(), c.HashHex().c_str(), c.batch, c.block_in,
+                  c.block_out);
+    } else {
+      std::printf("  %-16s (invalid: %s)\n", name.c_str(), s.message().c_str());
+    }
+  }
+  std::printf("boards\n");
+  for (const auto& name : ListBoards()) {
+    Board b;
+    Status s = LoadBoard(name, &b);
+    if (s.ok()) {
+      std::printf("  %-16s %-7s %-24s %-8s %g MHz\n", name.c_str(), b.family.c_str(),
+                  b.fpga_part.c_str(), b.config.c_str(), b.clock_mhz);
+    } else {
+      std::printf("  %-16s (invalid: %s)\n", name.c_str(), s.message().c_str());
+    }
+  }
+  return Status::Ok();
+}
+
+Status ShowBoard(const std::string& target) {
+  Board b;
+  LOOM_RETURN_IF_ERROR(LoadBoard(target, &b));
+  HwConfig config;
+  LOOM_RETURN_IF_ERROR(LoadBoardConfig(b, &config));
+  std::printf("board     %s: %s\n", b.name.c_str(), b.description.c_str());
+  std::printf("family    %s, part %s, driver %s\n", b.family.c_str(), b.fpga_part.c_str(),
+              b.driver.c_str());
+  std::printf("registers 0x%llx\n", static_cast<unsigned long long>(b.register_base));
+  std::printf("dram      0x%llx + 0x%llx (%llu MiB)\n",
+              static_cast<unsigned long long>(b.dram_base),
+              static_cast<unsigned long long>(b.dram_bytes),
+              static_cast<unsigned long long>(b.dram_bytes >> 20));
+  std::printf("resources %u LUT, %u FF, %u DSP, %u BRAM36, %u URAM\n\n", b.resources.lut,
+              b.resources.ff, b.resources.dsp, b.resources.bram36, b.resources.uram);
+  PrintConfig(config);
+  return Status::Ok();
+}
+
+}  // namespace
+}  // namespace loom
+
+int main(int argc, char** argv) {
+  CLI::App app{"Inspect Loom hardware configs and boards; generate the RTL parameter package."};
+  app.require_subcommand(1);
+  std::string target;
+  std::string output;
+  const char* kTargetHelp =
+      "config name (searched in LOOM_CONFIG_PATH, then vta_hw/configs) or .json path";
+
+  CLI::App* show = app.add_subcommand("show", "Print primary and derived values and the hash");
+  show->add_option("config", target, kTargetHelp)->required();
+  CLI::App* hash = app.add_subcommand("hash", "Print the compatibility hash");
+  hash->add_option("config", target, kTargetHelp)->required();
+  CLI::App* sv = app.add_subcommand("sv", "Generate the SystemVerilog package loom_hw_pkg");
+  sv->add_option("config", target, kTargetHelp)->required();
+  sv->add_option("-o,--output", output, "output file (default: stdout)");
+  CLI::App* list = app.add_subcommand("list", "List configs and boards");
+  CLI::App* board = app.add_subcommand("board", "Print a board and the config it runs");
+  board->add_option("board", target, "board name (LOOM_BOARD_PATH, then boards/) or .json path")
+      ->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  loom::Status status;
+  if (*show) status = loom::Show(target);
+  if (*hash) status = loom::Hash(target);
+  if (*sv) status = loom::Sv(target, output);
+  if (*list) status = loom::List();
+  if (*board) status = loom::ShowBoard(target);
+  if (!status.ok()) {
+    std::fprintf(stderr, "loom-hwconfig: %s\n", status.message().c_str());
+    return 1;
+  }
+  return 0;
+}
