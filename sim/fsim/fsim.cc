@@ -136,18 +136,20 @@ void Scheduler::AdvanceFetch() {
 Candidate Scheduler::Evaluate(Module mod) {
   Candidate c;
   ModuleState& m = modules_[Idx(mod)];
-  if (m.next >= m.insns.size()) return c;
-  const uint32_t i = m.insns[m.next];
-  const std::string where = std::string(isa::ModuleName(mod)) + " instruction " +
-                            std::to_string(i) + " (" + isa::Disassemble(insns_[i]) + ")";
+  auto where = [&](uint32_t insn) {
+    return std::string(isa::ModuleName(mod)) + " instruction " + std::to_string(insn) + " (" +
+           isa::Disassemble(insns_[insn]) + ")";
+  };
+  // A push still waiting for room blocks the module, even after its last instruction.
   if (!m.pending.empty()) {
-    c.blocked = std::string(isa::ModuleName(mod)) + " instruction " +
-                std::to_string(m.pending.front().insn) + " waits to push a token on " +
+    c.blocked = where(m.pending.front().insn) + " waits to push a token on " +
                 isa::QueueName(m.pending.front().queue) + ", which is full";
     return c;
   }
+  if (m.next >= m.insns.size()) return c;
+  const uint32_t i = m.insns[m.next];
   if (dispatch_[i] == kNever) {
-    c.blocked = where + " is never fetched: the fetch unit is stuck behind a full command queue";
+    c.blocked = where(i) + " is never fetched: the fetch unit is stuck behind a full command queue";
     return c;
   }
   uint64_t t = m.time;
@@ -159,7 +161,7 @@ Candidate Scheduler::Evaluate(Module mod) {
   FlagQueues(insns_[i], &pops, &pushes);
   for (Queue q : pops) {
     if (queues_[Idx(q)].empty()) {
-      c.blocked = where + " waits for a token on " + isa::QueueName(q) + ", which is empty";
+      c.blocked = where(i) + " waits for a token on " + isa::QueueName(q) + ", which is empty";
       return c;
     }
     if (queues_[Idx(q)].front() > t) {
@@ -172,7 +174,7 @@ Candidate Scheduler::Evaluate(Module mod) {
     for (Module other : {Module::kLoad, Module::kStore}) {
       const ModuleState& o = modules_[Idx(other)];
       if (!o.done()) {
-        c.blocked = where + " waits for the " + isa::ModuleName(other) + " module to finish";
+        c.blocked = where(i) + " waits for the " + isa::ModuleName(other) + " module to finish";
         return c;
       }
       if (o.time > t) {
