@@ -64,6 +64,9 @@ struct RunOptions {
   uint64_t insn_addr = 0;   // DRAM byte address of the first instruction
   uint32_t insn_count = 0;  // instructions in the stream; the last must be FINISH
   bool trace = false;       // record a TraceEvent timeline
+  // Skip the functional execution: DRAM and buffers are untouched and only cycles and statistics
+  // are computed. The compiler's cost model uses this to time candidate schedules.
+  bool timing_only = false;
 };
 
 class Simulator {

@@ -84,13 +84,12 @@ uint32_t Machine::elem_bytes(Buffer b) const {
   return 0;
 }
 
-Status Machine::Execute(const Insn& insn, Dram& dram, Effect* effect) {
-  *effect = Effect();
+Status Machine::Execute(const Insn& insn, Dram& dram) {
   switch (insn.opcode) {
-    case isa::Opcode::kLoad: return Load(insn, dram, effect);
-    case isa::Opcode::kStore: return Store(insn, dram, effect);
-    case isa::Opcode::kGemm: return Gemm(insn, effect);
-    case isa::Opcode::kAlu: return Alu(insn, effect);
+    case isa::Opcode::kLoad: return Load(insn, dram);
+    case isa::Opcode::kStore: return Store(insn, dram);
+    case isa::Opcode::kGemm: return Gemm(insn);
+    case isa::Opcode::kAlu: return Alu(insn);
     case isa::Opcode::kFinish: return Status::Ok();
   }
   return Internal("unknown opcode");
@@ -135,7 +134,7 @@ void Machine::ZeroElement(Buffer buffer, uint32_t index) {
   }
 }
 
-Status Machine::Load(const Insn& insn, const Dram& dram, Effect* effect) {
+Status Machine::Load(const Insn& insn, const Dram& dram) {
   if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
   const uint32_t eb = elem_bytes(insn.buffer);
   const uint32_t width = insn.x_pad_left + insn.x_size + insn.x_pad_right;
@@ -161,11 +160,10 @@ Status Machine::Load(const Insn& insn, const Dram& dram, Effect* effect) {
       LOOM_RETURN_IF_ERROR(FillElement(insn.buffer, index, src));
     }
   }
-  effect->dram_bytes = uint64_t{insn.y_size} * insn.x_size * eb;
   return Status::Ok();
 }
 
-Status Machine::Store(const Insn& insn, Dram& dram, Effect* effect) {
+Status Machine::Store(const Insn& insn, Dram& dram) {
   if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
   const uint32_t eb = config_.out_elem_bytes();
   for (uint32_t y = 0; y < insn.y_size; ++y) {
@@ -175,11 +173,10 @@ Status Machine::Store(const Insn& insn, Dram& dram, Effect* effect) {
     Status s = dram.Write(row_addr, src, uint64_t{insn.x_size} * eb);
     if (!s.ok()) return OutOfRange("DMA " + s.message());
   }
-  effect->dram_bytes = uint64_t{insn.y_size} * insn.x_size * eb;
   return Status::Ok();
 }
 
-Status Machine::Gemm(const Insn& insn, Effect* effect) {
+Status Machine::Gemm(const Insn& insn) {
   const uint32_t batch = config_.batch, bin = config_.block_in, bout = config_.block_out;
   const uint32_t inp_eb = config_.inp_elem_bytes(), wgt_eb = config_.wgt_elem_bytes();
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
@@ -210,14 +207,13 @@ Status Machine::Gemm(const Insn& insn, Effect* effect) {
             default: DotRows<0>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
           }
         }
-        effect->macs += config_.macs_per_cycle();
       }
     }
   }
   return Status::Ok();
 }
 
-Status Machine::Alu(const Insn& insn, Effect* effect) {
+Status Machine::Alu(const Insn& insn) {
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
     for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
       for (uint32_t u = insn.uop_bgn; u < insn.uop_end; ++u) {
@@ -236,7 +232,6 @@ Status Machine::Alu(const Insn& insn, Effect* effect) {
           dst[l] = AluApply(insn.alu_op, dst[l], x);
           out[l] = Saturate8(dst[l]);
         }
-        effect->alu_lanes += lanes_;
       }
     }
   }

@@ -13,20 +13,13 @@
 
 namespace loom::fsim {
 
-// What an instruction did, for the statistics.
-struct Effect {
-  uint64_t dram_bytes = 0;  // bytes read from (LOAD) or written to (STORE) DRAM
-  uint64_t macs = 0;        // multiply-accumulates a GEMM performed
-  uint64_t alu_lanes = 0;   // lane operations an ALU performed
-};
-
 class Machine {
  public:
   Machine(const HwConfig& config, const isa::Layout& layout);
 
   // Runs one instruction. Errors (a DRAM range outside memory, a buffer index outside its buffer, a
   // malformed micro-op) name the problem; the caller adds the instruction index.
-  Status Execute(const isa::Insn& insn, Dram& dram, Effect* effect);
+  Status Execute(const isa::Insn& insn, Dram& dram);
 
   // Element size in bytes of a buffer (a micro-op is 4 bytes).
   uint32_t elem_bytes(isa::Buffer b) const;
@@ -38,10 +31,10 @@ class Machine {
   const std::vector<int8_t>& out() const { return out_; }
 
  private:
-  Status Load(const isa::Insn& insn, const Dram& dram, Effect* effect);
-  Status Store(const isa::Insn& insn, Dram& dram, Effect* effect);
-  Status Gemm(const isa::Insn& insn, Effect* effect);
-  Status Alu(const isa::Insn& insn, Effect* effect);
+  Status Load(const isa::Insn& insn, const Dram& dram);
+  Status Store(const isa::Insn& insn, Dram& dram);
+  Status Gemm(const isa::Insn& insn);
+  Status Alu(const isa::Insn& insn);
   // Writes element `index` of `buffer` from its DRAM image.
   Status FillElement(isa::Buffer buffer, uint32_t index, const uint8_t* src);
   void ZeroElement(isa::Buffer buffer, uint32_t index);

@@ -29,7 +29,7 @@ struct GemmRun {
 };
 
 GemmRun RunGemm(const HwConfig& c, const GemmSpec& spec, const programs::GemmData& data,
-                bool trace) {
+                bool trace, bool timing_only = false) {
   GemmRun r;
   programs::Program p(c);
   programs::GemmOutput where;
@@ -45,6 +45,7 @@ GemmRun RunGemm(const HwConfig& c, const GemmSpec& spec, const programs::GemmDat
   o.insn_addr = p.insn_addr();
   o.insn_count = p.insn_count();
   o.trace = trace;
+  o.timing_only = timing_only;
   r.status = sim->Run(o, &r.stats);
   if (!r.status.ok()) return r;
   std::vector<uint8_t> blocked(where.bytes);
@@ -92,6 +93,30 @@ TEST_P(FsimTimingTest, VirtualThreadsHideLatency) {
   EXPECT_EQ(serial.stats.macs, programs::GemmMacs(c, SmallSpec(1)));
   ExpectAccountingFits(serial.stats);
   ExpectAccountingFits(overlapped.stats);
+}
+
+// The compiler's cost model times schedules with timing_only: it must see exactly the cycles and
+// statistics of a full run, and must not touch DRAM.
+TEST_P(FsimTimingTest, TimingOnlyMatchesFullRun) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig(GetParam(), &c).ok());
+  const programs::GemmData data = programs::RandomGemmData(c, SmallSpec(2), 11);
+  const GemmRun full = RunGemm(c, SmallSpec(2), data, false);
+  const GemmRun timed = RunGemm(c, SmallSpec(2), data, false, /*timing_only=*/true);
+  ASSERT_TRUE(full.status.ok()) << full.status.ToString();
+  ASSERT_TRUE(timed.status.ok()) << timed.status.ToString();
+  EXPECT_EQ(timed.stats.cycles, full.stats.cycles);
+  EXPECT_EQ(timed.stats.macs, full.stats.macs);
+  EXPECT_EQ(timed.stats.alu_lanes, full.stats.alu_lanes);
+  EXPECT_EQ(timed.stats.bytes_stored, full.stats.bytes_stored);
+  EXPECT_EQ(timed.stats.total_bytes_loaded(), full.stats.total_bytes_loaded());
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    EXPECT_EQ(timed.stats.module[m].busy, full.stats.module[m].busy);
+    EXPECT_EQ(timed.stats.module[m].stalls(), full.stats.module[m].stalls());
+  }
+  // The output region was never written: it is still zero.
+  EXPECT_EQ(timed.out, std::vector<int8_t>(full.out.size(), 0));
+  EXPECT_NE(full.out, timed.out);
 }
 
 // (b) A strictly serialized program whose cycle count is worked out below from the timing model.
