@@ -1,0 +1,300 @@
+#include "compiler/tensorize/conv2d.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace loom::tensorize {
+
+using isa::AluOp;
+using isa::Buffer;
+using isa::Insn;
+using isa::Opcode;
+
+namespace {
+
+uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x,
+         uint32_t stride) {
+  Insn i;
+  i.opcode = op;
+  i.buffer = buffer;
+  i.sram_base = sram;
+  i.dram_base = dram;
+  i.y_size = y;
+  i.x_size = x;
+  i.x_stride = stride;
+  return i;
+}
+
+Insn Loop(Opcode op, uint32_t uop, uint32_t uops, uint32_t loop_out, uint32_t loop_in) {
+  Insn i;
+  i.opcode = op;
+  i.uop_bgn = uop;
+  i.uop_end = uop + uops;
+  i.loop_out = loop_out;
+  i.loop_in = loop_in;
+  return i;
+}
+
+// SRAM footprint of a tiling: per virtual thread, one input tile, one weight tile and one
+// accumulator tile; plus one bias and one multiplier row shared by the threads.
+struct Footprint {
+  uint32_t ih, iw;       // input tile rows and columns (with halo)
+  uint32_t inp, wgt, acc;
+  Footprint(const Conv2dLayer& l, const Conv2dTiling& t)
+      : ih((t.oh - 1) * l.stride_h + l.kh),
+        iw((t.ow - 1) * l.stride_w + l.kw),
+        inp(t.ic * ih * iw),
+        wgt(t.oc * t.ic * l.kh * l.kw),
+        acc(t.oc * t.oh * t.ow) {}
+  bool Fits(const HwConfig& c, uint32_t v, uint32_t oc) const {
+    return uint64_t{v} * inp <= c.inp_depth() && uint64_t{v} * wgt <= c.wgt_depth() &&
+           uint64_t{v} * acc + 2ull * oc <= c.acc_depth();
+  }
+};
+
+class Emitter {
+ public:
+  Emitter(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t)
+      : c_(c), l_(l), t_(t), fp_(l, t), V_(t.virtual_threads) {}
+
+  Status Run(AccelCode* code);
+
+ private:
+  // Micro-ops of a reduction step: for each (oc, ic, kh, kw) one GEMM step into acc plane oc.
+  uint32_t GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
+                    uint32_t a);
+  // One micro-op per output-channel block: dst = acc plane, src = src_base + oc.
+  uint32_t PlaneUops(uint32_t oc_n, uint32_t a, uint32_t src_base);
+  Status LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0, uint32_t oh_n,
+                   uint32_t ow0, uint32_t ow_n, uint32_t r, bool pop);
+  void Alu(AluOp op, bool imm, int32_t value, uint32_t uops, uint32_t oc_n, uint32_t oh_n,
+           uint32_t ow_n);
+
+  const HwConfig& c_;
+  const Conv2dLayer& l_;
+  const Conv2dTiling& t_;
+  const Footprint fp_;
+  const uint32_t V_;
+  AccelCode body_;  // instructions after the LOAD UOP
+  std::vector<isa::Uop> uops_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> gemm_sets_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> plane_sets_;
+};
+
+uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
+                           uint32_t a) {
+  const auto key = std::make_tuple(oc_n, ic_n, iw, plane, r, a);
+  if (auto it = gemm_sets_.find(key); it != gemm_sets_.end()) return it->second;
+  const uint32_t first = static_cast<uint32_t>(uops_.size());
+  for (uint32_t oc = 0; oc < oc_n; ++oc)
+    for (uint32_t ic = 0; ic < ic_n; ++ic)
+      for (uint32_t y = 0; y < l_.kh; ++y)
+        for (uint32_t x = 0; x < l_.kw; ++x)
+          uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, r * fp_.inp + ic * plane + y * iw + x,
+                           r * fp_.wgt + (oc * ic_n + ic) * l_.kh * l_.kw + y * l_.kw + x});
+  gemm_sets_[key] = first;
+  return first;
+}
+
+uint32_t Emitter::PlaneUops(uint32_t oc_n, uint32_t a, uint32_t src_base) {
+  const auto key = std::make_tuple(oc_n, a, src_base);
+  if (auto it = plane_sets_.find(key); it != plane_sets_.end()) return it->second;
+  const uint32_t first = static_cast<uint32_t>(uops_.size());
+  for (uint32_t oc = 0; oc < oc_n; ++oc) uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, src_base + oc, 0});
+  plane_sets_[key] = first;
+  return first;
+}
+
+Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0, uint32_t oh_n,
+                          uint32_t ow0, uint32_t ow_n, uint32_t r, bool pop) {
+  // Rows and columns of the input this tile reads, some of them in the zero padding.
+  const int64_t ih_lo = int64_t{oh0} * l_.stride_h - l_.pad_top;
+  const int64_t iw_lo = int64_t{ow0} * l_.stride_w - l_.pad_left;
+  const int64_t ih_n = int64_t{oh_n - 1} * l_.stride_h + l_.kh;
+  const int64_t iw_n = int64_t{ow_n - 1} * l_.stride_w + l_.kw;
+  const int64_t top = std::max<int64_t>(0, -ih_lo), left = std::max<int64_t>(0, -iw_lo);
+  const int64_t bottom = std::max<int64_t>(0, ih_lo + ih_n - l_.h);
+  const int64_t right = std::max<int64_t>(0, iw_lo + iw_n - l_.w);
+  const int64_t rows = ih_n - top - bottom, cols = iw_n - left - right;
+  if (rows <= 0 || cols <= 0 || std::max({top, bottom, left, right}) > 15) {
+    return InvalidArgument("layer " + l_.name + ": tile at output (" + std::to_string(oh0) + ", " +
+                           std::to_string(ow0) + ") needs padding beyond the DMA's 15 elements");
+  }
+  const uint32_t plane = static_cast<uint32_t>(ih_n * iw_n);
+  for (uint32_t ic = 0; ic < ic_n; ++ic) {
+    const uint64_t dram = l_.input + ((uint64_t{nb} * l_.c_blocks + c0 + ic) * l_.h +
+                                      static_cast<uint64_t>(ih_lo + top)) * l_.w +
+                          static_cast<uint64_t>(iw_lo + left);
+    Insn i = Dma(Opcode::kLoad, Buffer::kInp, r * fp_.inp + ic * plane, static_cast<uint32_t>(dram),
+                 static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), l_.w);
+    i.y_pad_top = static_cast<uint32_t>(top);
+    i.y_pad_bottom = static_cast<uint32_t>(bottom);
+    i.x_pad_left = static_cast<uint32_t>(left);
+    i.x_pad_right = static_cast<uint32_t>(right);
+    i.deps.pop_next = pop && ic == 0;  // compute has finished reading region r
+    body_.Emit(i, Region::kArena);
+  }
+  return Status::Ok();
+}
+
+void Emitter::Alu(AluOp op, bool imm, int32_t value, uint32_t uops, uint32_t oc_n, uint32_t oh_n,
+                  uint32_t ow_n) {
+  // Loops over the tile's rows and columns; the micro-ops pick the output-channel planes.
+  Insn i = Loop(Opcode::kAlu, uops, oc_n, oh_n, ow_n);
+  i.alu_op = op;
+  i.use_imm = imm;
+  i.imm = imm ? value : 0;
+  i.dst_factor_out = ow_n;
+  i.dst_factor_in = 1;
+  body_.Emit(i);
+}
+
+Status Emitter::Run(AccelCode* code) {
+  const uint32_t OH = l_.out_h(), OW = l_.out_w();
+  const uint32_t n_oc = CeilDiv(l_.o_blocks, t_.oc), n_ic = CeilDiv(l_.c_blocks, t_.ic);
+  const uint32_t n_oh = CeilDiv(OH, t_.oh), n_ow = CeilDiv(OW, t_.ow);
+  const uint32_t T = l_.n_blocks * n_oc * n_oh * n_ow, S = T * n_ic;
+  const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
+  std::vector<std::pair<uint32_t, uint32_t>> wgt_in_region(V_, {UINT32_MAX, UINT32_MAX});
+  uint32_t t = 0, s = 0, loaded_oc = UINT32_MAX;
+  for (uint32_t nb = 0; nb < l_.n_blocks; ++nb) {
+    for (uint32_t oc0 = 0; oc0 < l_.o_blocks; oc0 += t_.oc) {
+      const uint32_t oc_n = std::min(t_.oc, l_.o_blocks - oc0);
+      for (uint32_t oh0 = 0; oh0 < OH; oh0 += t_.oh) {
+        const uint32_t oh_n = std::min(t_.oh, OH - oh0);
+        for (uint32_t ow0 = 0; ow0 < OW; ow0 += t_.ow, ++t) {
+          const uint32_t ow_n = std::min(t_.ow, OW - ow0);
+          const uint32_t a = t % V_;
+          if (loaded_oc != oc0) {  // this tile's bias and multipliers (compute runs in order)
+            if (l_.has_bias) {
+              body_.Emit(Dma(Opcode::kLoad, Buffer::kAcc, bias_base, l_.bias + oc0, 1, oc_n, oc_n),
+                         Region::kConstants);
+            }
+            body_.Emit(Dma(Opcode::kLoad, Buffer::kAcc, mult_base, l_.mult + oc0, 1, oc_n, oc_n),
+                       Region::kConstants);
+            loaded_oc = oc0;
+          }
+          Insn reset = Loop(Opcode::kGemm, PlaneUops(oc_n, a, 0), oc_n, oh_n, ow_n);
+          reset.reset = true;
+          reset.dst_factor_out = ow_n;
+          reset.dst_factor_in = 1;
+          reset.deps.pop_next = t >= V_;  // the store of tile t-V has drained acc region a
+          body_.Emit(reset);
+          for (uint32_t ic0 = 0; ic0 < l_.c_blocks; ic0 += t_.ic, ++s) {
+            const uint32_t ic_n = std::min(t_.ic, l_.c_blocks - ic0);
+            const uint32_t r = s % V_;
+            LOOM_RETURN_IF_ERROR(LoadInput(nb, ic0, ic_n, oh0, oh_n, ow0, ow_n, r, s >= V_));
+            if (wgt_in_region[r] != std::make_pair(oc0, ic0)) {
+              body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt,
+                             l_.weights + (oc0 * l_.c_blocks + ic0) * l_.kh * l_.kw, oc_n,
+                             ic_n * l_.kh * l_.kw, l_.c_blocks * l_.kh * l_.kw),
+                         Region::kConstants);
+              wgt_in_region[r] = {oc0, ic0};
+            }
+            body_.last().deps.push_next = true;  // region r is ready for compute
+            const uint32_t iw = (ow_n - 1) * l_.stride_w + l_.kw;
+            const uint32_t plane = ((oh_n - 1) * l_.stride_h + l_.kh) * iw;
+            Insn g = Loop(Opcode::kGemm, GemmUops(oc_n, ic_n, iw, plane, r, a),
+                          oc_n * ic_n * l_.kh * l_.kw, oh_n, ow_n);
+            g.dst_factor_out = ow_n;
+            g.dst_factor_in = 1;
+            g.src_factor_out = l_.stride_h * iw;
+            g.src_factor_in = l_.stride_w;
+            g.deps.pop_prev = true;
+            g.deps.push_prev = s + V_ < S;
+            body_.Emit(g);
+          }
+          if (l_.has_bias) Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
+          const uint32_t plain = PlaneUops(oc_n, a, 0);
+          if (l_.pre_shift != 0) Alu(AluOp::kShrRound, true, l_.pre_shift, plain, oc_n, oh_n, ow_n);
+          Alu(AluOp::kMul, false, 0, PlaneUops(oc_n, a, mult_base), oc_n, oh_n, ow_n);
+          if (l_.post_shift != 0) Alu(AluOp::kShrRound, true, l_.post_shift, plain, oc_n, oh_n, ow_n);
+          if (l_.clip_lo > -128) Alu(AluOp::kMax, true, l_.clip_lo, plain, oc_n, oh_n, ow_n);
+          if (l_.clip_hi < 127) Alu(AluOp::kMin, true, l_.clip_hi, plain, oc_n, oh_n, ow_n);
+          body_.last().deps.push_next = true;  // acc region a is ready for the store
+          for (uint32_t oc = 0; oc < oc_n; ++oc) {
+            const uint64_t dram = l_.output + ((uint64_t{nb} * l_.o_blocks + oc0 + oc) * OH + oh0) * OW + ow0;
+            Insn st = Dma(Opcode::kStore, Buffer::kOut, a * fp_.acc + oc * t_.oh * t_.ow,
+                          static_cast<uint32_t>(dram), oh_n, ow_n, OW);
+            st.deps.pop_prev = oc == 0;
+            st.deps.push_prev = oc + 1 == oc_n && t + V_ < T;
+            body_.Emit(st, Region::kArena);
+          }
+        }
+      }
+    }
+  }
+  if (uops_.size() > c_.uop_depth()) {
+    return InvalidArgument("layer " + l_.name + ": tiling " + t_.ToString() + " needs " +
+                           std::to_string(uops_.size()) + " micro-ops, the buffer holds " +
+                           std::to_string(c_.uop_depth()));
+  }
+  const uint32_t first = code->AddUops(uops_);
+  const uint32_t n = static_cast<uint32_t>(uops_.size());
+  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, 1, n, n), Region::kUops);
+  for (size_t i = 0; i < body_.insns.size(); ++i) code->Emit(body_.insns[i], body_.regions[i]);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string Conv2dTiling::ToString() const {
+  return "oc=" + std::to_string(oc) + " ic=" + std::to_string(ic) + " oh=" + std::to_string(oh) +
+         " ow=" + std::to_string(ow) + " vt=" + std::to_string(virtual_threads);
+}
+
+Status Conv2dLayer::Check(const HwConfig& c) const {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("layer " + name + ": " + why);
+  };
+  if (!n_blocks || !c_blocks || !h || !w || !o_blocks || !kh || !kw || !stride_h || !stride_w) {
+    return bad("zero-sized dimension");
+  }
+  if (h + pad_top + pad_bottom < kh || w + pad_left + pad_right < kw) {
+    return bad("kernel larger than the padded input");
+  }
+  if (std::max({pad_top, pad_bottom, pad_left, pad_right}) > 15) {
+    return bad("padding over 15 is beyond the DMA's padding field");
+  }
+  // With a pad as wide as the kernel, an edge output sees nothing but padding and its input tile
+  // would be an empty DMA; such layers run on the CPU.
+  if (std::max(pad_top, pad_bottom) >= kh || std::max(pad_left, pad_right) >= kw) {
+    return bad("padding must be smaller than the kernel");
+  }
+  if (out_h() >= (1u << isa::Layout::kLoopBits) || out_w() >= (1u << isa::Layout::kLoopBits)) {
+    return bad("output larger than the loop fields");
+  }
+  if (pre_shift < -31 || pre_shift > 31 || post_shift < -31 || post_shift > 31) {
+    return bad("shift outside [-31, 31]");
+  }
+  if (clip_lo > clip_hi) return bad("clip_lo above clip_hi");
+  // The smallest tiling must fit, or nothing will.
+  Conv2dTiling one;
+  one.virtual_threads = 1;
+  if (!Footprint(*this, one).Fits(c, 1, 1)) return bad("a single output row does not fit the buffers");
+  return Status::Ok();
+}
+
+Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
+                  AccelCode* code) {
+  LOOM_RETURN_IF_ERROR(layer.Check(config));
+  if (tiling.virtual_threads != 1 && tiling.virtual_threads != 2) {
+    return InvalidArgument("virtual_threads must be 1 or 2");
+  }
+  if (!tiling.oc || !tiling.ic || !tiling.oh || !tiling.ow || tiling.oc > layer.o_blocks ||
+      tiling.ic > layer.c_blocks || tiling.oh > layer.out_h() || tiling.ow > layer.out_w()) {
+    return InvalidArgument("layer " + layer.name + ": tiling " + tiling.ToString() +
+                           " is empty or larger than the layer");
+  }
+  if (!Footprint(layer, tiling).Fits(config, tiling.virtual_threads, tiling.oc)) {
+    return InvalidArgument("layer " + layer.name + ": tiling " + tiling.ToString() +
+                           " does not fit the on-chip buffers");
+  }
+  Emitter e(config, layer, tiling);
+  return e.Run(code);
+}
+
+}  // namespace loom::tensorize

@@ -1,0 +1,77 @@
+// Tensorization of an int8 2-D convolution (and, with a 1x1 kernel on a 1x1 image, a dense layer)
+// onto the accelerator, with its requantization on the ALU.
+//
+// Layouts (elements are the accelerator's buffer elements):
+//   input   [N/batch][C/block_in][H][W]            INP elements (batch x block_in int8)
+//   weights [O/block_out][C/block_in][KH][KW]      WGT elements (block_out x block_in int8)
+//   bias    [O/block_out]                          ACC elements (batch x block_out int32)
+//   mult    [O/block_out]                          ACC elements
+//   output  [N/batch][O/block_out][OH][OW]         OUT elements
+//
+// Integer semantics (the truth every device reproduces), per output element and channel o:
+//   acc = sum(x * w) + bias[o]                     (int32, wrapping)
+//   v   = shr_rnd(low32(shr_rnd(acc, pre_shift) * mult[o]), post_shift)
+//   out = sat8(min(max(v, clip_lo), clip_hi))
+#ifndef LOOM_COMPILER_TENSORIZE_CONV2D_H_
+#define LOOM_COMPILER_TENSORIZE_CONV2D_H_
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/tensorize/accel_code.h"
+
+namespace loom::tensorize {
+
+struct Conv2dLayer {
+  std::string name;
+  // Shape, with channels and batch in blocks.
+  uint32_t n_blocks = 1, c_blocks = 1, h = 1, w = 1;
+  uint32_t o_blocks = 1, kh = 1, kw = 1;
+  uint32_t stride_h = 1, stride_w = 1;
+  uint32_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  // Requantization.
+  bool has_bias = true;
+  int32_t pre_shift = 0, post_shift = 0;
+  int32_t clip_lo = -128, clip_hi = 127;
+  // DRAM placement, in elements of each tensor's buffer, relative to its region.
+  uint32_t input = 0, output = 0;              // arena
+  uint32_t weights = 0, bias = 0, mult = 0;    // constants
+
+  uint32_t out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
+  uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  Status Check(const HwConfig& config) const;
+};
+
+// How the output is cut into tiles, and how many tiles are in flight.
+struct Conv2dTiling {
+  uint32_t oc = 1;  // output-channel blocks per tile
+  uint32_t ic = 1;  // input-channel blocks per reduction step
+  uint32_t oh = 1;  // output rows per tile
+  uint32_t ow = 1;  // output columns per tile
+  uint32_t virtual_threads = 2;
+  std::string ToString() const;
+};
+
+// Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
+// is popped within the layer). Fails if the tiling does not fit the buffers.
+Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
+                  AccelCode* code);
+
+// What the tiling search found.
+struct TilingChoice {
+  Conv2dTiling tiling;
+  uint64_t cycles = 0;       // fsim timing model, this layer alone
+  uint64_t macs = 0;
+  double utilization = 0.0;  // macs / (cycles x peak)
+  uint32_t candidates = 0;   // tilings that fit the buffers
+  uint32_t timed = 0;        // of those, timed on the fsim model
+};
+
+// Chooses the tiling with the fewest cycles: every tiling that fits is ranked by an analytic
+// estimate built from fsim's per-instruction costs, and the best few are timed on fsim's full
+// timing model (load/compute/store overlap, tokens, DRAM port).
+Status ChooseConv2dTiling(const HwConfig& config, const Conv2dLayer& layer, TilingChoice* out);
+
+}  // namespace loom::tensorize
+
+#endif  // LOOM_COMPILER_TENSORIZE_CONV2D_H_

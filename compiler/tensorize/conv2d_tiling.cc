@@ -1,0 +1,147 @@
+// The tiling search for conv2d: enumerate tilings that fit, rank them with an analytic estimate
+// built from fsim's per-instruction costs, and time the best few on fsim's timing model.
+#include <algorithm>
+#include <set>
+
+#include "compiler/tensorize/conv2d.h"
+#include "sim/fsim/fsim.h"
+#include "sim/fsim/timing.h"
+
+namespace loom::tensorize {
+
+namespace {
+
+uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// Tile sizes worth trying for an extent n: every size giving a distinct number of tiles, largest
+// first, capped so the search stays small on large images.
+std::vector<uint32_t> Sizes(uint32_t n, size_t cap) {
+  std::set<uint32_t, std::greater<>> sizes;
+  for (uint32_t k = 1; k <= n && sizes.size() < cap; ++k) sizes.insert(CeilDiv(n, k));
+  return {sizes.begin(), sizes.end()};
+}
+
+// Cycles of the layer with the given tiling on fsim's timing model (no data is touched).
+Status Time(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t, uint64_t* cycles) {
+  AccelCode code;
+  LOOM_RETURN_IF_ERROR(EmitConv2d(c, l, t, &code));
+  code.Emit(isa::Insn());  // FINISH
+  std::vector<isa::Insn> insns;
+  LOOM_RETURN_IF_ERROR(Link(c, code, RegionBases{}, &insns));
+  isa::Layout layout;
+  LOOM_RETURN_IF_ERROR(isa::Layout::Create(c, &layout));
+  fsim::Simulator sim(c, insns.size() * HwConfig::kInsnBytes);
+  for (size_t i = 0; i < insns.size(); ++i) {
+    isa::Word128 w;
+    LOOM_RETURN_IF_ERROR(isa::Encode(layout, insns[i], &w));
+    isa::StoreWord(w, sim.dram().At(i * HwConfig::kInsnBytes));
+  }
+  fsim::RunOptions o;
+  o.insn_count = static_cast<uint32_t>(insns.size());
+  o.timing_only = true;
+  fsim::Stats stats;
+  LOOM_RETURN_IF_ERROR(sim.Run(o, &stats));
+  *cycles = stats.cycles;
+  return Status::Ok();
+}
+
+// A quick estimate: with two virtual threads the busiest module bounds the time; with one, the
+// modules take turns. Each term uses fsim's cost of a representative full-size instruction.
+uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t) {
+  const fsim::TimingModel tm(c);
+  const uint32_t OH = l.out_h(), OW = l.out_w();
+  const uint64_t tiles = uint64_t{l.n_blocks} * CeilDiv(l.o_blocks, t.oc) * CeilDiv(OH, t.oh) *
+                         CeilDiv(OW, t.ow);
+  const uint32_t n_ic = CeilDiv(l.c_blocks, t.ic);
+  const uint64_t steps = tiles * n_ic;
+  isa::Insn inp;
+  inp.opcode = isa::Opcode::kLoad;
+  inp.buffer = isa::Buffer::kInp;
+  inp.y_size = (t.oh - 1) * l.stride_h + l.kh;
+  inp.x_size = std::min((t.ow - 1) * l.stride_w + l.kw, l.w);
+  inp.x_stride = l.w;
+  isa::Insn wgt = inp;
+  wgt.buffer = isa::Buffer::kWgt;
+  wgt.y_size = t.oc;
+  wgt.x_size = t.ic * l.kh * l.kw;
+  wgt.x_stride = l.c_blocks * l.kh * l.kw;
+  isa::Insn st = inp;
+  st.opcode = isa::Opcode::kStore;
+  st.buffer = isa::Buffer::kOut;
+  st.y_size = t.oh;
+  st.x_size = t.ow;
+  st.x_stride = OW;
+  // Weights are reloaded per step unless one reduction step covers all input channels.
+  const uint64_t wgt_loads = n_ic == 1 ? CeilDiv(l.o_blocks, t.oc) * uint64_t{t.virtual_threads} : steps;
+  const uint64_t load = steps * t.ic * tm.DmaCycles(inp, c.inp_elem_bytes()) +
+                        wgt_loads * tm.DmaCycles(wgt, c.wgt_elem_bytes());
+  isa::Insn g;
+  g.opcode = isa::Opcode::kGemm;
+  g.uop_end = t.oc * t.ic * l.kh * l.kw;
+  g.loop_out = t.oh;
+  g.loop_in = t.ow;
+  isa::Insn alu = g;
+  alu.uop_end = t.oc;
+  const uint64_t alu_passes = 6;  // reset, bias, shifts, multiply (register forms count twice)
+  const uint64_t compute = steps * tm.GemmCycles(g) + tiles * alu_passes * tm.AluCycles(alu);
+  const uint64_t store = tiles * t.oc * tm.DmaCycles(st, c.out_elem_bytes());
+  if (t.virtual_threads == 1) return load + compute + store;
+  return std::max({load, compute, store}) + load / steps + store / tiles;
+}
+
+}  // namespace
+
+Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice* out) {
+  LOOM_RETURN_IF_ERROR(l.Check(c));
+  struct Ranked {
+    uint64_t estimate;
+    Conv2dTiling tiling;
+  };
+  std::vector<Ranked> ranked;
+  for (uint32_t v : {2u, 1u}) {
+    for (uint32_t oc : Sizes(l.o_blocks, 16)) {
+      for (uint32_t ic : Sizes(l.c_blocks, 16)) {
+        for (uint32_t oh : Sizes(l.out_h(), 24)) {
+          for (uint32_t ow : Sizes(l.out_w(), 4)) {
+            const Conv2dTiling t{oc, ic, oh, ow, v};
+            const uint32_t ih = (oh - 1) * l.stride_h + l.kh, iw = (ow - 1) * l.stride_w + l.kw;
+            if (uint64_t{v} * ic * ih * iw > c.inp_depth() ||
+                uint64_t{v} * oc * ic * l.kh * l.kw > c.wgt_depth() ||
+                uint64_t{v} * oc * oh * ow + 2ull * oc > c.acc_depth() ||
+                uint64_t{v} * v * oc * ic * l.kh * l.kw + 4ull * v * oc > c.uop_depth()) {
+              continue;
+            }
+            ranked.push_back({Estimate(c, l, t), t});
+          }
+        }
+      }
+    }
+  }
+  if (ranked.empty()) {
+    return InvalidArgument("layer " + l.name + ": no tiling fits the on-chip buffers");
+  }
+  std::sort(ranked.begin(), ranked.end(),
+            [](const Ranked& a, const Ranked& b) { return a.estimate < b.estimate; });
+  TilingChoice best;
+  best.candidates = static_cast<uint32_t>(ranked.size());
+  const size_t kTimed = 6;
+  for (size_t i = 0; i < ranked.size() && best.timed < kTimed; ++i) {
+    uint64_t cycles = 0;
+    // A candidate can still fail (e.g. remainder tiles needing more micro-ops); try the next.
+    if (!Time(c, l, ranked[i].tiling, &cycles).ok()) continue;
+    ++best.timed;
+    if (best.cycles == 0 || cycles < best.cycles) {
+      best.cycles = cycles;
+      best.tiling = ranked[i].tiling;
+    }
+  }
+  if (best.timed == 0) return Internal("layer " + l.name + ": no candidate tiling could be emitted");
+  best.macs = uint64_t{l.n_blocks} * c.batch * l.o_blocks * c.block_out * l.out_h() * l.out_w() *
+              l.c_blocks * c.block_in * l.kh * l.kw;
+  best.utilization = static_cast<double>(best.macs) /
+                     (static_cast<double>(best.cycles) * c.macs_per_cycle());
+  *out = best;
+  return Status::Ok();
+}
+
+}  // namespace loom::tensorize
