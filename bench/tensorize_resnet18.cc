@@ -1,0 +1,90 @@
+// Per-layer tiling and GEMM utilization of ResNet-18's convolutions (224x224, batch 1), as the
+// tensorizer's search chooses them and fsim's timing model times them. Prints a table.
+// Run: build/bin/tensorize_resnet18 [--config 1x16x16]
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compiler/tensorize/conv2d.h"
+#include "runtime/config/config_file.h"
+
+namespace {
+
+struct Conv {
+  const char* name;
+  uint32_t c, hw, o, k, stride, pad;
+  uint32_t count;  // identical layers in the network
+};
+
+// conv1, then per stage: the strided 3x3, the 1x1 downsample, and the remaining 3x3s; fc as 1x1.
+const Conv kLayers[] = {
+    {"conv1 7x7/2", 3, 224, 64, 7, 2, 3, 1},
+    {"layer1 3x3", 64, 56, 64, 3, 1, 1, 4},
+    {"layer2.0 3x3/2", 64, 56, 128, 3, 2, 1, 1},
+    {"layer2.0 down 1x1/2", 64, 56, 128, 1, 2, 0, 1},
+    {"layer2 3x3", 128, 28, 128, 3, 1, 1, 3},
+    {"layer3.0 3x3/2", 128, 28, 256, 3, 2, 1, 1},
+    {"layer3.0 down 1x1/2", 128, 28, 256, 1, 2, 0, 1},
+    {"layer3 3x3", 256, 14, 256, 3, 1, 1, 3},
+    {"layer4.0 3x3/2", 256, 14, 512, 3, 2, 1, 1},
+    {"layer4.0 down 1x1/2", 256, 14, 512, 1, 2, 0, 1},
+    {"layer4 3x3", 512, 7, 512, 3, 1, 1, 3},
+    {"fc", 512, 1, 1000, 1, 1, 0, 1},
+};
+
+uint32_t Blocks(uint32_t n, uint32_t b) { return (n + b - 1) / b; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ResNet-18 conv layers: tiling search and utilization on fsim's timing model"};
+  std::string config_name = "1x16x16";
+  app.add_option("--config", config_name, "hardware config")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  loom::HwConfig c;
+  if (loom::Status s = loom::LoadHwConfig(config_name, &c); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::printf("config %s, %llu MACs/cycle, %.0f MHz\n\n", c.name.c_str(),
+              static_cast<unsigned long long>(c.macs_per_cycle()), c.clock_mhz);
+  std::printf("%-22s %5s %-28s %12s %7s %6s %9s\n", "layer", "count", "tiling", "cycles", "util",
+              "cands", "search");
+  uint64_t total_cycles = 0, total_macs = 0;
+  double total_search = 0;
+  for (const Conv& l : kLayers) {
+    loom::tensorize::Conv2dLayer layer;
+    layer.name = l.name;
+    layer.c_blocks = Blocks(l.c, c.block_in);
+    layer.o_blocks = Blocks(l.o, c.block_out);
+    layer.h = layer.w = l.hw;
+    layer.kh = layer.kw = l.k;
+    layer.stride_h = layer.stride_w = l.stride;
+    layer.pad_top = layer.pad_bottom = layer.pad_left = layer.pad_right = l.pad;
+    layer.pre_shift = 4;
+    layer.post_shift = 16;
+    layer.clip_lo = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    loom::tensorize::TilingChoice choice;
+    if (loom::Status s = loom::tensorize::ChooseConv2dTiling(c, layer, &choice); !s.ok()) {
+      std::printf("%-22s %s\n", l.name, s.ToString().c_str());
+      continue;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    total_search += secs;
+    total_cycles += choice.cycles * l.count;
+    total_macs += choice.macs * l.count;
+    std::printf("%-22s %5u %-28s %12llu %6.1f%% %6u %8.3fs\n", l.name, l.count,
+                choice.tiling.ToString().c_str(), static_cast<unsigned long long>(choice.cycles),
+                100.0 * choice.utilization, choice.candidates, secs);
+  }
+  std::printf("\nall convs: %llu cycles (%.2f ms at %.0f MHz), utilization %.1f%%, search %.2f s\n",
+              static_cast<unsigned long long>(total_cycles), total_cycles / (c.clock_mhz * 1e3),
+              c.clock_mhz,
+              100.0 * static_cast<double>(total_macs) / (static_cast<double>(total_cycles) * c.macs_per_cycle()),
+              total_search);
+  return 0;
+}
