@@ -1,0 +1,452 @@
+// Executes GEMM and ALU instructions (docs/isa.md §3.3-3.4): the two-level loop nest over the
+// micro-ops [uop_bgn, uop_end), one iteration per cycle (two for an ALU with a register operand,
+// whose two ACC operands share the buffer's one read port).
+//
+//   S0   loop counters; read the micro-op
+//   S1   d, s, w = micro-op fields + loop offsets; read INP[s] and WGT[w] (GEMM) or ACC[d] then
+//        ACC[s] (ALU)
+//   S2   GEMM: products (loom_gemm_core), read ACC[d];   ALU: result of the op -> S3
+//   S2b  GEMM: ACC[d] + dot products (or 0 with reset) -> S3
+//   S3   write ACC[d] and OUT[d] = saturate_int8(ACC[d])
+// so a GEMM takes 1 + 4 + iterations cycles from its start, an ALU 1 + 3 + iterations (x2 with a
+// register operand).
+//
+// Sequential semantics: an iteration reads ACC after the writes of the iterations before it. A
+// read issued in cycle t returns the buffer as it was before the write of cycle t, so the two
+// writes it can miss are forwarded: the one in S3 (being written now) and the one just written
+// (kept in S4). Everything older is already in the buffer.
+module loom_loop_exec #(
+  localparam int unsigned InsnBits = loom_hw_pkg::INSN_BITS,
+  localparam int unsigned InpW = loom_hw_pkg::INP_ELEM_BYTES * 8,
+  localparam int unsigned WgtW = loom_hw_pkg::WGT_ELEM_BYTES * 8,
+  localparam int unsigned AccW = loom_hw_pkg::ACC_ELEM_BYTES * 8,
+  localparam int unsigned OutW = loom_hw_pkg::OUT_ELEM_BYTES * 8
+) (
+  input  logic                                  clk_i,
+  input  logic                                  rst_ni,
+  input  logic                                  abort_i,
+  input  logic                                  start_i,
+  input  logic [InsnBits-1:0]                   insn_i,       // a GEMM or ALU
+  output logic                                  done_o,       // the last write is now
+  output logic                                  gemm_iter_o,  // a multiplying GEMM iteration ended
+  // UOP buffer
+  output logic                                  uop_re_o,
+  output logic [loom_hw_pkg::UOP_IDX_BITS-1:0]  uop_raddr_o,
+  // The micro-op's fields: the buffer does not keep its reserved bits.
+  input  logic [loom_hw_pkg::UOP_USED_BITS-1:0] uop_rdata_i,
+  // INP and WGT buffers
+  output logic                                  inp_re_o,
+  output logic [loom_hw_pkg::INP_IDX_BITS-1:0]  inp_raddr_o,
+  input  logic [InpW-1:0]                       inp_rdata_i,
+  output logic                                  wgt_re_o,
+  output logic [loom_hw_pkg::WGT_IDX_BITS-1:0]  wgt_raddr_o,
+  input  logic [WgtW-1:0]                       wgt_rdata_i,
+  // ACC buffer
+  output logic                                  acc_re_o,
+  output logic [loom_hw_pkg::ACC_IDX_BITS-1:0]  acc_raddr_o,
+  input  logic [AccW-1:0]                       acc_rdata_i,
+  output logic                                  acc_we_o,     // also the OUT write enable
+  output logic [loom_hw_pkg::ACC_IDX_BITS-1:0]  acc_waddr_o,
+  output logic [AccW-1:0]                       acc_wdata_o,
+  output logic [OutW-1:0]                       out_wdata_o
+);
+
+  localparam int unsigned AW = loom_hw_pkg::ACC_IDX_BITS;
+  localparam int unsigned SW = loom_hw_pkg::UOP_SRC_W;  // INP (GEMM) or ACC (ALU) index
+  localparam int unsigned WW = loom_hw_pkg::WGT_IDX_BITS;
+  localparam int unsigned InpIdxW = loom_hw_pkg::INP_IDX_BITS;
+  localparam int unsigned Lanes = loom_hw_pkg::BATCH * loom_hw_pkg::BLOCK_OUT;
+  localparam int unsigned UopBgnW = loom_hw_pkg::GEMM_UOP_BGN_W;
+  localparam int unsigned UopEndW = loom_hw_pkg::GEMM_UOP_END_W;
+  localparam int unsigned LoopOutW = loom_hw_pkg::GEMM_LOOP_OUT_W;
+  localparam int unsigned LoopInW = loom_hw_pkg::GEMM_LOOP_IN_W;
+
+  // ---------------------------------------------------------------------------------------------
+  // The instruction's fields (docs/isa.md §2.6-2.7). GEMM and ALU share the loop nest; the src
+  // factors index INP (GEMM) or ACC (ALU), so they are as wide as the micro-op's src field.
+  logic                              is_alu, use_imm, reset;
+  logic [2:0]                        alu_op;
+  logic [loom_hw_pkg::ALU_IMM_W-1:0] imm;
+  logic [UopBgnW-1:0]                uop_bgn;
+  logic [UopEndW-1:0]                uop_end;
+  logic [LoopOutW-1:0]               loop_out;
+  logic [LoopInW-1:0]                loop_in;
+  logic [AW-1:0]                     dst_fo, dst_fi;
+  logic [SW-1:0]                     src_fo, src_fi;
+  logic [WW-1:0]                     wgt_fo, wgt_fi;
+
+  assign is_alu = insn_i[loom_hw_pkg::FINISH_OPCODE_LSB +: loom_hw_pkg::FINISH_OPCODE_W] ==
+                  loom_hw_pkg::OPCODE_ALU;
+  assign reset   = !is_alu && insn_i[loom_hw_pkg::GEMM_RESET_LSB];
+  assign alu_op  = insn_i[loom_hw_pkg::ALU_ALU_OP_LSB +: loom_hw_pkg::ALU_ALU_OP_W];
+  assign use_imm = insn_i[loom_hw_pkg::ALU_USE_IMM_LSB];
+  assign imm     = insn_i[loom_hw_pkg::ALU_IMM_LSB +: loom_hw_pkg::ALU_IMM_W];
+  always_comb begin
+    if (is_alu) begin
+      uop_bgn  = insn_i[loom_hw_pkg::ALU_UOP_BGN_LSB +: UopBgnW];
+      uop_end  = insn_i[loom_hw_pkg::ALU_UOP_END_LSB +: UopEndW];
+      loop_out = insn_i[loom_hw_pkg::ALU_LOOP_OUT_LSB +: LoopOutW];
+      loop_in  = insn_i[loom_hw_pkg::ALU_LOOP_IN_LSB +: LoopInW];
+      dst_fo   = insn_i[loom_hw_pkg::ALU_DST_FACTOR_OUT_LSB +: AW];
+      dst_fi   = insn_i[loom_hw_pkg::ALU_DST_FACTOR_IN_LSB +: AW];
+      src_fo   = SW'(insn_i[loom_hw_pkg::ALU_SRC_FACTOR_OUT_LSB +: AW]);
+      src_fi   = SW'(insn_i[loom_hw_pkg::ALU_SRC_FACTOR_IN_LSB +: AW]);
+      wgt_fo   = '0;
+      wgt_fi   = '0;
+    end else begin
+      uop_bgn  = insn_i[loom_hw_pkg::GEMM_UOP_BGN_LSB +: UopBgnW];
+      uop_end  = insn_i[loom_hw_pkg::GEMM_UOP_END_LSB +: UopEndW];
+      loop_out = insn_i[loom_hw_pkg::GEMM_LOOP_OUT_LSB +: LoopOutW];
+      loop_in  = insn_i[loom_hw_pkg::GEMM_LOOP_IN_LSB +: LoopInW];
+      dst_fo   = insn_i[loom_hw_pkg::GEMM_DST_FACTOR_OUT_LSB +: AW];
+      dst_fi   = insn_i[loom_hw_pkg::GEMM_DST_FACTOR_IN_LSB +: AW];
+      src_fo   = SW'(insn_i[loom_hw_pkg::GEMM_SRC_FACTOR_OUT_LSB +: InpIdxW]);
+      src_fi   = SW'(insn_i[loom_hw_pkg::GEMM_SRC_FACTOR_IN_LSB +: InpIdxW]);
+      wgt_fo   = insn_i[loom_hw_pkg::GEMM_WGT_FACTOR_OUT_LSB +: WW];
+      wgt_fi   = insn_i[loom_hw_pkg::GEMM_WGT_FACTOR_IN_LSB +: WW];
+    end
+  end
+
+  // Latched at start.
+  logic                              is_alu_q, use_imm_q, reset_q;
+  logic [2:0]                        alu_op_q;
+  logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
+  logic [UopBgnW-1:0]                uop_bgn_q;
+  logic [UopEndW-1:0]                uop_end_q;
+  logic [LoopOutW-1:0]               loop_out_q;
+  logic [LoopInW-1:0]                loop_in_q;
+  logic [AW-1:0]                     dst_fo_q, dst_fi_q;
+  logic [SW-1:0]                     src_fo_q, src_fi_q;
+  logic [WW-1:0]                     wgt_fo_q, wgt_fi_q;
+  logic                              two_cycle;  // ALU with a register operand
+  assign two_cycle = is_alu_q && !use_imm_q;
+
+  // ---------------------------------------------------------------------------------------------
+  // S0: loop counters.
+  logic                                    gen_q, phase_q, empty_q;
+  logic [loom_hw_pkg::GEMM_UOP_END_W-1:0]  u_q;
+  logic [loom_hw_pkg::GEMM_LOOP_OUT_W-1:0] i0_q;
+  logic [loom_hw_pkg::GEMM_LOOP_IN_W-1:0]  i1_q;
+  logic [AW-1:0]                           d_out_q, d_q;  // dst offset at (i0, 0) and at (i0, i1)
+  logic [SW-1:0]                           s_out_q, s_q;
+  logic [WW-1:0]                           w_out_q, w_q;
+  logic                                    emit, last_u, last_i1, last_i0;
+
+  assign emit    = gen_q && !(two_cycle && phase_q);
+  assign last_u  = u_q + 1'b1 == uop_end_q;
+  assign last_i1 = i1_q + 1'b1 == loop_in_q;
+  assign last_i0 = i0_q + 1'b1 == loop_out_q;
+  assign uop_re_o    = emit;
+  assign uop_raddr_o = u_q[loom_hw_pkg::UOP_IDX_BITS-1:0];
+
+  logic start_empty;
+  assign start_empty = loop_out == '0 || loop_in == '0 ||
+                       UopEndW'(uop_bgn) >= uop_end;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      is_alu_q   <= 1'b0;
+      use_imm_q  <= 1'b0;
+      reset_q    <= 1'b0;
+      alu_op_q   <= '0;
+      imm_q      <= '0;
+      uop_bgn_q  <= '0;
+      uop_end_q  <= '0;
+      loop_out_q <= '0;
+      loop_in_q  <= '0;
+      dst_fo_q   <= '0;
+      dst_fi_q   <= '0;
+      src_fo_q   <= '0;
+      src_fi_q   <= '0;
+      wgt_fo_q   <= '0;
+      wgt_fi_q   <= '0;
+      gen_q   <= 1'b0;
+      phase_q <= 1'b0;
+      empty_q <= 1'b0;
+      u_q     <= '0;
+      i0_q    <= '0;
+      i1_q    <= '0;
+      d_out_q <= '0;
+      d_q     <= '0;
+      s_out_q <= '0;
+      s_q     <= '0;
+      w_out_q <= '0;
+      w_q     <= '0;
+    end else if (abort_i) begin
+      gen_q   <= 1'b0;
+      empty_q <= 1'b0;
+    end else if (start_i) begin
+      is_alu_q   <= is_alu;
+      use_imm_q  <= use_imm;
+      reset_q    <= reset;
+      alu_op_q   <= alu_op;
+      imm_q      <= imm;
+      uop_bgn_q  <= uop_bgn;
+      uop_end_q  <= uop_end;
+      loop_out_q <= loop_out;
+      loop_in_q  <= loop_in;
+      dst_fo_q   <= dst_fo;
+      dst_fi_q   <= dst_fi;
+      src_fo_q   <= src_fo;
+      src_fi_q   <= src_fi;
+      wgt_fo_q   <= wgt_fo;
+      wgt_fi_q   <= wgt_fi;
+      gen_q   <= !start_empty;
+      empty_q <= start_empty;
+      phase_q <= 1'b0;
+      u_q     <= UopEndW'(uop_bgn);
+      i0_q    <= '0;
+      i1_q    <= '0;
+      d_out_q <= '0;
+      d_q     <= '0;
+      s_out_q <= '0;
+      s_q     <= '0;
+      w_out_q <= '0;
+      w_q     <= '0;
+    end else begin
+      empty_q <= 1'b0;
+      if (gen_q) phase_q <= two_cycle && !phase_q;
+      if (emit) begin
+        if (!last_u) begin
+          u_q <= u_q + 1'b1;
+        end else begin
+          u_q <= UopEndW'(uop_bgn_q);
+          if (!last_i1) begin
+            i1_q <= i1_q + 1'b1;
+            d_q  <= d_q + dst_fi_q;
+            s_q  <= s_q + src_fi_q;
+            w_q  <= w_q + wgt_fi_q;
+          end else begin
+            i1_q <= '0;
+            if (!last_i0) begin
+              i0_q    <= i0_q + 1'b1;
+              d_out_q <= d_out_q + dst_fo_q;
+              d_q     <= d_out_q + dst_fo_q;
+              s_out_q <= s_out_q + src_fo_q;
+              s_q     <= s_out_q + src_fo_q;
+              w_out_q <= w_out_q + wgt_fo_q;
+              w_q     <= w_out_q + wgt_fo_q;
+            end else begin
+              gen_q <= 1'b0;
+            end
+          end
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // S1: buffer indices and reads.
+  logic          v1_q, ph1_q, last1_q;
+  logic [AW-1:0] d_off1_q;
+  logic [SW-1:0] s_off1_q;
+  logic [WW-1:0] w_off1_q;
+  logic [AW-1:0] d1;
+  logic [SW-1:0] s1;
+  logic [WW-1:0] w1;
+  logic          adv1;  // S1 hands its iteration to S2 this cycle
+
+  assign d1   = AW'(uop_rdata_i[loom_hw_pkg::UOP_DST_LSB +: loom_hw_pkg::UOP_DST_W]) + d_off1_q;
+  assign s1   = SW'(uop_rdata_i[loom_hw_pkg::UOP_SRC_LSB +: loom_hw_pkg::UOP_SRC_W]) + s_off1_q;
+  assign w1   = WW'(uop_rdata_i[loom_hw_pkg::UOP_WGT_LSB +: loom_hw_pkg::UOP_WGT_W]) + w_off1_q;
+  assign adv1 = v1_q && (!two_cycle || ph1_q);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      v1_q     <= 1'b0;
+      ph1_q    <= 1'b0;
+      last1_q  <= 1'b0;
+      d_off1_q <= '0;
+      s_off1_q <= '0;
+      w_off1_q <= '0;
+    end else if (abort_i) begin
+      v1_q <= 1'b0;
+    end else if (emit) begin
+      v1_q     <= 1'b1;
+      ph1_q    <= 1'b0;
+      last1_q  <= last_u && last_i1 && last_i0;
+      d_off1_q <= d_q;
+      s_off1_q <= s_q;
+      w_off1_q <= w_q;
+    end else if (v1_q && two_cycle && !ph1_q) begin
+      ph1_q <= 1'b1;
+    end else begin
+      v1_q <= 1'b0;
+    end
+  end
+
+  // GEMM reads INP and WGT in S1 and ACC in S2; the ALU reads ACC[d], then ACC[s], in S1.
+  logic          v2_q, last2_q;
+  logic [AW-1:0] d2_q;
+  logic [AW-1:0] s2_q;
+  assign inp_re_o    = v1_q && !is_alu_q && !reset_q;
+  assign inp_raddr_o = s1[InpIdxW-1:0];
+  assign wgt_re_o    = v1_q && !is_alu_q && !reset_q;
+  assign wgt_raddr_o = w1;
+  always_comb begin
+    if (is_alu_q) begin
+      acc_re_o    = v1_q;
+      acc_raddr_o = two_cycle && ph1_q ? AW'(s1) : d1;
+    end else begin
+      acc_re_o    = v2_q && !reset_q;
+      acc_raddr_o = d2_q;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Forwarding: the value of ACC[idx] given the buffer's read data of the previous cycle.
+  logic            v3_q, last3_q, gemm3_q, v4_q;
+  logic [AW-1:0]   d3_q, d4_q;
+  logic [AccW-1:0] data3_q, data4_q;
+
+  function automatic logic [AccW-1:0] fwd(logic [AW-1:0] idx, logic [AccW-1:0] ram,
+                                                logic v3, logic [AW-1:0] d3,
+                                                logic [AccW-1:0] data3, logic v4,
+                                                logic [AW-1:0] d4,
+                                                logic [AccW-1:0] data4);
+    if (v3 && d3 == idx) fwd = data3;
+    else if (v4 && d4 == idx) fwd = data4;
+    else fwd = ram;
+  endfunction
+
+  // ---------------------------------------------------------------------------------------------
+  // S2.
+  logic [AccW-1:0] a2_q;  // ALU register form: ACC[d], read in S1's first cycle
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      v2_q    <= 1'b0;
+      last2_q <= 1'b0;
+      d2_q    <= '0;
+      s2_q    <= '0;
+      a2_q    <= '0;
+    end else if (abort_i) begin
+      v2_q <= 1'b0;
+    end else begin
+      v2_q <= adv1;
+      if (adv1) begin
+        last2_q <= last1_q;
+        d2_q    <= d1;
+        s2_q    <= AW'(s1);
+      end
+      if (v1_q && two_cycle && ph1_q) begin
+        a2_q <= fwd(d1, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+      end
+    end
+  end
+
+  // ALU: the operation, lane by lane.
+  logic [AccW-1:0] alu_a, alu_x, alu_y;
+  always_comb begin
+    if (two_cycle) begin
+      alu_a = a2_q;
+      alu_x = fwd(s2_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+    end else begin
+      alu_a = fwd(d2_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+      alu_x = {Lanes{32'(signed'(imm_q))}};
+    end
+  end
+
+  for (genvar l = 0; l < Lanes; l++) begin : g_alu
+    loom_alu_lane u_lane (
+      .op_i(alu_op_q),
+      .a_i (alu_a[l*32 +: 32]),
+      .x_i (alu_x[l*32 +: 32]),
+      .y_o (alu_y[l*32 +: 32])
+    );
+  end
+
+  // GEMM: products of this iteration's INP and WGT elements.
+  logic [AccW-1:0] dot;
+  loom_gemm_core u_gemm (
+    .clk_i,
+    .en_i (v2_q && !is_alu_q && !reset_q),
+    .inp_i(inp_rdata_i),
+    .wgt_i(wgt_rdata_i),
+    .sum_o(dot)
+  );
+
+  // ---------------------------------------------------------------------------------------------
+  // S2b (GEMM only): accumulate.
+  logic            vb_q, lastb_q;
+  logic [AW-1:0]   db_q;
+  logic [AccW-1:0] acc_old, acc_new;
+
+  assign acc_old = fwd(db_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+  for (genvar l = 0; l < Lanes; l++) begin : g_acc
+    assign acc_new[l*32 +: 32] = reset_q ? 32'd0 : acc_old[l*32 +: 32] + dot[l*32 +: 32];
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      vb_q    <= 1'b0;
+      lastb_q <= 1'b0;
+      db_q    <= '0;
+    end else if (abort_i) begin
+      vb_q <= 1'b0;
+    end else begin
+      vb_q    <= v2_q && !is_alu_q;
+      lastb_q <= last2_q;
+      db_q    <= d2_q;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // S3: write; S4: the last write, for forwarding.
+  logic s3_from_alu;
+  assign s3_from_alu = v2_q && is_alu_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      v3_q    <= 1'b0;
+      last3_q <= 1'b0;
+      gemm3_q <= 1'b0;
+      d3_q    <= '0;
+      data3_q <= '0;
+      v4_q    <= 1'b0;
+      d4_q    <= '0;
+      data4_q <= '0;
+    end else if (abort_i || start_i) begin
+      // A new instruction starts with nothing to forward: LOAD ACC may have written ACC since.
+      v3_q <= 1'b0;
+      v4_q <= 1'b0;
+    end else begin
+      v3_q <= s3_from_alu || vb_q;
+      if (s3_from_alu) begin
+        last3_q <= last2_q;
+        gemm3_q <= 1'b0;
+        d3_q    <= d2_q;
+        data3_q <= alu_y;
+      end else if (vb_q) begin
+        last3_q <= lastb_q;
+        gemm3_q <= !reset_q;
+        d3_q    <= db_q;
+        data3_q <= acc_new;
+      end
+      if (v3_q) begin
+        v4_q    <= 1'b1;
+        d4_q    <= d3_q;
+        data4_q <= data3_q;
+      end
+    end
+  end
+
+  assign acc_we_o    = v3_q;
+  assign acc_waddr_o = d3_q;
+  assign acc_wdata_o = data3_q;
+  for (genvar l = 0; l < Lanes; l++) begin : g_out
+    assign out_wdata_o[l*8 +: 8] = loom_pkg::sat8(data3_q[l*32 +: 32]);
+  end
+  assign gemm_iter_o = v3_q && gemm3_q;
+  assign done_o      = (v3_q && last3_q) || empty_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(start_i && (gen_q || v1_q || v2_q || vb_q || v3_q)))
+        else $error("loom_loop_exec: start while busy");
+    end
+  end
+`endif
+
+endmodule : loom_loop_exec
