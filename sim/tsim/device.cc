@@ -1,0 +1,186 @@
+#include "sim/tsim/device.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "sim/tsim/registers.h"
+
+namespace loom::tsim {
+
+namespace {
+
+std::string Hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* const kQueueNames[isa::kNumQueues] = {"load->compute", "compute->load",
+                                                  "compute->store", "store->compute"};
+
+// TOKENS holds one byte per queue, in isa::Queue order.
+std::string TokenCounts(uint32_t tokens, bool only_nonzero) {
+  std::string s;
+  for (int q = 0; q < isa::kNumQueues; ++q) {
+    const uint32_t n = tokens >> (8 * q) & 0xff;
+    if (only_nonzero && n == 0) continue;
+    if (!s.empty()) s += ", ";
+    s += std::string(kQueueNames[q]) + " " + std::to_string(n);
+  }
+  return s;
+}
+
+}  // namespace
+
+Device::Device(const HwConfig& config, std::unique_ptr<Harness> harness)
+    : config_(config), harness_(std::move(harness)) {
+  (void)isa::Layout::Create(config_, &layout_);  // validated in Create
+}
+
+Status Device::Create(const HwConfig& config, uint64_t dram_bytes, std::unique_ptr<Device>* out,
+                      const DeviceOptions& options) {
+  LOOM_RETURN_IF_ERROR(config.Validate().WithContext("config " + config.name));
+  const ModelInfo* model = nullptr;
+  LOOM_RETURN_IF_ERROR(FindModel(config, &model));
+  std::unique_ptr<Harness> harness;
+  LOOM_RETURN_IF_ERROR(Harness::Create(*model, dram_bytes, options.waves, &harness));
+  // The driver's check: the hardware says which config it was built for.
+  uint64_t hash = 0;
+  uint32_t version = 0;
+  LOOM_RETURN_IF_ERROR(harness->Read64(reg::kConfigHashLo, &hash));
+  LOOM_RETURN_IF_ERROR(harness->regs().Read(reg::kVersion, &version));
+  if (hash != config.CompatibilityHash()) {
+    return FailedPrecondition("config " + config.name + " has hash " + config.HashHex() +
+                              ", but the RTL model '" + model->name + "' reports CONFIG_HASH " +
+                              Hex64(hash) + "; programs for this config cannot run on it");
+  }
+  if (version >> 16 != reg::kExpectedVersion >> 16) {
+    return FailedPrecondition("RTL VERSION " + std::to_string(version >> 16) + "." +
+                              std::to_string(version >> 8 & 0xff) +
+                              " is not the major version this driver speaks (" +
+                              std::to_string(reg::kExpectedVersion >> 16) + ")");
+  }
+  out->reset(new Device(config, std::move(harness)));
+  return Status::Ok();
+}
+
+std::string Device::Describe(const RunOptions& options, uint32_t index) {
+  const uint64_t addr = options.insn_addr + uint64_t{index} * HwConfig::kInsnBytes;
+  if (index >= options.insn_count || !dram().Contains(addr, HwConfig::kInsnBytes)) return "?";
+  isa::Insn insn;
+  const Status s = isa::Decode(layout_, isa::LoadWord(dram().At(addr)), &insn);
+  return s.ok() ? isa::Disassemble(insn) : "undecodable: " + s.message();
+}
+
+Status Device::ReadStats(Stats* stats) {
+  AxilMaster& r = harness_->regs();
+  uint32_t v = 0;
+  *stats = Stats();
+  LOOM_RETURN_IF_ERROR(harness_->Read64(reg::kCyclesLo, &stats->cycles));
+  const uint32_t busy[isa::kNumModules] = {reg::kLoadBusy, reg::kComputeBusy, reg::kStoreBusy};
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    LOOM_RETURN_IF_ERROR(r.Read(busy[m], &v));
+    stats->busy[m] = v;
+  }
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kGemmIters, &v));
+  stats->gemm_iters = v;
+  stats->macs = stats->gemm_iters * config_.macs_per_cycle();
+  LOOM_RETURN_IF_ERROR(harness_->Read64(reg::kBytesReadLo, &stats->bytes_read));
+  LOOM_RETURN_IF_ERROR(harness_->Read64(reg::kBytesWrittenLo, &stats->bytes_written));
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kFetched, &v));
+  stats->insns = v;
+  return Status::Ok();
+}
+
+Status Device::ErrorStatus(uint32_t code, uint32_t insn, const RunOptions& options) {
+  const std::string where = "instruction " + std::to_string(insn);
+  uint32_t tokens = 0;
+  switch (code) {
+    case reg::kErrInvalidInsn: {
+      // The hardware only says "invalid"; the decoder says why.
+      const std::string why = Describe(options, insn);
+      return InvalidArgument(where + ": the accelerator rejected the instruction word (" + why +
+                             ")");
+    }
+    case reg::kErrTokens:
+      LOOM_RETURN_IF_ERROR(harness_->regs().Read(reg::kTokens, &tokens));
+      return FailedPrecondition("token imbalance at FINISH (" + where +
+                                "): " + TokenCounts(tokens, true) +
+                                " tokens left; every push needs a matching pop");
+    case reg::kErrDram:
+      return OutOfRange(where + " (" + Describe(options, insn) +
+                        "): the memory system answered a DRAM access with an error (outside "
+                        "device memory?)");
+    case reg::kErrStream:
+      if (options.insn_count == 0) return InvalidArgument("empty instruction stream (no FINISH)");
+      return InvalidArgument(where + " (" + Describe(options, insn) +
+                             "): the stream must end with its only FINISH");
+    default:
+      return Internal("the accelerator reported unknown error code " + std::to_string(code) +
+                      " at " + where);
+  }
+}
+
+Status Device::HangStatus(const RunOptions& options) {
+  AxilMaster& r = harness_->regs();
+  const char* const names[isa::kNumModules] = {"load", "compute", "store"};
+  const uint32_t last_regs[isa::kNumModules] = {reg::kLoadLast, reg::kComputeLast, reg::kStoreLast};
+  std::string msg = "no FINISH within " + std::to_string(options.timeout_cycles) +
+                    " cycles: the program deadlocks, or needs a longer timeout.";
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    uint32_t last = 0;
+    LOOM_RETURN_IF_ERROR(r.Read(last_regs[m], &last));
+    msg += std::string(" ") + names[m] + ": ";
+    msg += last == 0 ? std::string("no instruction completed")
+                     : "last completed instruction " + std::to_string(last - 1) + " (" +
+                           Describe(options, last - 1) + ")";
+    msg += ";";
+  }
+  uint32_t tokens = 0, fetched = 0;
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kTokens, &tokens));
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kFetched, &fetched));
+  msg += " tokens: " + TokenCounts(tokens, false) + "; " + std::to_string(fetched) + " of " +
+         std::to_string(options.insn_count) + " instructions dispatched";
+  return Status(StatusCode::kDeadlineExceeded, msg);
+}
+
+Status Device::Run(const RunOptions& options, Stats* stats) {
+  *stats = Stats();
+  if (options.insn_addr % HwConfig::kInsnBytes != 0) {
+    return InvalidArgument("instruction stream address " + std::to_string(options.insn_addr) +
+                           " is not 16-byte aligned");
+  }
+  AxilMaster& r = harness_->regs();
+  SimCtrl& ctrl = harness_->ctrl();
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kInsnAddrLo, static_cast<uint32_t>(options.insn_addr)));
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kInsnAddrHi, static_cast<uint32_t>(options.insn_addr >> 32)));
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kInsnCount, options.insn_count));
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kGie, 1));
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kIer, 1));
+  uint32_t ctrl_reg = 0;
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kCtrl, &ctrl_reg));
+  if (!(ctrl_reg & reg::kCtrlIdle)) return FailedPrecondition("the accelerator is busy");
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kCtrl, reg::kCtrlStart));
+
+  // Wait for the interrupt, as a driver would (it is raised when done is set).
+  const bool done = ctrl.StepUntil([&] { return harness_->irq(); }, options.timeout_cycles);
+  if (!done) {
+    Status hang = HangStatus(options);
+    ctrl.Reset();  // a real driver would reset the accelerator through its reset line
+    return hang;
+  }
+  LOOM_RETURN_IF_ERROR(r.Write(reg::kIsr, 1));
+  if (!harness_->bus().error().empty()) {
+    return Internal("the RTL broke an AXI rule: " + harness_->bus().error());
+  }
+  LOOM_RETURN_IF_ERROR(ReadStats(stats));
+  uint32_t status = 0, insn = 0;
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kStatus, &status));
+  if (status & reg::kStatusError) {
+    LOOM_RETURN_IF_ERROR(r.Read(reg::kErrorInsn, &insn));
+    return ErrorStatus(reg::StatusCode(status), insn, options);
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::tsim

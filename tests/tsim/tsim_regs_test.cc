@@ -1,0 +1,382 @@
+// The register protocol of docs/registers.md on the 1x8x8 RTL: reset values, identification,
+// start/done/idle, start while busy, the interrupt, the error codes with ERROR_INSN, config
+// checks in Device::Create, and hang reporting (a deadlock ends in kDeadlineExceeded within the
+// cycle budget, naming where each module stopped).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/config/config_file.h"
+#include "runtime/core/isa.h"
+#include "sim/programs/program.h"
+#include "sim/tsim/device.h"
+#include "sim/tsim/registers.h"
+
+namespace loom {
+namespace {
+
+using ::testing::HasSubstr;
+namespace reg = tsim::reg;
+
+constexpr uint64_t kDramBytes = 64 * 1024;
+
+class TsimRegsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(LoadHwConfig("1x8x8", &config_).ok());
+    ASSERT_TRUE(isa::Layout::Create(config_, &layout_).ok());
+    const Status s = tsim::Device::Create(config_, kDramBytes, &dev_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  tsim::Harness& h() { return dev_->harness(); }
+  uint32_t Read(uint32_t offset) {
+    uint32_t v = 0xdeadbeef;
+    const Status s = h().regs().Read(offset, &v);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return v;
+  }
+  void Write(uint32_t offset, uint32_t value) {
+    const Status s = h().regs().Write(offset, value);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Assembles `text` (micro-ops `uops` at DRAM 0) into DRAM and returns the run options.
+  tsim::RunOptions Load(const std::string& text,
+                        const std::string& uops = "uop dst=0 src=0 wgt=0") {
+    std::vector<isa::Uop> u;
+    std::vector<isa::Insn> insns;
+    EXPECT_TRUE(isa::AssembleUops(layout_, uops, &u).ok());
+    const Status s = isa::Assemble(layout_, text, &insns);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    programs::Program p(config_);
+    uint64_t uop_addr = 1;
+    EXPECT_TRUE(p.AddUops(u, &uop_addr).ok());
+    for (const isa::Insn& i : insns) p.Emit(i);
+    EXPECT_TRUE(p.Finalize().ok());
+    EXPECT_TRUE(p.Install([&](uint64_t a, const uint8_t* b, size_t n) {
+                   return dev_->dram().Write(a, b, n);
+                 }).ok());
+    tsim::RunOptions o;
+    o.insn_addr = p.insn_addr();
+    o.insn_count = p.insn_count();
+    o.timeout_cycles = 100000;
+    return o;
+  }
+
+  // Starts a run through the registers without waiting for it.
+  void Start(const tsim::RunOptions& o) {
+    Write(reg::kInsnAddrLo, static_cast<uint32_t>(o.insn_addr));
+    Write(reg::kInsnAddrHi, 0);
+    Write(reg::kInsnCount, o.insn_count);
+    Write(reg::kCtrl, reg::kCtrlStart);
+  }
+  // Polls CTRL until done, as a driver without interrupts would.
+  bool WaitDone(uint64_t max_polls = 10000) {
+    for (uint64_t i = 0; i < max_polls; ++i) {
+      if (Read(reg::kCtrl) & reg::kCtrlDone) return true;
+      h().ctrl().Step(8);
+    }
+    return false;
+  }
+
+  HwConfig config_;
+  isa::Layout layout_;
+  std::unique_ptr<tsim::Device> dev_;
+};
+
+// A program long enough to be observed while running.
+const char kLongProgram[] =
+    "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+    "load.acc sram=0 dram=64 y=1 x=64 stride=64\n"
+    "alu.add uop=0:1 loop=64x16 dst=1,0 imm=1\n"
+    "finish\n";
+
+TEST_F(TsimRegsTest, ResetValues) {
+  EXPECT_EQ(Read(reg::kCtrl), reg::kCtrlIdle);
+  for (uint32_t offset : {reg::kGie,
+                          reg::kIer,
+                          reg::kIsr,
+                          reg::kInsnAddrLo,
+                          reg::kInsnAddrHi,
+                          reg::kInsnCount,
+                          reg::kStatus,
+                          reg::kErrorInsn,
+                          reg::kCyclesLo,
+                          reg::kCyclesHi,
+                          reg::kLoadLast,
+                          reg::kComputeLast,
+                          reg::kStoreLast,
+                          reg::kFetched,
+                          reg::kLoadBusy,
+                          reg::kComputeBusy,
+                          reg::kStoreBusy,
+                          reg::kGemmIters,
+                          reg::kBytesReadLo,
+                          reg::kBytesReadHi,
+                          reg::kBytesWrittenLo,
+                          reg::kBytesWrittenHi,
+                          reg::kTokens}) {
+    EXPECT_EQ(Read(offset), 0u) << "offset " << offset;
+  }
+  // Unlisted offsets read 0.
+  for (uint32_t offset : {0x1Cu, 0x4Cu, 0x74u, 0x80u, 0xFCu}) {
+    EXPECT_EQ(Read(offset), 0u) << "offset " << offset;
+  }
+  EXPECT_FALSE(h().irq());
+}
+
+TEST_F(TsimRegsTest, IdentifiesConfigAndVersion) {
+  const uint64_t hash = uint64_t{Read(reg::kConfigHashHi)} << 32 | Read(reg::kConfigHashLo);
+  EXPECT_EQ(hash, config_.CompatibilityHash());
+  EXPECT_EQ(Read(reg::kVersion), reg::kExpectedVersion);
+}
+
+TEST_F(TsimRegsTest, ReadOnlyRegistersIgnoreWrites) {
+  for (uint32_t offset : {reg::kStatus, reg::kCyclesLo, reg::kConfigHashLo, reg::kVersion,
+                          reg::kTokens, reg::kLoadLast, 0x4Cu}) {
+    const uint32_t before = Read(offset);
+    Write(offset, 0x5a5a5a5a);
+    EXPECT_EQ(Read(offset), before) << "offset " << offset;
+  }
+  // Writable registers keep what was written, byte lanes included.
+  Write(reg::kInsnAddrLo, 0x12345670);
+  EXPECT_EQ(Read(reg::kInsnAddrLo), 0x12345670u);
+  ASSERT_TRUE(h().regs().Write(reg::kInsnAddrLo, 0xffffffff, 0x2).ok());
+  EXPECT_EQ(Read(reg::kInsnAddrLo), 0x1234ff70u);
+}
+
+TEST_F(TsimRegsTest, DoneIdleAndStartWhileBusy) {
+  const tsim::RunOptions o = Load(kLongProgram);
+  Start(o);
+  h().ctrl().Step(200);
+  uint32_t ctrl = Read(reg::kCtrl);
+  EXPECT_EQ(ctrl & (reg::kCtrlStart | reg::kCtrlDone | reg::kCtrlIdle), reg::kCtrlStart);
+  const uint32_t cycles_before = Read(reg::kCyclesLo);
+  EXPECT_GT(cycles_before, 0u);
+  // A second start while running is ignored: nothing restarts (the counters would clear).
+  Write(reg::kInsnCount, 1);
+  Write(reg::kCtrl, reg::kCtrlStart);
+  EXPECT_GE(Read(reg::kCyclesLo), cycles_before);
+  ASSERT_TRUE(WaitDone());
+  ctrl = Read(reg::kCtrl);
+  EXPECT_EQ(ctrl, reg::kCtrlDone | reg::kCtrlIdle | reg::kCtrlReady);
+  EXPECT_EQ(Read(reg::kStatus), 0u);
+  EXPECT_EQ(Read(reg::kFetched), o.insn_count);
+  EXPECT_EQ(Read(reg::kComputeLast), o.insn_count);  // FINISH, index 3, completed last
+  EXPECT_EQ(Read(reg::kLoadLast), 0u);
+  EXPECT_GT(Read(reg::kComputeBusy), 64u * 16u);
+  EXPECT_EQ(Read(reg::kBytesReadLo), 4u + 64u * config_.acc_elem_bytes());
+  // The next start clears done.
+  Write(reg::kInsnCount, o.insn_count);
+  Write(reg::kCtrl, reg::kCtrlStart);
+  EXPECT_EQ(Read(reg::kCtrl) & (reg::kCtrlDone | reg::kCtrlIdle), 0u);
+  ASSERT_TRUE(WaitDone());
+}
+
+TEST_F(TsimRegsTest, Interrupt) {
+  const tsim::RunOptions o = Load(kLongProgram);
+  // Without IER the run sets no interrupt.
+  Start(o);
+  ASSERT_TRUE(WaitDone());
+  EXPECT_EQ(Read(reg::kIsr), 0u);
+  EXPECT_FALSE(h().irq());
+  // IER without GIE: pending, but the line stays low.
+  Write(reg::kIer, 1);
+  Start(o);
+  ASSERT_TRUE(WaitDone());
+  EXPECT_EQ(Read(reg::kIsr), 1u);
+  EXPECT_FALSE(h().irq());
+  Write(reg::kGie, 1);
+  h().ctrl().Step();
+  EXPECT_TRUE(h().irq());
+  // ISR is write-1-to-clear: 0 leaves it, 1 clears it and the line.
+  Write(reg::kIsr, 0);
+  EXPECT_EQ(Read(reg::kIsr), 1u);
+  EXPECT_TRUE(h().irq());
+  Write(reg::kIsr, 1);
+  EXPECT_EQ(Read(reg::kIsr), 0u);
+  EXPECT_FALSE(h().irq());
+  // With both enabled, the line rises when the run ends.
+  Start(o);
+  EXPECT_TRUE(h().ctrl().StepUntil([&] { return h().irq(); }, 100000));
+  EXPECT_TRUE(Read(reg::kCtrl) & reg::kCtrlDone);
+}
+
+TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
+  tsim::RunOptions o = Load(
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "alu.add uop=0:1 loop=1x1 dst=0,0 imm=1\n"
+      "alu.add uop=0:1 loop=1x1 dst=0,0 imm=2\n"
+      "finish\n");
+  // Set reserved bit 127 of instruction 2.
+  uint8_t* word = dev_->dram().At(o.insn_addr + 2 * HwConfig::kInsnBytes);
+  word[15] |= 0x80;
+  tsim::Stats stats;
+  const Status s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("instruction 2"));
+  EXPECT_THAT(s.message(), HasSubstr("reserved bit 127"));
+  EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrInvalidInsn << 4);
+  EXPECT_EQ(Read(reg::kErrorInsn), 2u);
+  EXPECT_EQ(Read(reg::kCtrl), reg::kCtrlDone | reg::kCtrlIdle | reg::kCtrlReady);
+  // The instructions before it ran; the invalid one and the rest did not.
+  EXPECT_EQ(Read(reg::kFetched), 2u);
+  // The device runs the next program normally.
+  const tsim::RunOptions good = Load(kLongProgram);
+  const Status s2 = dev_->Run(good, &stats);
+  EXPECT_TRUE(s2.ok()) << s2.ToString();
+}
+
+TEST_F(TsimRegsTest, UnknownOpcodeAndWrongBufferAreErrorOne) {
+  const char* const patches[] = {"opcode 7", "store of inp"};
+  for (int k = 0; k < 2; ++k) {
+    tsim::RunOptions o = Load(
+        "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+        "store.out sram=0 dram=64 y=1 x=1 stride=1\n"
+        "finish\n");
+    uint8_t* word = dev_->dram().At(o.insn_addr + HwConfig::kInsnBytes);
+    if (k == 0) word[0] |= 0x7;                                                // opcode bits 2..0
+    if (k == 1) word[0] = (word[0] & 0x7f), word[1] = (word[1] & ~0x3) | 0x1;  // buffer = 2 (inp)
+    tsim::Stats stats;
+    const Status s = dev_->Run(o, &stats);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << patches[k] << ": " << s.ToString();
+    EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrInvalidInsn << 4) << patches[k];
+    EXPECT_EQ(Read(reg::kErrorInsn), 1u) << patches[k];
+  }
+}
+
+TEST_F(TsimRegsTest, TokenImbalanceIsErrorTwo) {
+  const tsim::RunOptions o = Load(
+      "load.inp sram=0 dram=16 y=1 x=1 stride=1 @push_next\n"
+      "load.inp sram=1 dram=16 y=1 x=1 stride=1 @push_next\n"
+      "gemm reset uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev\n"
+      "finish\n");
+  tsim::Stats stats;
+  const Status s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("token imbalance"));
+  EXPECT_THAT(s.message(), HasSubstr("load->compute 1"));
+  EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrTokens << 4);
+  EXPECT_EQ(Read(reg::kErrorInsn), 3u);
+  EXPECT_EQ(Read(reg::kTokens), 1u);
+  EXPECT_TRUE(Read(reg::kCtrl) & reg::kCtrlDone);
+}
+
+TEST_F(TsimRegsTest, DramErrorIsErrorThree) {
+  // 64 KiB of DRAM; element 100000 of INP (8-byte elements) is far outside.
+  const tsim::RunOptions o = Load(
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "load.inp sram=0 dram=100000 y=1 x=2 stride=2\n"
+      "finish\n");
+  tsim::Stats stats;
+  const Status s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("instruction 1"));
+  EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrDram << 4);
+  EXPECT_EQ(Read(reg::kErrorInsn), 1u);
+}
+
+TEST_F(TsimRegsTest, EmptyStreamIsErrorFour) {
+  tsim::RunOptions o;
+  o.insn_count = 0;
+  tsim::Stats stats;
+  const Status s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrStream << 4);
+  EXPECT_EQ(Read(reg::kErrorInsn), 0u);
+}
+
+TEST_F(TsimRegsTest, StreamWithoutFinishIsErrorFour) {
+  tsim::RunOptions o = Load(
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "alu.add uop=0:1 loop=1x1 dst=0,0 imm=1\n"
+      "finish\n");
+  o.insn_count = 2;  // the stream ends before its FINISH
+  tsim::Stats stats;
+  Status s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("instruction 1"));
+  EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrStream << 4);
+  EXPECT_EQ(Read(reg::kErrorInsn), 1u);
+  // A FINISH before the end of the stream is the same error, at the FINISH.
+  o = Load(
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "finish\n"
+      "finish\n");
+  s = dev_->Run(o, &stats);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(Read(reg::kErrorInsn), 1u);
+}
+
+TEST_F(TsimRegsTest, DeadlockTimesOutNamingEachModule) {
+  // compute waits for a token load never sends; store waits for compute.
+  tsim::RunOptions o = Load(
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "load.inp sram=0 dram=16 y=1 x=1 stride=1\n"
+      "gemm uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev @push_next\n"
+      "store.out sram=0 dram=64 y=1 x=1 stride=1 @pop_prev\n"
+      "finish\n");
+  o.timeout_cycles = 20000;
+  tsim::Stats stats;
+  const uint64_t before = h().ctrl().cycle();
+  const Status s = dev_->Run(o, &stats);
+  EXPECT_LT(h().ctrl().cycle() - before, o.timeout_cycles + 2000);  // bounded, never stuck
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("load: last completed instruction 1 (load.inp sram=0"));
+  EXPECT_THAT(s.message(), HasSubstr("compute: last completed instruction 0 (load.uop"));
+  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed"));
+  EXPECT_THAT(s.message(), HasSubstr("load->compute 0, compute->load 0, compute->store 0"));
+  EXPECT_THAT(s.message(), HasSubstr("5 of 5 instructions dispatched"));
+  // The device was reset and runs the next program.
+  const tsim::RunOptions good = Load(kLongProgram);
+  const Status s2 = dev_->Run(good, &stats);
+  EXPECT_TRUE(s2.ok()) << s2.ToString();
+}
+
+TEST(TsimDeviceTest, RefusesConfigWhoseHashDiffers) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  c.acc_buffer_bytes *= 2;  // same name, different hardware
+  std::unique_ptr<tsim::Device> dev;
+  const Status s = tsim::Device::Create(c, kDramBytes, &dev);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr(c.HashHex()));
+  EXPECT_THAT(s.message(), HasSubstr("CONFIG_HASH"));
+}
+
+TEST(TsimDeviceTest, RefusesConfigWithoutModel) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x32x32", &c).ok());
+  std::unique_ptr<tsim::Device> dev;
+  const Status s = tsim::Device::Create(c, kDramBytes, &dev);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("no RTL model for config 1x32x32"));
+  EXPECT_THAT(s.message(), HasSubstr("1x8x8"));
+}
+
+TEST(TsimDeviceTest, WritesWaveforms) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  const std::string path = ::testing::TempDir() + "tsim_waves.fst";
+  std::remove(path.c_str());
+  {
+    std::unique_ptr<tsim::Device> dev;
+    tsim::DeviceOptions options;
+    options.waves = path;
+    const Status s = tsim::Device::Create(c, kDramBytes, &dev, options);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    dev->harness().ctrl().Step(100);
+  }
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::fseek(f, 0, SEEK_END);
+  EXPECT_GT(std::ftell(f), 100);
+  std::fclose(f);
+}
+
+}  // namespace
+}  // namespace loom
