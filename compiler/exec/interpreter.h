@@ -1,0 +1,37 @@
+// The reference interpreter: executes an IR graph node by node on the runtime's reference kernels
+// (runtime/kernels). It defines what a graph computes, so constant folding, calibration and the
+// ONNX conformance runner all go through it. Correctness over speed: every node output is a fresh
+// tensor, freed after its last use.
+#ifndef LOOM_COMPILER_EXEC_INTERPRETER_H_
+#define LOOM_COMPILER_EXEC_INTERPRETER_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/ir/tensor.h"
+#include "runtime/core/status.h"
+
+namespace loom::exec {
+
+// Evaluates one node. inputs[i] is nullptr for an omitted optional input; outputs get the types
+// recorded on the node's output values. The node must have passed the verifier.
+Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
+                    const std::vector<const ir::Tensor*>& inputs, std::vector<ir::Tensor>* outputs);
+
+// Runs a verified graph. `inputs` are in graph-input order and must match their declared dtype and
+// shape; `outputs` receives one tensor per graph output.
+Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
+           std::vector<ir::Tensor>* outputs);
+// The same with inputs by graph-input name.
+Status Run(const ir::Graph& g, const std::map<std::string, ir::Tensor>& inputs,
+           std::vector<ir::Tensor>* outputs);
+
+// Whether the interpreter can execute `op` (every op in the IR's op table should be).
+bool HasExecutor(std::string_view op);
+
+}  // namespace loom::exec
+
+#endif  // LOOM_COMPILER_EXEC_INTERPRETER_H_

@@ -1,0 +1,59 @@
+// How the interpreter calls an op: an ExecContext holding the node, its input tensors and the
+// pre-allocated outputs, and one executor function per op (ops_nn.cc, ops_tensor.cc). Internal to
+// compiler/exec.
+#ifndef LOOM_COMPILER_EXEC_OP_TABLE_H_
+#define LOOM_COMPILER_EXEC_OP_TABLE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "runtime/kernels/kernels.h"
+
+namespace loom::exec {
+
+// A kernel view of an IR tensor (the tensor keeps ownership).
+Status ToView(const ir::Tensor& t, kernels::TensorView* v);
+kernels::DType KernelDType(ir::DType t);
+
+class ExecContext {
+ public:
+  ExecContext(const ir::Graph& g, const ir::Node& n, const std::vector<const ir::Tensor*>& inputs,
+              std::vector<ir::Tensor>* outputs)
+      : graph_(g), node_(n), inputs_(inputs), outputs_(outputs) {}
+
+  const ir::Node& node() const { return node_; }
+  bool has_input(int i) const {
+    return i < static_cast<int>(inputs_.size()) && inputs_[static_cast<size_t>(i)] != nullptr;
+  }
+  const ir::Tensor& input_tensor(int i) const { return *inputs_[static_cast<size_t>(i)]; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const { return static_cast<int>(outputs_->size()); }
+  // Views of a required input / an output.
+  Status In(int i, kernels::TensorView* v) const;
+  Status Out(int i, kernels::TensorView* v) const;
+  // An optional input: *present is false (and *v untouched) when omitted.
+  Status InOpt(int i, kernels::TensorView* v, bool* present) const;
+  // Prefixes the kernel's message with the node label.
+  Status Wrap(Status s) const;
+
+ private:
+  const ir::Graph& graph_;
+  const ir::Node& node_;
+  const std::vector<const ir::Tensor*>& inputs_;
+  std::vector<ir::Tensor>* outputs_;
+};
+
+using ExecFn = Status (*)(ExecContext& ctx);
+
+// Defined in ops_nn.cc and ops_tensor.cc; looked up by op name.
+ExecFn FindNnExecutor(std::string_view op);
+ExecFn FindTensorExecutor(std::string_view op);
+
+// Applies a node's fused activation attributes (activation = relu | clip) to y in place.
+Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);
+
+}  // namespace loom::exec
+
+#endif  // LOOM_COMPILER_EXEC_OP_TABLE_H_

@@ -1,0 +1,133 @@
+// Shared by the ONNX importer's files: the per-model ImportContext the op mappers emit IR through,
+// attribute readers, TensorProto conversion, and the op-mapper table. Internal to
+// compiler/frontend; the only place besides the .cc files that sees protobuf types.
+#ifndef LOOM_COMPILER_FRONTEND_ONNX_INTERNAL_H_
+#define LOOM_COMPILER_FRONTEND_ONNX_INTERNAL_H_
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "runtime/core/status.h"
+
+namespace loom::frontend {
+
+// --- tensors and types (onnx_tensor.cc) ---
+
+// kUnimplemented for element types Loom does not support, naming the type.
+Status DTypeFromOnnx(int32_t elem_type, ir::DType* out);
+const char* OnnxTypeName(int32_t elem_type);
+Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out);
+void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorProto* out);
+
+// --- attributes ---
+
+const onnx::AttributeProto* FindAttr(const onnx::NodeProto& n, const std::string& name);
+int64_t AttrInt(const onnx::NodeProto& n, const std::string& name, int64_t fallback);
+float AttrFloat(const onnx::NodeProto& n, const std::string& name, float fallback);
+std::string AttrString(const onnx::NodeProto& n, const std::string& name,
+                       const std::string& fallback);
+std::vector<int64_t> AttrInts(const onnx::NodeProto& n, const std::string& name);
+
+// --- the context op mappers work in ---
+
+class ImportContext {
+ public:
+  ImportContext(ir::Graph* g, int opset) : g_(g), opset_(opset) {}
+
+  ir::Graph& graph() { return *g_; }
+  int opset() const { return opset_; }
+
+  // "node 'conv1' (Conv)" or "node #3 (Conv)".
+  std::string Label(const onnx::NodeProto& n) const;
+  // kUnimplemented / kInvalidArgument prefixed with the node's label.
+  Status Unsupported(const onnx::NodeProto& n, const std::string& what) const;
+  Status Invalid(const onnx::NodeProto& n, const std::string& what) const;
+
+  // ONNX name -> IR value, for graph inputs, initializers and mapped node outputs.
+  void Bind(const std::string& onnx_name, ir::ValueId id) { names_[onnx_name] = id; }
+  ir::ValueId Lookup(const std::string& onnx_name) const;
+  // Compares the IR type of the value bound to `name` with the type ONNX shape inference found
+  // for it; kInternal on a disagreement (a bug on one side).
+  Status CrossCheck(const std::string& name, const onnx::TypeProto& type) const;
+
+  bool HasInput(const onnx::NodeProto& n, int i) const {
+    return i < n.input_size() && !n.input(i).empty();
+  }
+  // A required input; fails naming the node if absent or undefined.
+  Status Input(const onnx::NodeProto& n, int i, ir::ValueId* out) const;
+  ir::ValueId OptionalInput(const onnx::NodeProto& n, int i) const;
+  // The input's constant data, or nullptr if absent or not a constant.
+  const ir::Tensor* ConstantInput(const onnx::NodeProto& n, int i) const;
+
+  // Emits an IR node whose outputs become the ONNX node's outputs `onnx_outputs` (indices into
+  // n.output(); empty names are skipped). Types come from Loom's shape functions, which also
+  // validate the node.
+  Status Emit(const onnx::NodeProto& n, const std::string& op, std::vector<ir::ValueId> inputs,
+              ir::AttributeMap attrs, const std::vector<int>& onnx_outputs = {0});
+  // Emits an IR node with one output that no ONNX name refers to (a canonicalization helper);
+  // `suffix` names it after the ONNX node's first output.
+  Status EmitInternal(const onnx::NodeProto& n, const std::string& op,
+                      std::vector<ir::ValueId> inputs, ir::AttributeMap attrs,
+                      const std::string& suffix, ir::ValueId* out);
+  // A constant created by a mapper (e.g. Clip's attribute bounds as inputs).
+  ir::ValueId AddConstant(const std::string& name_hint, ir::Tensor t);
+
+  int node_index = 0;  // of the node being mapped, for labels of unnamed nodes
+
+ private:
+  ir::Graph* g_;
+  int opset_;
+  std::unordered_map<std::string, ir::ValueId> names_;
+};
+
+// --- op mappers (onnx_ops_nn.cc, onnx_ops_tensor.cc) ---
+
+// `since` is the version of the op's schema in effect (e.g. 13 for Softmax in an opset-17 model).
+using MapFn = Status (*)(ImportContext& ctx, const onnx::NodeProto& n, int since);
+
+struct OpMapper {
+  const char* op;
+  int min_since;                   // older schema versions have different semantics
+  std::vector<const char*> attrs;  // attributes the mapper understands; others are rejected
+  std::vector<int> static_inputs;  // inputs that must be constants (shapes, pads, modes)
+  MapFn map;
+};
+
+const std::vector<OpMapper>& OpMappers();
+const OpMapper* FindOpMapper(const std::string& op);
+
+// Mapper entry points.
+Status MapConv(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapConvInteger(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapQLinearConv(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapGemm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMatMul(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMatMulInteger(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapQLinearMatMul(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapBatchNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapAveragePool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapGlobalAveragePool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapQuantizeLinear(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapDequantizeLinear(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapUnary(ImportContext& ctx, const onnx::NodeProto& n, int since);  // Relu, Sigmoid
+Status MapLeakyRelu(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapClip(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapBinary(ImportContext& ctx, const onnx::NodeProto& n, int since);  // Add, Sub, Mul
+Status MapFlatten(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapReshape(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapTranspose(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapConcat(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapPad(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapIdentity(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapDropout(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int since);
+
+}  // namespace loom::frontend
+
+#endif  // LOOM_COMPILER_FRONTEND_ONNX_INTERNAL_H_

@@ -1,0 +1,178 @@
+// onnx.TensorProto <-> ir::Tensor, and ONNX element types <-> ir::DType. Initializers, Constant
+// nodes and the backend tests' .pb files all come through here, so every size is checked against
+// the declared shape before any copy (the data is untrusted).
+#include <cstdint>
+#include <cstring>
+
+#include "compiler/frontend/onnx_internal.h"
+
+namespace loom::frontend {
+
+Status DTypeFromOnnx(int32_t elem_type, ir::DType* out) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+      *out = ir::DType::kF32;
+      return Status::Ok();
+    case onnx::TensorProto::INT8:
+      *out = ir::DType::kI8;
+      return Status::Ok();
+    case onnx::TensorProto::UINT8:
+      *out = ir::DType::kU8;
+      return Status::Ok();
+    case onnx::TensorProto::INT32:
+      *out = ir::DType::kI32;
+      return Status::Ok();
+    case onnx::TensorProto::INT64:
+      *out = ir::DType::kI64;
+      return Status::Ok();
+    case onnx::TensorProto::BOOL:
+      *out = ir::DType::kBool;
+      return Status::Ok();
+    default:
+      break;
+  }
+  return Unimplemented(std::string("element type ") + OnnxTypeName(elem_type) +
+                       " is not supported (Loom handles float32, int8, uint8, int32, int64, bool)");
+}
+
+const char* OnnxTypeName(int32_t elem_type) {
+  if (!onnx::TensorProto::DataType_IsValid(elem_type)) return "invalid";
+  // The generated name table; a static string owned by protobuf.
+  return onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
+      .c_str();
+}
+
+Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
+  const std::string what = "tensor '" + proto.name() + "'";
+  if (proto.has_segment()) return Unimplemented(what + ": segmented tensors are not supported");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0) {
+    return Unimplemented(what + ": external data is not supported (embed the weights)");
+  }
+  ir::DType dtype;
+  LOOM_RETURN_IF_ERROR(DTypeFromOnnx(proto.data_type(), &dtype).WithContext(what));
+  ir::Shape shape(proto.dims().begin(), proto.dims().end());
+  int64_t n = 0;
+  LOOM_RETURN_IF_ERROR(ir::NumElements(shape, &n).WithContext(what));
+  const size_t elem = ir::DTypeSize(dtype);
+  const size_t bytes = static_cast<size_t>(n) * elem;
+  // The element count the data actually holds, checked before anything is allocated: a
+  // declared shape is only a claim (a few bytes can declare a terabyte).
+  size_t have = 0;
+  if (proto.has_raw_data()) {
+    have = proto.raw_data().size() % elem == 0 ? proto.raw_data().size() / elem : SIZE_MAX;
+  } else if (dtype == ir::DType::kF32) {
+    have = static_cast<size_t>(proto.float_data_size());
+  } else if (dtype == ir::DType::kI64) {
+    have = static_cast<size_t>(proto.int64_data_size());
+  } else {
+    have = static_cast<size_t>(proto.int32_data_size());  // narrow types: one int32 each
+  }
+  if (have != static_cast<size_t>(n)) {
+    return DataLoss(what + ": shape " + ir::ShapeToString(shape) + " needs " + std::to_string(n) +
+                    " elements, the data holds " +
+                    (have == SIZE_MAX ? std::string("a partial element") : std::to_string(have)));
+  }
+  std::vector<uint8_t> data(bytes);
+  if (proto.has_raw_data()) {
+    // raw_data is little-endian; so are the hosts Loom's compiler runs on.
+    if (bytes) std::memcpy(data.data(), proto.raw_data().data(), bytes);
+  } else if (dtype == ir::DType::kF32) {
+    if (bytes) std::memcpy(data.data(), proto.float_data().data(), bytes);
+  } else if (dtype == ir::DType::kI64) {
+    if (bytes) std::memcpy(data.data(), proto.int64_data().data(), bytes);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t v = proto.int32_data(static_cast<int>(i));
+      if (dtype == ir::DType::kI32) {
+        std::memcpy(data.data() + i * 4, &v, 4);
+      } else if (dtype == ir::DType::kI8) {
+        data[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(v));
+      } else if (dtype == ir::DType::kU8) {
+        data[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
+      } else {
+        data[static_cast<size_t>(i)] = v != 0 ? 1 : 0;
+      }
+    }
+  }
+  return ir::Tensor::FromBytes(dtype, std::move(shape), std::move(data), out);
+}
+
+void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorProto* out) {
+  out->Clear();
+  out->set_name(name);
+  int32_t type = onnx::TensorProto::UNDEFINED;
+  switch (t.dtype()) {
+    case ir::DType::kF32:
+      type = onnx::TensorProto::FLOAT;
+      break;
+    case ir::DType::kI8:
+      type = onnx::TensorProto::INT8;
+      break;
+    case ir::DType::kU8:
+      type = onnx::TensorProto::UINT8;
+      break;
+    case ir::DType::kI32:
+      type = onnx::TensorProto::INT32;
+      break;
+    case ir::DType::kI64:
+      type = onnx::TensorProto::INT64;
+      break;
+    case ir::DType::kBool:
+      type = onnx::TensorProto::BOOL;
+      break;
+    case ir::DType::kUndefined:
+      break;
+  }
+  out->set_data_type(type);
+  for (int64_t d : t.shape()) out->add_dims(d);
+  out->set_raw_data(t.bytes(), t.byte_size());
+}
+
+Status ParseTensorProto(const void* data, size_t size, ir::Tensor* out, std::string* name) {
+  try {
+    onnx::TensorProto proto;
+    if (size > static_cast<size_t>(INT32_MAX) ||
+        !proto.ParseFromArray(data, static_cast<int>(size))) {
+      return DataLoss("not a serialized onnx.TensorProto");
+    }
+    if (name != nullptr) *name = proto.name();
+    return TensorFromProto(proto, out);
+  } catch (const std::exception& e) {
+    return DataLoss(std::string("reading a TensorProto failed: ") + e.what());
+  } catch (...) {
+    return DataLoss("reading a TensorProto failed");
+  }
+}
+
+// --- attributes ---
+
+const onnx::AttributeProto* FindAttr(const onnx::NodeProto& n, const std::string& name) {
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int64_t AttrInt(const onnx::NodeProto& n, const std::string& name, int64_t fallback) {
+  const onnx::AttributeProto* a = FindAttr(n, name);
+  return a && a->type() == onnx::AttributeProto::INT ? a->i() : fallback;
+}
+
+float AttrFloat(const onnx::NodeProto& n, const std::string& name, float fallback) {
+  const onnx::AttributeProto* a = FindAttr(n, name);
+  return a && a->type() == onnx::AttributeProto::FLOAT ? a->f() : fallback;
+}
+
+std::string AttrString(const onnx::NodeProto& n, const std::string& name,
+                       const std::string& fallback) {
+  const onnx::AttributeProto* a = FindAttr(n, name);
+  return a && a->type() == onnx::AttributeProto::STRING ? a->s() : fallback;
+}
+
+std::vector<int64_t> AttrInts(const onnx::NodeProto& n, const std::string& name) {
+  const onnx::AttributeProto* a = FindAttr(n, name);
+  if (a == nullptr || a->type() != onnx::AttributeProto::INTS) return {};
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+}  // namespace loom::frontend

@@ -1,0 +1,268 @@
+// The op table. One row per op: arity, attributes, shape function, one-line summary.
+#include "compiler/ir/op_registry.h"
+
+#include "compiler/ir/shape_functions.h"
+
+namespace loom::ir {
+namespace {
+
+using K = Attribute::Kind;
+
+// Attribute groups shared by several rows.
+const AttrSpec kStrides{"strides", K::kInts, true};
+const AttrSpec kPads{"pads", K::kInts, true};
+const AttrSpec kDilations{"dilations", K::kInts, true};
+const AttrSpec kGroup{"group", K::kInt, true};
+const AttrSpec kKernelShape{"kernel_shape", K::kInts, true};
+const AttrSpec kCeilMode{"ceil_mode", K::kInt, true};
+// Fused activation epilogue (set by the fusion pass).
+const AttrSpec kActivation{"activation", K::kString, false};
+const AttrSpec kClipMin{"clip_min", K::kFloat, false};
+const AttrSpec kClipMax{"clip_max", K::kFloat, false};
+
+std::vector<OpDef> BuildTable() {
+  return {
+      // name, inputs min/max, outputs min/max, attributes, shape function, summary
+      {"Conv",
+       2,
+       3,
+       1,
+       1,
+       {kStrides, kPads, kDilations, kGroup, kActivation, kClipMin, kClipMax},
+       shape::Conv,
+       "N-D float convolution (x, w, bias?) with optional fused activation"},
+      {"ConvInteger",
+       2,
+       4,
+       1,
+       1,
+       {kStrides, kPads, kDilations, kGroup},
+       shape::ConvInteger,
+       "u8/i8 convolution with zero points to i32 (x, w, x_zp?, w_zp?)"},
+      {"QLinearConv",
+       8,
+       9,
+       1,
+       1,
+       {kStrides, kPads, kDilations, kGroup},
+       shape::QLinearConv,
+       "quantized convolution (x, xs, xzp, w, ws, wzp, ys, yzp, bias?)"},
+      {"Gemm",
+       2,
+       3,
+       1,
+       1,
+       {{"alpha", K::kFloat, true},
+        {"beta", K::kFloat, true},
+        {"transA", K::kInt, true},
+        {"transB", K::kInt, true},
+        kActivation,
+        kClipMin,
+        kClipMax},
+       shape::Gemm,
+       "alpha * op(A) * op(B) + beta * C with optional fused activation"},
+      {"MatMul", 2, 2, 1, 1, {}, shape::MatMul, "numpy matmul on f32"},
+      {"MatMulInteger",
+       2,
+       4,
+       1,
+       1,
+       {},
+       shape::MatMulInteger,
+       "u8/i8 matmul with zero points to i32 (a, b, a_zp?, b_zp?)"},
+      {"QLinearMatMul",
+       8,
+       8,
+       1,
+       1,
+       {},
+       shape::QLinearMatMul,
+       "quantized matmul (a, as, azp, b, bs, bzp, ys, yzp)"},
+      {"BatchNormalization",
+       5,
+       5,
+       1,
+       1,
+       {{"epsilon", K::kFloat, true}},
+       shape::BatchNormalization,
+       "inference batch norm (x, scale, bias, mean, var)"},
+      {"Relu", 1, 1, 1, 1, {}, shape::Relu, "max(x, 0)"},
+      {"LeakyRelu",
+       1,
+       1,
+       1,
+       1,
+       {{"alpha", K::kFloat, true}},
+       shape::FloatUnary,
+       "x >= 0 ? x : alpha * x"},
+      {"Sigmoid", 1, 1, 1, 1, {}, shape::FloatUnary, "1 / (1 + exp(-x))"},
+      {"Clip", 1, 3, 1, 1, {}, shape::Clip, "clamp x to [min?, max?] (scalar inputs)"},
+      {"Add",
+       2,
+       2,
+       1,
+       1,
+       {kActivation, kClipMin, kClipMax},
+       shape::Binary,
+       "a + b, numpy broadcasting, optional fused activation"},
+      {"Sub", 2, 2, 1, 1, {}, shape::Binary, "a - b, numpy broadcasting"},
+      {"Mul", 2, 2, 1, 1, {}, shape::Binary, "a * b, numpy broadcasting"},
+      {"MaxPool",
+       1,
+       1,
+       1,
+       2,
+       {kKernelShape, kStrides, kPads, kDilations, kCeilMode, {"storage_order", K::kInt, true}},
+       shape::MaxPool,
+       "N-D max pooling (y, indices?)"},
+      {"AveragePool",
+       1,
+       1,
+       1,
+       1,
+       {kKernelShape, kStrides, kPads, kCeilMode, {"count_include_pad", K::kInt, true}},
+       shape::AveragePool,
+       "N-D average pooling"},
+      {"GlobalAveragePool", 1, 1, 1, 1, {}, shape::GlobalAveragePool, "mean over spatial dims"},
+      {"Reshape",
+       1,
+       1,
+       1,
+       1,
+       {{"shape", K::kInts, true}},
+       shape::Reshape,
+       "same data, resolved target shape (also Flatten)"},
+      {"Transpose", 1, 1, 1, 1, {{"perm", K::kInts, true}}, shape::Transpose, "permute dims"},
+      {"Concat", 1, -1, 1, 1, {{"axis", K::kInt, true}}, shape::Concat, "join along axis"},
+      {"Pad",
+       1,
+       1,
+       1,
+       1,
+       {{"mode", K::kString, true}, {"pads", K::kInts, true}, {"value", K::kFloat, true}},
+       shape::Pad,
+       "constant/reflect/edge padding; negative pads crop"},
+      {"Softmax",
+       1,
+       1,
+       1,
+       1,
+       {{"axis", K::kInt, true}},
+       shape::Softmax,
+       "softmax along axis (opset-13 semantics)"},
+      {"Identity", 1, 1, 1, 1, {}, shape::Identity, "y = x"},
+      {"Dropout", 1, 1, 1, 2, {}, shape::Dropout, "inference dropout: y = x, mask = true"},
+      {"QuantizeLinear",
+       3,
+       3,
+       1,
+       1,
+       {{"axis", K::kInt, false}},
+       shape::QuantizeLinear,
+       "saturate(round(x / scale) + zp) (x, scale, zp)"},
+      {"DequantizeLinear",
+       3,
+       3,
+       1,
+       1,
+       {{"axis", K::kInt, false}},
+       shape::DequantizeLinear,
+       "(x - zp) * scale (x, scale, zp)"},
+  };
+}
+
+}  // namespace
+
+const std::vector<OpDef>& AllOps() {
+  static const std::vector<OpDef> table = BuildTable();
+  return table;
+}
+
+const OpDef* FindOp(std::string_view name) {
+  for (const OpDef& def : AllOps()) {
+    if (name == def.name) return &def;
+  }
+  return nullptr;
+}
+
+Status InferContext::Error(const std::string& message) const {
+  return InvalidArgument(NodeLabel(graph_, node_) + ": " + message);
+}
+
+Status CheckNodeSignature(const Graph& g, const Node& n) {
+  const OpDef* def = FindOp(n.op);
+  if (def == nullptr) return InvalidArgument(NodeLabel(g, n) + ": unknown op '" + n.op + "'");
+  const int ins = static_cast<int>(n.inputs.size());
+  const int outs = static_cast<int>(n.outputs.size());
+  if (ins < def->min_inputs || (def->max_inputs >= 0 && ins > def->max_inputs)) {
+    return InvalidArgument(
+        NodeLabel(g, n) + ": has " + std::to_string(ins) + " inputs, expected " +
+        std::to_string(def->min_inputs) +
+        (def->max_inputs < 0 ? " or more" : ".." + std::to_string(def->max_inputs)));
+  }
+  for (int i = 0; i < def->min_inputs; ++i) {
+    if (!n.has_input(static_cast<size_t>(i))) {
+      return InvalidArgument(NodeLabel(g, n) + ": required input " + std::to_string(i) +
+                             " is missing");
+    }
+  }
+  if (outs < def->min_outputs || outs > def->max_outputs) {
+    return InvalidArgument(NodeLabel(g, n) + ": has " + std::to_string(outs) +
+                           " outputs, expected " + std::to_string(def->min_outputs) + ".." +
+                           std::to_string(def->max_outputs));
+  }
+  for (const AttrSpec& spec : def->attrs) {
+    const Attribute* a = n.FindAttr(spec.name);
+    if (a == nullptr) {
+      if (spec.required) {
+        return InvalidArgument(NodeLabel(g, n) + ": missing attribute '" + spec.name + "'");
+      }
+      continue;
+    }
+    if (a->kind() != spec.kind) {
+      return InvalidArgument(NodeLabel(g, n) + ": attribute '" + spec.name + "' is " +
+                             AttributeKindName(a->kind()) + ", expected " +
+                             AttributeKindName(spec.kind));
+    }
+  }
+  for (const auto& [name, attr] : n.attrs) {
+    bool known = false;
+    for (const AttrSpec& spec : def->attrs) known = known || name == spec.name;
+    if (!known) {
+      return InvalidArgument(NodeLabel(g, n) + ": unexpected attribute '" + name + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+Status InferOutputTypes(const Graph& g, const Node& n, std::vector<ValueType>* out) {
+  LOOM_RETURN_IF_ERROR(CheckNodeSignature(g, n));
+  for (ValueId in : n.inputs) {
+    if (in != kNoValue && (!g.IsValid(in) || g.value(in).dtype == DType::kUndefined)) {
+      return InvalidArgument(NodeLabel(g, n) + ": an input has no type yet");
+    }
+  }
+  out->assign(n.outputs.size(), ValueType{});
+  InferContext ctx(g, n, out);
+  LOOM_RETURN_IF_ERROR(FindOp(n.op)->infer(ctx));
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*out)[i].dtype == DType::kUndefined) {
+      return Internal(NodeLabel(g, n) + ": shape function left output " + std::to_string(i) +
+                      " untyped");
+    }
+  }
+  return Status::Ok();
+}
+
+Status InferAndUpdateNode(Graph& g, const Node& n) {
+  std::vector<ValueType> types;
+  LOOM_RETURN_IF_ERROR(InferOutputTypes(g, n, &types));
+  for (size_t i = 0; i < types.size(); ++i) {
+    Value& v = g.value(n.outputs[i]);
+    v.dtype = types[i].dtype;
+    v.shape = std::move(types[i].shape);
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::ir

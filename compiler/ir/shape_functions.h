@@ -1,0 +1,58 @@
+// Shape functions of the registered ops (one per op, referenced from the op table in
+// op_registry.cc) and the helpers they share. Each checks its input types and attribute values
+// and sets every output's dtype and shape; errors name the node through InferContext::Error.
+#ifndef LOOM_COMPILER_IR_SHAPE_FUNCTIONS_H_
+#define LOOM_COMPILER_IR_SHAPE_FUNCTIONS_H_
+
+#include <initializer_list>
+#include <string>
+
+#include "compiler/ir/op_registry.h"
+
+namespace loom::ir {
+
+// --- helpers (shape_functions_tensor.cc) ---
+
+// Fails unless input i exists and has one of `allowed` dtypes.
+Status ExpectDType(const InferContext& ctx, int i, std::initializer_list<DType> allowed);
+// One element: shape [] or [1].
+bool IsScalarLike(const Value& v);
+// Numpy broadcast of two shapes.
+bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
+// Checks the fused-activation attributes (activation, clip_min, clip_max) if present.
+Status CheckActivationAttrs(const InferContext& ctx);
+
+namespace shape {
+
+// shape_functions_nn.cc
+Status Conv(InferContext& ctx);
+Status ConvInteger(InferContext& ctx);
+Status QLinearConv(InferContext& ctx);
+Status Gemm(InferContext& ctx);
+Status MatMul(InferContext& ctx);
+Status MatMulInteger(InferContext& ctx);
+Status QLinearMatMul(InferContext& ctx);
+Status BatchNormalization(InferContext& ctx);
+Status MaxPool(InferContext& ctx);
+Status AveragePool(InferContext& ctx);
+Status GlobalAveragePool(InferContext& ctx);
+Status QuantizeLinear(InferContext& ctx);
+Status DequantizeLinear(InferContext& ctx);
+
+// shape_functions_tensor.cc
+Status Relu(InferContext& ctx);
+Status FloatUnary(InferContext& ctx);  // LeakyRelu, Sigmoid
+Status Clip(InferContext& ctx);
+Status Binary(InferContext& ctx);  // Add, Sub, Mul
+Status Reshape(InferContext& ctx);
+Status Transpose(InferContext& ctx);
+Status Concat(InferContext& ctx);
+Status Pad(InferContext& ctx);
+Status Softmax(InferContext& ctx);
+Status Identity(InferContext& ctx);
+Status Dropout(InferContext& ctx);
+
+}  // namespace shape
+}  // namespace loom::ir
+
+#endif  // LOOM_COMPILER_IR_SHAPE_FUNCTIONS_H_

@@ -1,0 +1,124 @@
+#include "compiler/ir/types.h"
+
+namespace loom::ir {
+
+size_t DTypeSize(DType t) {
+  switch (t) {
+    case DType::kUndefined:
+      return 0;
+    case DType::kF32:
+      return 4;
+    case DType::kI8:
+      return 1;
+    case DType::kU8:
+      return 1;
+    case DType::kI32:
+      return 4;
+    case DType::kI64:
+      return 8;
+    case DType::kBool:
+      return 1;
+  }
+  return 0;
+}
+
+const char* DTypeName(DType t) {
+  switch (t) {
+    case DType::kUndefined:
+      return "?";
+    case DType::kF32:
+      return "f32";
+    case DType::kI8:
+      return "i8";
+    case DType::kU8:
+      return "u8";
+    case DType::kI32:
+      return "i32";
+    case DType::kI64:
+      return "i64";
+    case DType::kBool:
+      return "bool";
+  }
+  return "?";
+}
+
+bool ParseDType(std::string_view name, DType* out) {
+  for (DType t : {DType::kF32, DType::kI8, DType::kU8, DType::kI32, DType::kI64, DType::kBool}) {
+    if (name == DTypeName(t)) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* LayoutName(Layout l) {
+  switch (l) {
+    case Layout::kPlain:
+      return "plain";
+  }
+  return "?";
+}
+
+bool ParseLayout(std::string_view name, Layout* out) {
+  if (name == "plain") {
+    *out = Layout::kPlain;
+    return true;
+  }
+  return false;
+}
+
+Status NumElements(const Shape& shape, int64_t* out) {
+  // Cap well below int64 so byte sizes (x8) and index arithmetic cannot overflow either.
+  constexpr int64_t kLimit = int64_t{1} << 40;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return InvalidArgument("negative dimension in shape " + ShapeToString(shape));
+    if (d != 0 && n > kLimit / d) {
+      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
+    }
+    n *= d;
+  }
+  *out = n;
+  return Status::Ok();
+}
+
+int64_t NumElementsUnchecked(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string ShapeToString(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::string TypeToString(DType t, const Shape& shape) {
+  return std::string(DTypeName(t)) + ShapeToString(shape);
+}
+
+Status CheckQuantParams(const QuantParams& q, const Shape& shape) {
+  if (q.scales.empty() || q.scales.size() != q.zero_points.size()) {
+    return InvalidArgument("quantization needs as many zero points as scales (at least one)");
+  }
+  if (!q.per_axis()) {
+    if (q.scales.size() != 1) return InvalidArgument("per-tensor quantization has one scale");
+    return Status::Ok();
+  }
+  if (q.axis >= static_cast<int>(shape.size())) {
+    return InvalidArgument("quantization axis " + std::to_string(q.axis) + " out of range for " +
+                           ShapeToString(shape));
+  }
+  if (static_cast<int64_t>(q.scales.size()) != shape[q.axis]) {
+    return InvalidArgument("per-axis quantization needs " + std::to_string(shape[q.axis]) +
+                           " scales, has " + std::to_string(q.scales.size()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::ir

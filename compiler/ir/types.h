@@ -1,0 +1,67 @@
+// Scalar types, shapes, layouts and quantization parameters of IR values. See docs/compiler.md
+// ("The IR") for the invariants.
+#ifndef LOOM_COMPILER_IR_TYPES_H_
+#define LOOM_COMPILER_IR_TYPES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/status.h"
+
+namespace loom::ir {
+
+// Element types. kUndefined marks a value whose type no pass has inferred yet; the verifier
+// rejects it, so it only exists inside a pass.
+enum class DType : uint8_t { kUndefined, kF32, kI8, kU8, kI32, kI64, kBool };
+
+size_t DTypeSize(DType t);       // bytes per element; 0 for kUndefined
+const char* DTypeName(DType t);  // "f32", "i8", ...; "?" for kUndefined
+bool ParseDType(std::string_view name, DType* out);
+inline bool IsInt8Like(DType t) { return t == DType::kI8 || t == DType::kU8; }
+
+// Memory layout of a value's data. Everything is kPlain today: row-major in the logical dim order
+// (NCHW for activations, OIHW for conv weights). Graph packing will add blocked layouts here
+// (e.g. kNCHWc for activations N C/c H W c and kOIHWoi for weights O/o I/i H W o i); a blocked
+// value keeps its logical shape and the layout records how the bytes are arranged, so shape
+// functions and the verifier keep working on logical shapes.
+enum class Layout : uint8_t {
+  kPlain = 0,
+};
+const char* LayoutName(Layout l);
+bool ParseLayout(std::string_view name, Layout* out);
+
+// Static shape; every dim >= 0. Rank 0 is a scalar.
+using Shape = std::vector<int64_t>;
+
+// Element count with overflow and negative-dim checks (shapes come from untrusted files).
+Status NumElements(const Shape& shape, int64_t* out);
+// Unchecked product; only for shapes a verified graph holds.
+int64_t NumElementsUnchecked(const Shape& shape);
+// "[1,3,224,224]"; "[]" for a scalar.
+std::string ShapeToString(const Shape& shape);
+// "f32[1,3,224,224]"
+std::string TypeToString(DType t, const Shape& shape);
+
+// Affine quantization of a value: real = (q - zero_point) * scale. One scale/zero point for the
+// whole tensor (axis == -1, one entry each) or one per index of `axis` (per-channel weights).
+// Attached by the quantizer; the importer leaves it empty and keeps ONNX's explicit Q/DQ ops.
+struct QuantParams {
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;
+  int axis = -1;
+
+  bool per_axis() const { return axis >= 0; }
+  bool operator==(const QuantParams& o) const {
+    return scales == o.scales && zero_points == o.zero_points && axis == o.axis;
+  }
+};
+
+// Checks sizes against the value's shape: per-tensor has one entry; per-axis has shape[axis].
+Status CheckQuantParams(const QuantParams& q, const Shape& shape);
+
+}  // namespace loom::ir
+
+#endif  // LOOM_COMPILER_IR_TYPES_H_

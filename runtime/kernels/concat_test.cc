@@ -1,0 +1,31 @@
+// Concat: inner and outer axes, an empty input, and mismatches.
+#include <gtest/gtest.h>
+
+#include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::Buf;
+
+TEST(Concat, Axis1And0) {
+  Buf<float> a({2, 2}, {1, 2, 3, 4});
+  Buf<float> b({2, 1}, {5, 6});
+  Buf<float> e({2, 0});
+  TensorView av = a.view(), bv = b.view(), ev = e.view();
+  const TensorView* ins[3] = {&av, &ev, &bv};
+  Buf<float> y({2, 3});
+  ASSERT_TRUE(Concat(ins, 3, 1, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<float>{1, 2, 5, 3, 4, 6}));
+  Buf<float> c({1, 2}, {7, 8});
+  TensorView cv = c.view();
+  const TensorView* rows[2] = {&av, &cv};
+  Buf<float> y0({3, 2});
+  ASSERT_TRUE(Concat(rows, 2, 0, y0.view()).ok());
+  EXPECT_EQ(y0.data, (std::vector<float>{1, 2, 3, 4, 7, 8}));
+  EXPECT_FALSE(Concat(rows, 2, 1, y0.view()).ok());
+}
+
+}  // namespace
+}  // namespace loom::kernels

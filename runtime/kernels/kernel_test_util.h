@@ -1,0 +1,68 @@
+// Test helpers shared by the kernel tests: owned buffers with a view over them, and a naive
+// index-by-index reference where a test needs one.
+#ifndef LOOM_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
+#define LOOM_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <random>
+#include <vector>
+
+#include "runtime/kernels/tensor.h"
+
+namespace loom::kernels::testing {
+
+template <typename T>
+constexpr DType DTypeOf();
+template <>
+constexpr DType DTypeOf<float>() {
+  return DType::kF32;
+}
+template <>
+constexpr DType DTypeOf<int8_t>() {
+  return DType::kI8;
+}
+template <>
+constexpr DType DTypeOf<uint8_t>() {
+  return DType::kU8;
+}
+template <>
+constexpr DType DTypeOf<int32_t>() {
+  return DType::kI32;
+}
+template <>
+constexpr DType DTypeOf<int64_t>() {
+  return DType::kI64;
+}
+
+// A tensor that owns its data; view() borrows it.
+template <typename T>
+struct Buf {
+  std::vector<int64_t> shape;
+  std::vector<T> data;
+
+  Buf(std::vector<int64_t> s, std::vector<T> d) : shape(std::move(s)), data(std::move(d)) {}
+  explicit Buf(std::vector<int64_t> s) : shape(std::move(s)) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    data.assign(static_cast<size_t>(n), T(0));
+  }
+  TensorView view() {
+    TensorView v;
+    (void)MakeView(DTypeOf<T>(), data.data(), shape.data(), static_cast<int>(shape.size()), &v);
+    return v;
+  }
+};
+
+// Deterministic pseudo-random data in [lo, hi].
+inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+}  // namespace loom::kernels::testing
+
+#endif  // LOOM_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_

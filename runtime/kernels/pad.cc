@@ -1,0 +1,106 @@
+// ONNX Pad (constant, reflect, edge) for any dtype. Each output element maps back to one source
+// index per dimension: constant mode fills out-of-range positions, reflect mirrors without
+// repeating the border, edge clamps. Negative pads crop.
+#include <cstring>
+#include <string>
+
+#include "runtime/kernels/kernels.h"
+
+namespace loom::kernels {
+namespace {
+
+// The constant `value` as the bytes of one element of dtype t.
+void EncodeValue(DType t, double value, uint8_t* out) {
+  switch (t) {
+    case DType::kF32: {
+      float v = static_cast<float>(value);
+      std::memcpy(out, &v, 4);
+      break;
+    }
+    case DType::kI8: {
+      int8_t v = static_cast<int8_t>(value);
+      std::memcpy(out, &v, 1);
+      break;
+    }
+    case DType::kU8: {
+      uint8_t v = static_cast<uint8_t>(value);
+      std::memcpy(out, &v, 1);
+      break;
+    }
+    case DType::kI32: {
+      int32_t v = static_cast<int32_t>(value);
+      std::memcpy(out, &v, 4);
+      break;
+    }
+    case DType::kI64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(out, &v, 8);
+      break;
+    }
+    case DType::kBool: {
+      out[0] = value != 0.0 ? 1 : 0;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
+           const TensorView& y) {
+  if (x.dtype != y.dtype || x.rank != y.rank) {
+    return InvalidArgument("pad: x and y must have the same dtype and rank");
+  }
+  const int r = x.rank;
+  for (int i = 0; i < r; ++i) {
+    const int64_t begin = pads[i], end = pads[r + i];
+    if (x.shape[i] + begin + end != y.shape[i]) {
+      return InvalidArgument("pad: y.shape[" + std::to_string(i) + "] must be x's plus its pads");
+    }
+    if (mode != PadMode::kConstant && y.shape[i] > 0) {
+      if (x.shape[i] == 0) return InvalidArgument("pad: cannot reflect or extend an empty axis");
+      // A reflection must stay within one mirror image of the axis.
+      if (mode == PadMode::kReflect && (begin > x.shape[i] - 1 || end > x.shape[i] - 1)) {
+        return InvalidArgument("pad: reflect pads must be smaller than the axis (" +
+                               std::to_string(x.shape[i]) + ")");
+      }
+    }
+  }
+  const size_t es = DTypeSize(x.dtype);
+  uint8_t fill[8];
+  EncodeValue(x.dtype, value, fill);
+  const auto* src = x.As<const uint8_t>();
+  auto* dst = y.As<uint8_t>();
+  int64_t idx[kMaxRank] = {};
+  const int64_t n = y.NumElements();
+  for (int64_t o = 0; o < n; ++o) {
+    int64_t off = 0;
+    bool inside = true;
+    for (int i = 0; i < r; ++i) {
+      int64_t s = idx[i] - pads[i];
+      const int64_t d = x.shape[i];
+      if (s < 0 || s >= d) {
+        switch (mode) {
+          case PadMode::kConstant:
+            inside = false;
+            break;
+          case PadMode::kReflect:
+            s = s < 0 ? -s : 2 * (d - 1) - s;
+            break;
+          case PadMode::kEdge:
+            s = s < 0 ? 0 : d - 1;
+            break;
+        }
+      }
+      off += s * x.strides[i];
+    }
+    std::memcpy(dst + o * es, inside ? src + off * es : fill, es);
+    for (int i = r - 1; i >= 0; --i) {
+      if (++idx[i] < y.shape[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels

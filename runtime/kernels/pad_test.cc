@@ -1,0 +1,40 @@
+// Pad: the three modes on the ONNX spec's 3x2 example, negative pads cropping, integer fill.
+#include <gtest/gtest.h>
+
+#include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::Buf;
+
+TEST(Pad, OnnxSpecExamples) {
+  Buf<float> x({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f});
+  const int64_t pads[4] = {0, 2, 0, 0};
+  Buf<float> y({3, 4});
+  ASSERT_TRUE(Pad(x.view(), pads, PadMode::kConstant, 0.0, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<float>{0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0, 4.5f, 5.7f}));
+  Buf<float> x3({3, 3}, {1.0f, 1.2f, 1.3f, 2.3f, 3.4f, 4.5f, 4.5f, 5.7f, 6.8f});
+  Buf<float> y3({3, 5});
+  ASSERT_TRUE(Pad(x3.view(), pads, PadMode::kReflect, 0.0, y3.view()).ok());
+  EXPECT_EQ(y3.data, (std::vector<float>{1.3f, 1.2f, 1.0f, 1.2f, 1.3f, 4.5f, 3.4f, 2.3f, 3.4f, 4.5f,
+                                         6.8f, 5.7f, 4.5f, 5.7f, 6.8f}));
+  ASSERT_TRUE(Pad(x.view(), pads, PadMode::kEdge, 0.0, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f, 4.5f, 4.5f,
+                                        4.5f, 5.7f}));
+}
+
+TEST(Pad, NegativePadsCropAndIntegerFill) {
+  Buf<int32_t> x({4}, {1, 2, 3, 4});
+  const int64_t pads[2] = {-1, 2};
+  Buf<int32_t> y({5});
+  ASSERT_TRUE(Pad(x.view(), pads, PadMode::kConstant, 7.0, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<int32_t>{2, 3, 4, 7, 7}));
+  const int64_t too_far[2] = {4, 0};  // reflecting 4 cells of a 4-cell axis would wrap twice
+  Buf<int32_t> y8({8});
+  EXPECT_FALSE(Pad(x.view(), too_far, PadMode::kReflect, 0.0, y8.view()).ok());
+}
+
+}  // namespace
+}  // namespace loom::kernels

@@ -1,0 +1,184 @@
+// Passes must not change what a graph computes: each pass and the default pipeline run on graphs
+// with random weights, and the interpreter's results before and after must agree. Also the
+// registry and the pass manager's verification, option parsing and IR dumps.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compiler/exec/interpreter.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/pass_manager.h"
+#include "tests/compiler/test_util.h"
+
+namespace loom::passes {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Every rewrite has something to match here: Identity/Dropout, a constant subgraph, Conv+BN,
+// Conv+bias Add+Relu6, a BN after Gemm, MatMul+BN, MatMul+Add+BN, Add+Relu, unused nodes.
+constexpr char kNet[] = R"(
+graph @net(%x: f32[2,3,6,6], %v: f32[2,4]) {
+  %w1: f32[4,3,3,3] = const splat(1.0)
+  %b1: f32[4] = const splat(1.0)
+  %s: f32[4] = const splat(1.0)
+  %bb: f32[4] = const splat(1.0)
+  %m: f32[4] = const splat(1.0)
+  %var: f32[4] = const splat(1.0)
+  %w2: f32[4,4,1,1] = const splat(1.0)
+  %bias2: f32[4,1,1] = const splat(1.0)
+  %zero: f32[] = const [0.0]
+  %six: f32[] = const [6.0]
+  %k1: f32[4] = const splat(1.0)
+  %k2: f32[4] = const splat(1.0)
+  %wg: f32[4,4] = const splat(1.0)
+  %cg: f32[4] = const splat(1.0)
+  %wm: f32[4,4] = const splat(1.0)
+  %cm: f32[1,4] = const splat(1.0)
+  %id: f32[2,3,6,6] = Identity(%x)
+  %c1: f32[2,4,6,6] = Conv(%id, %w1, %b1) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1],
+                                           strides = [1, 1]}
+  %n1: f32[2,4,6,6] = BatchNormalization(%c1, %s, %bb, %m, %var) {epsilon = 0.001}
+  %r1: f32[2,4,6,6] = Relu(%n1)
+  %c2: f32[2,4,6,6] = Conv(%r1, %w2) {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0],
+                                      strides = [1, 1]}
+  %a2: f32[2,4,6,6] = Add(%c2, %bias2)
+  %r2: f32[2,4,6,6] = Clip(%a2, %zero, %six)
+  %d2: f32[2,4,6,6] = Dropout(%r2)
+  %gp: f32[2,4,1,1] = GlobalAveragePool(%d2)
+  %f: f32[2,4] = Reshape(%gp) {shape = [2, 4]}
+  %ksum: f32[4] = Add(%k1, %k2)
+  %g: f32[2,4] = Gemm(%f, %wg, %cg) {alpha = 0.5, beta = 2.0, transA = 0, transB = 1}
+  %gn: f32[2,4] = BatchNormalization(%g, %s, %bb, %m, %var) {epsilon = 0.001}
+  %mm: f32[2,4] = MatMul(%v, %wm)
+  %mn: f32[2,4] = BatchNormalization(%mm, %s, %bb, %m, %var) {epsilon = 0.001}
+  %mm2: f32[2,4] = MatMul(%v, %wm)
+  %ma: f32[2,4] = Add(%mm2, %cm)
+  %mb: f32[2,4] = BatchNormalization(%ma, %s, %bb, %m, %var) {epsilon = 0.001}
+  %sum: f32[2,4] = Add(%gn, %ksum)
+  %out: f32[2,4] = Relu(%sum)
+  %unused: f32[2,4] = Sigmoid(%out)
+  return %out, %mn, %mb
+}
+)";
+
+class PassPreservesResults : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PassPreservesResults, OnRandomWeights) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    ir::Graph g = testing::Parse(kNet);
+    testing::RandomizeConstants(g, seed * 100);
+    const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, seed);
+    std::vector<ir::Tensor> before, after;
+    Status run = exec::Run(g, inputs, &before);
+    ASSERT_TRUE(run.ok()) << run.ToString();
+    const std::vector<std::string> pipeline =
+        GetParam() == "default" ? DefaultPipeline() : std::vector<std::string>{GetParam()};
+    Status s = RunPipeline(pipeline, &g);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(exec::Run(g, inputs, &after).ok());
+    EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPass, PassPreservesResults,
+                         ::testing::Values("shape-inference", "identity-removal",
+                                           "constant-folding", "batchnorm-folding", "fusion",
+                                           "dead-code-elimination", "default"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string n = param.param;
+                           for (char& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
+
+TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
+  ir::Graph g = testing::Parse(kNet);
+  ASSERT_TRUE(RunPipeline(DefaultPipeline(), &g).ok());
+  std::map<std::string, int> ops;
+  for (const ir::Node* n : g.nodes()) ++ops[n->op];
+  // Conv+BN+Relu and Conv+Add+Clip fold to two Convs; Gemm+BN to one Gemm whose Add+Relu stays an
+  // Add with a fused relu; MatMul+BN becomes MatMul+Add; MatMul+Add+BN stays MatMul+Add.
+  EXPECT_EQ(ops, (std::map<std::string, int>{{"Add", 3},
+                                             {"Conv", 2},
+                                             {"Gemm", 1},
+                                             {"GlobalAveragePool", 1},
+                                             {"MatMul", 2},
+                                             {"Reshape", 1}}));
+}
+
+TEST(Registry, NamesSummariesAndLookup) {
+  for (const PassInfo& p : AllPasses()) {
+    EXPECT_EQ(FindPass(p.name), &p);
+    EXPECT_NE(std::string(p.summary), "");
+    EXPECT_NE(p.run, nullptr);
+  }
+  for (const std::string& name : DefaultPipeline()) EXPECT_NE(FindPass(name), nullptr) << name;
+}
+
+TEST(PassManager, ParsesPipelinesAndRejectsUnknowns) {
+  std::vector<PassInvocation> passes;
+  ASSERT_TRUE(
+      ParsePipeline({"fusion, constant-folding{max-bytes=64},dead-code-elimination"}, &passes)
+          .ok());
+  ASSERT_EQ(passes.size(), 3u);
+  EXPECT_EQ(passes[1].options.at("max-bytes"), "64");
+  EXPECT_THAT(ParsePipeline({"fusion,nope"}, &passes).message(), HasSubstr("unknown pass 'nope'"));
+  EXPECT_THAT(ParsePipeline({"fusion{x=1}"}, &passes).message(),
+              HasSubstr("pass 'fusion' has no option 'x'"));
+  EXPECT_THAT(ParsePipeline({"constant-folding{max-bytes=1"}, &passes).message(),
+              HasSubstr("unbalanced braces"));
+  ir::Graph g = testing::Parse(kNet);
+  EXPECT_THAT(RunPipeline({"constant-folding{max-bytes=lots}"}, &g).message(),
+              HasSubstr("max-bytes=lots is not an integer"));
+}
+
+// A pass that breaks the IR: the manager must stop right after it, naming it.
+Status BreakTypes(ir::Graph& g, const PassOptions&) {
+  g.value(g.nodes()[0]->outputs[0]).shape.push_back(7);
+  return Status::Ok();
+}
+
+TEST(PassManager, VerifiesAfterEveryPass) {
+  const PassInfo broken{"break-types", "test only", "", BreakTypes};
+  ir::Graph g = testing::Parse(kNet);
+  Status s = RunPipeline({PassInvocation{&broken, {}}}, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_THAT(s.message(), HasSubstr("verifier failed after pass break-types"));
+  // Without verification the broken graph goes through unnoticed.
+  ir::Graph h = testing::Parse(kNet);
+  PipelineOptions off;
+  off.verify_each = false;
+  EXPECT_TRUE(RunPipeline({PassInvocation{&broken, {}}}, &h, off).ok());
+}
+
+TEST(PassManager, DumpsAfterNamedPasses) {
+  ir::Graph g = testing::Parse(kNet);
+  std::ostringstream dump;
+  PipelineOptions options;
+  options.dump_after = {"identity-removal"};
+  options.dump_stream = &dump;
+  ASSERT_TRUE(RunPipeline({"identity-removal,fusion"}, &g, options).ok());
+  EXPECT_THAT(dump.str(), HasSubstr("// -----// IR dump after identity-removal //----- //"));
+  EXPECT_THAT(dump.str(), Not(HasSubstr("after fusion")));
+  EXPECT_THAT(dump.str(), Not(HasSubstr("Identity(")));
+}
+
+TEST(ConstantFolding, RespectsTheSizeLimit) {
+  const char* text = R"(
+    graph @t(%x: f32[4]) {
+      %a: f32[4] = const [1.0, 2.0, 3.0, 4.0]
+      %b: f32[4] = Relu(%a)
+      %y: f32[4] = Add(%x, %b)
+      return %y
+    })";
+  ir::Graph small = testing::Parse(text), large = testing::Parse(text);
+  ASSERT_TRUE(RunPipeline({"constant-folding{max-bytes=15}"}, &small).ok());
+  ASSERT_TRUE(RunPipeline({"constant-folding{max-bytes=16}"}, &large).ok());
+  EXPECT_EQ(small.nodes().size(), 2u);
+  EXPECT_EQ(large.nodes().size(), 1u);
+}
+
+}  // namespace
+}  // namespace loom::passes

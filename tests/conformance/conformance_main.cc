@@ -1,0 +1,170 @@
+// loom-conformance: runs the ONNX backend test cases shipped by libonnx-testdata through
+// import -> passes -> reference interpreter and compares with the shipped outputs.
+//
+// Prints one line per case that did not pass, the pass/fail/unsupported counts, writes a JSON
+// summary, and — given --expected — fails (exit 1) if any listed case no longer passes. Newly
+// passing cases are reported so the list can be extended. Exits 77 (ctest's skip code) when the
+// test data is not installed.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/passes/pass_manager.h"
+#include "tests/conformance/case_runner.h"
+
+namespace fs = std::filesystem;
+using loom::conformance::CaseResult;
+using loom::conformance::Outcome;
+
+namespace {
+
+std::set<std::string> ReadList(const std::string& path, bool* ok) {
+  std::set<std::string> names;
+  std::ifstream in(path);
+  *ok = static_cast<bool>(in);
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(0, line.find_first_not_of(" \t"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (!line.empty() && line[0] != '#') names.insert(line);
+  }
+  return names;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Run the ONNX backend test cases through Loom's importer, passes and interpreter."};
+  std::string data_dir, json_path, expected_path, write_expected, filter;
+  std::vector<std::string> suites = {"node", "pytorch-converted"};
+  std::string pipeline = "default";
+  bool verbose = false;
+  app.add_option("--data-dir", data_dir, "libonnx-testdata data folder (holds node/, ...)")
+      ->required();
+  app.add_option("--suites", suites, "sub-folders to run")->delimiter(',');
+  app.add_option("--passes", pipeline, "pass pipeline, or 'default' or 'none'");
+  app.add_option("--json", json_path, "write a JSON summary here");
+  app.add_option("--expected", expected_path, "cases that must pass (one per line)");
+  app.add_option("--write-expected", write_expected, "write the passing cases here");
+  app.add_option("--filter", filter, "only cases whose name contains this text");
+  app.add_flag("-v,--verbose", verbose, "print every case");
+  CLI11_PARSE(app, argc, argv);
+
+  if (!fs::is_directory(data_dir)) {
+    std::printf("skipped: ONNX test data not found at '%s' (install libonnx-testdata)\n",
+                data_dir.c_str());
+    return 77;
+  }
+  loom::conformance::RunnerOptions options;
+  if (pipeline == "default") {
+    options.passes = loom::passes::DefaultPipeline();
+  } else if (pipeline != "none") {
+    options.passes = {pipeline};
+  }
+  std::vector<loom::passes::PassInvocation> parsed;
+  if (auto s = loom::passes::ParsePipeline(options.passes, &parsed); !s.ok()) {
+    std::fprintf(stderr, "loom-conformance: %s\n", s.ToString().c_str());
+    return 2;
+  }
+
+  std::vector<CaseResult> results;
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string& suite : suites) {
+    const fs::path root = fs::path(data_dir) / suite;
+    if (!fs::is_directory(root)) {
+      std::fprintf(stderr, "loom-conformance: no suite folder %s\n", root.c_str());
+      return 2;
+    }
+    std::vector<fs::path> cases;
+    for (const auto& e : fs::directory_iterator(root)) {
+      if (fs::exists(e.path() / "model.onnx")) cases.push_back(e.path());
+    }
+    std::sort(cases.begin(), cases.end());
+    for (const fs::path& c : cases) {
+      const std::string name = suite + "/" + c.filename().string();
+      if (name.find(filter) == std::string::npos) continue;
+      results.push_back(loom::conformance::RunCase(c.string(), name, options));
+      const CaseResult& r = results.back();
+      if (verbose || r.outcome == Outcome::kFailed) {
+        std::printf("%-11s %s%s%s\n", OutcomeName(r.outcome), r.name.c_str(),
+                    r.detail.empty() ? "" : ": ", r.detail.c_str());
+      }
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::map<Outcome, int> counts;
+  for (const CaseResult& r : results) ++counts[r.outcome];
+  std::printf("\n%zu cases in %.1f s: %d passed, %d failed, %d unsupported\n", results.size(),
+              seconds, counts[Outcome::kPassed], counts[Outcome::kFailed],
+              counts[Outcome::kUnsupported]);
+
+  if (!json_path.empty()) {
+    nlohmann::json j;
+    j["passed"] = counts[Outcome::kPassed];
+    j["failed"] = counts[Outcome::kFailed];
+    j["unsupported"] = counts[Outcome::kUnsupported];
+    j["seconds"] = seconds;
+    j["pipeline"] = options.passes;
+    for (const CaseResult& r : results) {
+      j["cases"].push_back({{"name", r.name},
+                            {"outcome", OutcomeName(r.outcome)},
+                            {"detail", r.detail},
+                            {"data_sets", r.data_sets},
+                            {"max_abs_error", r.max_abs_error}});
+    }
+    std::ofstream(json_path) << j.dump(2) << "\n";
+  }
+  if (!write_expected.empty()) {
+    std::ofstream out(write_expected);
+    out << "# ONNX backend test cases that must keep passing (docs/compiler.md, section 6).\n"
+        << "# Regenerate: loom-conformance --data-dir DIR --write-expected FILE\n";
+    for (const CaseResult& r : results) {
+      if (r.outcome == Outcome::kPassed) out << r.name << "\n";
+    }
+  }
+
+  int status = 0;
+  if (!expected_path.empty()) {
+    bool ok = false;
+    const std::set<std::string> expected = ReadList(expected_path, &ok);
+    if (!ok) {
+      std::fprintf(stderr, "loom-conformance: cannot read %s\n", expected_path.c_str());
+      return 2;
+    }
+    std::map<std::string, const CaseResult*> by_name;
+    for (const CaseResult& r : results) by_name[r.name] = &r;
+    int regressions = 0, fresh = 0;
+    for (const std::string& name : expected) {
+      auto it = by_name.find(name);
+      if (it == by_name.end()) {
+        if (filter.empty()) {
+          std::printf("REGRESSION  %s: listed as passing but not found\n", name.c_str());
+          ++regressions;
+        }
+      } else if (it->second->outcome != Outcome::kPassed) {
+        std::printf("REGRESSION  %s: %s: %s\n", name.c_str(), OutcomeName(it->second->outcome),
+                    it->second->detail.c_str());
+        ++regressions;
+      }
+    }
+    for (const CaseResult& r : results) {
+      if (r.outcome == Outcome::kPassed && !expected.count(r.name)) {
+        std::printf("new pass    %s (add it to %s)\n", r.name.c_str(), expected_path.c_str());
+        ++fresh;
+      }
+    }
+    std::printf("%d listed cases regressed, %d new passes\n", regressions, fresh);
+    if (regressions > 0) status = 1;
+  }
+  return status;
+}
