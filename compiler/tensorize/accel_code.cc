@@ -10,50 +10,14 @@ uint32_t AccelCode::AddUops(const std::vector<isa::Uop>& more) {
   return first;
 }
 
-namespace {
-uint32_t ElemBytes(const HwConfig& c, isa::Buffer b) {
-  switch (b) {
-    case isa::Buffer::kUop: return HwConfig::kUopBytes;
-    case isa::Buffer::kWgt: return c.wgt_elem_bytes();
-    case isa::Buffer::kInp: return c.inp_elem_bytes();
-    case isa::Buffer::kAcc: return c.acc_elem_bytes();
-    case isa::Buffer::kOut: return c.out_elem_bytes();
-  }
-  return 1;
-}
-}  // namespace
-
 Status Link(const HwConfig& config, const AccelCode& code, const RegionBases& bases,
             std::vector<isa::Insn>* out) {
-  out->clear();
-  out->reserve(code.insns.size());
-  for (size_t i = 0; i < code.insns.size(); ++i) {
-    isa::Insn insn = code.insns[i];
-    uint64_t base = 0;
-    switch (code.regions[i]) {
-      case Region::kNone: break;
-      case Region::kArena: base = bases.arena; break;
-      case Region::kConstants: base = bases.constants; break;
-      case Region::kUops: base = bases.uops; break;
-    }
-    if (code.regions[i] != Region::kNone) {
-      const uint32_t eb = ElemBytes(config, insn.buffer);
-      if (base % eb != 0) {
-        return InvalidArgument("instruction " + std::to_string(i) + ": region base " +
-                               std::to_string(base) + " is not aligned to the " +
-                               isa::BufferName(insn.buffer) + " element size " +
-                               std::to_string(eb));
-      }
-      const uint64_t addr = uint64_t{insn.dram_base} + base / eb;
-      if (addr > UINT32_MAX) {
-        return OutOfRange("instruction " + std::to_string(i) + ": DRAM element address " +
-                          std::to_string(addr) + " does not fit in 32 bits");
-      }
-      insn.dram_base = static_cast<uint32_t>(addr);
-    }
-    out->push_back(insn);
+  if (code.regions.size() != code.insns.size()) {
+    return Internal("accelerator code has " + std::to_string(code.insns.size()) +
+                    " instructions but " + std::to_string(code.regions.size()) + " regions");
   }
-  return Status::Ok();
+  return runtime::Link(config, code.insns.data(), code.regions.data(), code.insns.size(), bases,
+                       out);
 }
 
 }  // namespace loom::tensorize

@@ -10,17 +10,14 @@
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
 #include "runtime/core/status.h"
+#include "runtime/package/link.h"
 
 namespace loom::tensorize {
 
-// What a LOAD/STORE's dram_base counts from. Offsets are in elements of the instruction's buffer;
-// each region's base address must be aligned to the largest element size.
-enum class Region : uint8_t {
-  kNone = 0,       // not a memory instruction
-  kArena = 1,      // activations, in the package's DRAM arena
-  kConstants = 2,  // weights, biases, multipliers
-  kUops = 3,       // this code's micro-op table
-};
+// What a LOAD/STORE's dram_base counts from, and the linker: runtime/package/link.h (the runtime
+// links a package's programs when it places them in device memory; the compiler's tests do the same).
+using runtime::Region;
+using runtime::RegionBases;
 
 struct AccelCode {
   std::vector<isa::Insn> insns;
@@ -36,15 +33,7 @@ struct AccelCode {
   uint32_t AddUops(const std::vector<isa::Uop>& more);
 };
 
-// Byte addresses of the regions, for linking.
-struct RegionBases {
-  uint64_t arena = 0;
-  uint64_t constants = 0;
-  uint64_t uops = 0;
-};
-
-// Returns the instructions with every dram_base made absolute. Fails if an address does not fit
-// the 32-bit field or a base is not aligned to the instruction's element size.
+// Returns the instructions with every dram_base made absolute (runtime::Link over the code).
 Status Link(const HwConfig& config, const AccelCode& code, const RegionBases& bases,
             std::vector<isa::Insn>* out);
 

@@ -1,0 +1,223 @@
+#include "compiler/package/writer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include <unistd.h>
+
+#include "runtime/package/format.h"
+#include "runtime/package/package.h"
+
+namespace loom::package {
+namespace {
+
+namespace fb = flatbuffers;
+
+pkg::Window ToFb(const Window& w) {
+  return pkg::Window(w.kh, w.kw, w.stride_h, w.stride_w, w.pad_top, w.pad_left, w.pad_bottom,
+                     w.pad_right);
+}
+pkg::Requant ToFb(const Requant& r) {
+  return pkg::Requant(r.pre_shift, r.post_shift, r.clip_lo, r.clip_hi);
+}
+
+// Returns the union type and offset of an op's parameters.
+std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b, const OpParams& p) {
+  return std::visit(
+      [&](const auto& v) -> std::pair<pkg::OpParams, fb::Offset<void>> {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Conv2dParams>) {
+          const pkg::Window w = ToFb(v.window);
+          const pkg::Requant r = ToFb(v.requant);
+          return {pkg::OpParams::Conv2d, pkg::CreateConv2d(b, &w, v.depthwise, &r).Union()};
+        } else if constexpr (std::is_same_v<T, AddParams>) {
+          return {pkg::OpParams::Add,
+                  pkg::CreateAdd(b, v.mult_a, v.mult_b, v.shift, v.clip_lo, v.clip_hi).Union()};
+        } else if constexpr (std::is_same_v<T, MaxPoolParams>) {
+          const pkg::Window w = ToFb(v.window);
+          return {pkg::OpParams::MaxPool, pkg::CreateMaxPool(b, &w).Union()};
+        } else if constexpr (std::is_same_v<T, AvgPoolParams>) {
+          const pkg::Window w = ToFb(v.window);
+          const pkg::Requant r = ToFb(v.requant);
+          return {pkg::OpParams::AvgPool,
+                  pkg::CreateAvgPool(b, &w, v.count_include_pad, &r).Union()};
+        } else if constexpr (std::is_same_v<T, ConcatParams>) {
+          return {pkg::OpParams::Concat,
+                  pkg::CreateConcat(b, b.CreateVector(v.mults), b.CreateVector(v.shifts)).Union()};
+        } else if constexpr (std::is_same_v<T, QuantizeParams>) {
+          return {pkg::OpParams::Quantize, pkg::CreateQuantize(b).Union()};
+        } else if constexpr (std::is_same_v<T, DequantizeParams>) {
+          return {pkg::OpParams::Dequantize, pkg::CreateDequantize(b).Union()};
+        } else if constexpr (std::is_same_v<T, RelayoutParams>) {
+          return {pkg::OpParams::Relayout, pkg::CreateRelayout(b).Union()};
+        } else {
+          std::vector<fb::Offset<pkg::FloatAttr>> attrs;
+          for (const FloatAttr& a : v.attrs) {
+            attrs.push_back(pkg::CreateFloatAttr(b, b.CreateString(a.name), b.CreateVector(a.ints),
+                                                 b.CreateVector(a.floats)));
+          }
+          return {pkg::OpParams::FloatOp,
+                  pkg::CreateFloatOp(b, b.CreateString(v.op), b.CreateVector(attrs)).Union()};
+        }
+      },
+      p);
+}
+
+Status BuildProgram(fb::FlatBufferBuilder& b, const HwConfig& config, const isa::Layout& layout,
+                    const ProgramSpec& p, const std::string& where,
+                    fb::Offset<pkg::AccelProgram>* out) {
+  std::vector<uint8_t> bytes = p.insn_bytes;
+  if (!p.insns.empty()) {
+    if (!bytes.empty()) return InvalidArgument(where + ": give insns or insn_bytes, not both");
+    bytes.resize(p.insns.size() * HwConfig::kInsnBytes);
+    for (size_t i = 0; i < p.insns.size(); ++i) {
+      isa::Word128 w;
+      if (Status s = isa::Encode(layout, p.insns[i], &w); !s.ok()) {
+        return InvalidArgument(where + ": instruction " + std::to_string(i) + ": " + s.message());
+      }
+      isa::StoreWord(w, bytes.data() + i * HwConfig::kInsnBytes);
+    }
+  }
+  std::vector<uint32_t> words = p.uop_words;
+  if (!p.uops.empty()) {
+    if (!words.empty()) return InvalidArgument(where + ": give uops or uop_words, not both");
+    words.resize(p.uops.size());
+    for (size_t i = 0; i < p.uops.size(); ++i) {
+      if (Status s = isa::EncodeUop(layout, p.uops[i], &words[i]); !s.ok()) {
+        return InvalidArgument(where + ": micro-op " + std::to_string(i) + ": " + s.message());
+      }
+    }
+  }
+  (void)config;
+  std::vector<uint8_t> regions(p.regions.size());
+  for (size_t i = 0; i < p.regions.size(); ++i) regions[i] = static_cast<uint8_t>(p.regions[i]);
+  const auto insns = b.CreateVector(bytes);
+  const auto regs = b.CreateVector(reinterpret_cast<const pkg::Region*>(regions.data()), regions.size());
+  const auto uops = b.CreateVector(words);
+  *out = pkg::CreateAccelProgram(b, insns, regs, uops);
+  return Status::Ok();
+}
+
+fb::Offset<pkg::HwConfigTable> BuildConfig(fb::FlatBufferBuilder& b, const HwConfig& c) {
+  return pkg::CreateHwConfigTable(
+      b, b.CreateString(c.name), c.batch, c.block_in, c.block_out, c.inp_bits, c.wgt_bits,
+      c.acc_bits, c.out_bits, c.uop_buffer_bytes, c.inp_buffer_bytes, c.wgt_buffer_bytes,
+      c.acc_buffer_bytes, c.token_queue_depth, c.cmd_queue_depth, c.axi_data_bits,
+      c.dma_burst_latency, c.dma_max_burst_beats, c.clock_mhz);
+}
+
+}  // namespace
+
+Status HashFile(const std::string& path, uint64_t* fnv1a) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return NotFound("cannot open " + path);
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+  std::fclose(f);
+  *fnv1a = runtime::Fnv1a64(bytes.data(), bytes.size());
+  return Status::Ok();
+}
+
+Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
+                        const WriteOptions& options) {
+  isa::Layout layout;
+  if (Status s = spec.config.Validate(); !s.ok()) return s.WithContext("package config");
+  LOOM_RETURN_IF_ERROR(isa::Layout::Create(spec.config, &layout));
+
+  fb::FlatBufferBuilder b(1 << 16);
+  std::vector<fb::Offset<pkg::Tensor>> tensors;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const TensorSpec& t = spec.tensors[i];
+    uint64_t size = t.size;
+    if (size == 0) {
+      fb::FlatBufferBuilder sb;
+      sb.Finish(sb.CreateVector(t.shape));
+      const auto* shape = fb::GetRoot<fb::Vector<uint32_t>>(sb.GetBufferPointer());
+      if (Status s = runtime::TensorBytes(spec.config, t.dtype, t.layout, shape, &size); !s.ok()) {
+        return InvalidArgument("tensor " + std::to_string(i) + " '" + t.name + "': " + s.message());
+      }
+    }
+    tensors.push_back(pkg::CreateTensor(b, b.CreateString(t.name), t.dtype, t.layout,
+                                        b.CreateVector(t.shape), t.storage, t.offset, size, t.scale));
+  }
+  std::vector<fb::Offset<pkg::Segment>> segments;
+  for (size_t si = 0; si < spec.segments.size(); ++si) {
+    const SegmentSpec& s = spec.segments[si];
+    std::vector<fb::Offset<pkg::Op>> ops;
+    uint64_t macs = 0;
+    for (const OpSpec& op : s.ops) {
+      const auto [type, params] = BuildParams(b, op.params);
+      ops.push_back(pkg::CreateOp(b, b.CreateString(op.name), type, params, b.CreateVector(op.inputs),
+                                  b.CreateVector(op.outputs), op.macs));
+      macs += op.macs;
+    }
+    fb::Offset<pkg::AccelProgram> program;
+    if (s.has_program) {
+      LOOM_RETURN_IF_ERROR(BuildProgram(b, spec.config, layout, s.program,
+                                        "segment " + std::to_string(si) + " '" + s.name + "'", &program));
+    }
+    segments.push_back(pkg::CreateSegment(b, b.CreateString(s.name), s.kind, b.CreateVector(ops),
+                                          program, s.macs ? s.macs : macs));
+  }
+  auto bindings = [&](const std::vector<BindingSpec>& list) {
+    std::vector<fb::Offset<pkg::Binding>> v;
+    for (const BindingSpec& bs : list) {
+      v.push_back(pkg::CreateBinding(b, b.CreateString(bs.name), bs.tensor, b.CreateVector(bs.shape)));
+    }
+    return b.CreateVector(v);
+  };
+  const auto inputs = bindings(spec.inputs);
+  const auto outputs = bindings(spec.outputs);
+  const auto& pv = spec.provenance;
+  const auto provenance =
+      pkg::CreateProvenance(b, b.CreateString(pv.model_name), pv.model_fnv1a,
+                            b.CreateString(pv.compiler_version), b.CreateString(pv.command_line));
+  b.ForceVectorAlignment(spec.constants.size(), sizeof(uint8_t), 32);
+  const auto constants = b.CreateVector(spec.constants);
+  const auto config = BuildConfig(b, spec.config);
+  const auto board = b.CreateString(spec.board);
+  const auto tensor_vec = b.CreateVector(tensors);
+  const auto segment_vec = b.CreateVector(segments);
+  const uint64_t hash = spec.config_hash ? spec.config_hash : spec.config.CompatibilityHash();
+  const uint16_t major = spec.version_major ? spec.version_major : runtime::kSchemaVersionMajor;
+  const auto root = pkg::CreatePackage(b, major, runtime::kSchemaVersionMinor, config, hash, board,
+                                       constants, spec.arena_bytes, tensor_vec, segment_vec,
+                                       inputs, outputs, provenance);
+  pkg::FinishPackageBuffer(b, root);
+
+  out->resize(runtime::kHeaderBytes + b.GetSize());
+  std::memcpy(out->data() + runtime::kHeaderBytes, b.GetBufferPointer(), b.GetSize());
+  runtime::EncodeHeader(out->data() + runtime::kHeaderBytes, b.GetSize(), out->data());
+  if (options.verify) {
+    std::unique_ptr<runtime::Package> loaded;
+    if (Status s = runtime::Package::LoadMemory(out->data(), out->size(), &loaded); !s.ok()) {
+      return s.WithContext("the written package does not load");
+    }
+  }
+  return Status::Ok();
+}
+
+Status WritePackage(const PackageSpec& spec, const std::string& path, const WriteOptions& options) {
+  std::vector<uint8_t> bytes;
+  LOOM_RETURN_IF_ERROR(SerializePackage(spec, &bytes, options));
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return NotFound("cannot create " + tmp);
+  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    std::remove(tmp.c_str());
+    return DataLoss("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return NotFound("cannot move " + tmp + " to " + path);
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::package

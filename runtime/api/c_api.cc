@@ -1,0 +1,203 @@
+// The C API over the executor (runtime/include/loom_runtime.h).
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/api/session.h"
+#include "runtime/include/loom_runtime.h"
+
+using loom::Status;
+using loom::runtime::ElemType;
+using loom::runtime::HostTensor;
+
+struct loom_runtime {
+  std::unique_ptr<loom::runtime::Executor> exec;
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> outputs;
+  std::string error;
+  std::string trace;
+};
+
+namespace {
+
+thread_local std::string g_error;
+
+loom_status Fail(loom_runtime* rt, const Status& s) {
+  (rt ? rt->error : g_error) = s.message();
+  return static_cast<loom_status>(s.code());
+}
+loom_status Fail(loom_runtime* rt, loom_status code, const std::string& msg) {
+  (rt ? rt->error : g_error) = msg;
+  return code;
+}
+
+void Info(const loom::runtime::Package& p, const loom::pkg::Binding* b, loom_tensor_info* info) {
+  const loom::pkg::Tensor* t = p.root().tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()));
+  *info = loom_tensor_info{};
+  info->name = b->name()->c_str();
+  info->dtype = t->dtype() == loom::pkg::DType::Int8 ? LOOM_INT8 : LOOM_FLOAT32;
+  info->rank = b->shape()->size() < LOOM_MAX_RANK ? b->shape()->size() : LOOM_MAX_RANK;
+  for (size_t i = 0; i < info->rank; ++i) info->shape[i] = b->shape()->Get(static_cast<flatbuffers::uoffset_t>(i));
+  info->scale = t->scale();
+}
+
+HostTensor* FindOutput(loom_runtime* rt, const char* name) {
+  for (HostTensor& o : rt->outputs) {
+    if (name && o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* loom_status_name(loom_status status) {
+  return loom::StatusCodeName(static_cast<loom::StatusCode>(status));
+}
+
+const char* loom_last_error(const loom_runtime* rt) { return rt ? rt->error.c_str() : g_error.c_str(); }
+
+loom_status loom_open(const char* package_path, const char* device, loom_runtime** out) {
+  loom_options o{device, nullptr, 0};
+  return loom_open_ex(package_path, &o, out);
+}
+
+static loom_status OpenPackage(std::unique_ptr<loom::runtime::Package> package,
+                               const loom_options* options, loom_runtime** out) {
+  loom::runtime::SessionOptions so;
+  if (options && options->device) so.device = options->device;
+  if (options && options->config) so.config = options->config;
+  so.trace = options && options->trace;
+  auto rt = std::make_unique<loom_runtime>();
+  if (Status s = loom::runtime::OpenSession(std::move(package), so, &rt->exec); !s.ok()) {
+    return Fail(nullptr, s);
+  }
+  *out = rt.release();
+  return LOOM_OK;
+}
+
+loom_status loom_open_ex(const char* package_path, const loom_options* options, loom_runtime** out) {
+  if (package_path == nullptr || out == nullptr) return Fail(nullptr, LOOM_INVALID_ARGUMENT, "null argument");
+  *out = nullptr;
+  std::unique_ptr<loom::runtime::Package> package;
+  if (Status s = loom::runtime::Package::LoadFile(package_path, &package); !s.ok()) return Fail(nullptr, s);
+  return OpenPackage(std::move(package), options, out);
+}
+
+loom_status loom_open_memory(const void* data, size_t size, const loom_options* options,
+                             loom_runtime** out) {
+  if (data == nullptr || out == nullptr) return Fail(nullptr, LOOM_INVALID_ARGUMENT, "null argument");
+  *out = nullptr;
+  std::unique_ptr<loom::runtime::Package> package;
+  if (Status s = loom::runtime::Package::LoadMemory(data, size, &package); !s.ok()) return Fail(nullptr, s);
+  return OpenPackage(std::move(package), options, out);
+}
+
+void loom_close(loom_runtime* rt) { delete rt; }
+
+size_t loom_num_inputs(const loom_runtime* rt) {
+  return rt ? rt->exec->package().root().inputs()->size() : 0;
+}
+size_t loom_num_outputs(const loom_runtime* rt) {
+  return rt ? rt->exec->package().root().outputs()->size() : 0;
+}
+
+loom_status loom_input_info(loom_runtime* rt, size_t index, loom_tensor_info* info) {
+  if (!rt || !info) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  if (index >= loom_num_inputs(rt)) return Fail(rt, LOOM_OUT_OF_RANGE, "input index " + std::to_string(index) + " out of range");
+  Info(rt->exec->package(), rt->exec->package().root().inputs()->Get(static_cast<flatbuffers::uoffset_t>(index)), info);
+  return LOOM_OK;
+}
+loom_status loom_output_info(loom_runtime* rt, size_t index, loom_tensor_info* info) {
+  if (!rt || !info) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  if (index >= loom_num_outputs(rt)) return Fail(rt, LOOM_OUT_OF_RANGE, "output index " + std::to_string(index) + " out of range");
+  Info(rt->exec->package(), rt->exec->package().root().outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)), info);
+  return LOOM_OK;
+}
+
+loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
+                           const int64_t* shape, size_t rank, const void* data, size_t bytes) {
+  if (!rt || (!shape && rank) || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  if (dtype != LOOM_FLOAT32 && dtype != LOOM_INT8) return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype");
+  HostTensor t;
+  t.name = name ? name : "";
+  t.type = dtype == LOOM_INT8 ? ElemType::kInt8 : ElemType::kFloat32;
+  t.shape.assign(shape, shape + rank);
+  t.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+  for (HostTensor& h : rt->inputs) {
+    if (h.name == t.name) {
+      h = std::move(t);
+      return LOOM_OK;
+    }
+  }
+  rt->inputs.push_back(std::move(t));
+  return LOOM_OK;
+}
+
+loom_status loom_run(loom_runtime* rt) { return loom_run_ex(rt, 0); }
+
+loom_status loom_run_ex(loom_runtime* rt, int int8_outputs) {
+  if (!rt) return Fail(rt, LOOM_INVALID_ARGUMENT, "null handle");
+  loom::runtime::RunOptions o;
+  o.int8_outputs = int8_outputs != 0;
+  if (Status s = rt->exec->Run(rt->inputs, o, &rt->outputs); !s.ok()) {
+    rt->outputs.clear();
+    return Fail(rt, s);
+  }
+  return LOOM_OK;
+}
+
+loom_status loom_output_shape(loom_runtime* rt, const char* name, int64_t* shape, size_t* rank) {
+  if (!rt || !shape || !rank) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  const HostTensor* o = FindOutput(rt, name);
+  if (!o) return Fail(rt, LOOM_NOT_FOUND, std::string("no output '") + (name ? name : "") + "' from the last run");
+  *rank = o->shape.size() < LOOM_MAX_RANK ? o->shape.size() : LOOM_MAX_RANK;
+  for (size_t i = 0; i < *rank; ++i) shape[i] = o->shape[i];
+  return LOOM_OK;
+}
+
+loom_status loom_get_output(loom_runtime* rt, const char* name, loom_dtype dtype, void* data, size_t bytes) {
+  if (!rt || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  const HostTensor* o = FindOutput(rt, name);
+  if (!o) return Fail(rt, LOOM_NOT_FOUND, std::string("no output '") + (name ? name : "") + "' from the last run");
+  const loom_dtype have = o->type == ElemType::kInt8 ? LOOM_INT8 : LOOM_FLOAT32;
+  if (have != dtype) {
+    return Fail(rt, LOOM_INVALID_ARGUMENT, std::string("output '") + name + "' is " +
+                    loom::runtime::ElemTypeName(o->type) + " (int8 outputs need loom_run_ex(rt, 1))");
+  }
+  if (bytes != o->data.size()) {
+    return Fail(rt, LOOM_INVALID_ARGUMENT, "output '" + std::string(name) + "' has " +
+                    std::to_string(o->data.size()) + " bytes, the buffer " + std::to_string(bytes));
+  }
+  if (bytes) std::memcpy(data, o->data.data(), bytes);
+  return LOOM_OK;
+}
+
+loom_status loom_get_stats(loom_runtime* rt, loom_stats* stats) {
+  if (!rt || !stats) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  const loom::runtime::Profile& p = rt->exec->profile();
+  const loom::runtime::SegmentProfile t = p.Total();
+  stats->inferences = p.inferences;
+  stats->cycles = t.cycles;
+  stats->macs = t.macs;
+  stats->bytes_loaded = t.bytes_loaded;
+  stats->bytes_stored = t.bytes_stored;
+  stats->wall_ns = t.wall_ns;
+  stats->gemm_utilization = t.gemm_utilization(rt->exec->package().config());
+  return LOOM_OK;
+}
+
+void loom_reset_stats(loom_runtime* rt) {
+  if (rt) rt->exec->ResetProfile();
+}
+
+loom_status loom_trace_json(loom_runtime* rt, const char** json) {
+  if (!rt || !json) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
+  if (Status s = rt->exec->TraceJson(&rt->trace); !s.ok()) return Fail(rt, s);
+  *json = rt->trace.c_str();
+  return LOOM_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,100 @@
+// The device driver interface (DESIGN.md §2.4): the only way the executor touches a device.
+//
+// The device memory model is one device DRAM address space. The executor allocates regions in it
+// (arena, constants, micro-ops, instruction streams), copies bytes in and out, submits an
+// instruction stream by address and count, and waits for it. A driver for new hardware (xrt, zynq)
+// implements these calls and nothing else changes; `null/` is the template.
+//
+// Calls are not thread-safe; one executor owns one open driver. Addresses are device byte
+// addresses (what the accelerator's DMA sees); the driver owns all device memory it hands out
+// and releases it in Close() or its destructor.
+#ifndef LOOM_RUNTIME_DRIVERS_DRIVER_H_
+#define LOOM_RUNTIME_DRIVERS_DRIVER_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/core/hw_config.h"
+#include "runtime/core/isa.h"
+#include "runtime/core/status.h"
+
+namespace loom::runtime {
+
+// What the device counted during the last completed submission. `valid` is false on devices
+// that count nothing (cpu); then every field is zero.
+struct DeviceCounters {
+  bool valid = false;
+  uint64_t cycles = 0;        // accelerator cycles from start to done
+  uint64_t macs = 0;          // GEMM multiply-accumulates
+  uint64_t bytes_loaded = 0;  // DRAM bytes read by LOAD instructions (not instruction fetch)
+  uint64_t bytes_stored = 0;  // DRAM bytes written by STORE instructions
+  uint64_t insns = 0;         // instructions executed
+  std::array<uint64_t, isa::kNumModules> busy{};  // busy cycles per module (load, compute, store)
+};
+
+struct DriverOptions {
+  // The config to instantiate (simulators) or to expect (hardware reports its own in config()).
+  HwConfig config;
+  // Device memory the caller will allocate at most; simulators size their DRAM from it.
+  uint64_t memory_bytes = 0;
+  // Record an instruction timeline (TraceJson); drivers without one ignore it.
+  bool trace = false;
+  // tsim only: FST waveform file of the whole run.
+  std::string waves;
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+
+  // "cpu", "fsim", "tsim", ...
+  virtual const char* name() const = 0;
+  // False for a device that cannot run instruction streams (cpu): the executor then runs every
+  // segment from its op-level description on the host.
+  virtual bool executes_programs() const = 0;
+
+  virtual Status Open(const DriverOptions& options) = 0;
+  // The device's config, valid after Open. Hardware reports what it was built for; the executor
+  // refuses a package whose config hash differs.
+  virtual const HwConfig& config() const = 0;
+
+  // Device memory. Allocate returns a device byte address aligned to `align` (a power of two).
+  virtual Status Allocate(uint64_t bytes, uint64_t align, uint64_t* addr) = 0;
+  virtual Status Free(uint64_t addr) = 0;
+  virtual Status CopyIn(uint64_t dst, const void* src, uint64_t bytes) = 0;
+  virtual Status CopyOut(void* dst, uint64_t src, uint64_t bytes) = 0;
+
+  // Starts `insn_count` instructions at device address `insn_addr` (16-byte aligned; the last is
+  // FINISH). One submission at a time: Submit while one is in flight is FailedPrecondition.
+  virtual Status Submit(uint64_t insn_addr, uint32_t insn_count) = 0;
+  // Blocks until the submission completes and returns its outcome (the device's error, or
+  // DeadlineExceeded after `timeout_ms` of device time).
+  virtual Status Wait(uint32_t timeout_ms) = 0;
+  // Counters of the last completed submission.
+  virtual Status ReadCounters(DeviceCounters* out) = 0;
+
+  // Optional. A host pointer to device memory [addr, addr + bytes) when the device's memory is
+  // host memory (cpu); null otherwise, and the executor copies.
+  virtual uint8_t* HostPointer(uint64_t /*addr*/, uint64_t /*bytes*/) { return nullptr; }
+  // Optional. Names the next submission in the timeline.
+  virtual void Annotate(const std::string& /*label*/) {}
+  // Optional. The timeline of every submission since Open as Chrome/Perfetto trace JSON, one
+  // submission after another on one time axis.
+  virtual Status TraceJson(std::string* /*out*/) {
+    return Unimplemented(std::string("the ") + name() + " device records no instruction timeline");
+  }
+
+  virtual void Close() = 0;
+};
+
+// Drivers built into this runtime, by name ("null", "cpu", "fsim", and "tsim" when Verilator was
+// found). NotFound lists the available names.
+Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out);
+// Space-separated names, for help texts.
+std::string DriverNames();
+
+}  // namespace loom::runtime
+
+#endif  // LOOM_RUNTIME_DRIVERS_DRIVER_H_

@@ -1,0 +1,167 @@
+#include "runtime/drivers/fsim/fsim_driver.h"
+
+#include <memory>
+
+#include "runtime/drivers/device_heap.h"
+#include "runtime/drivers/trace_json.h"
+#include "sim/fsim/fsim.h"
+
+namespace loom::runtime {
+namespace {
+
+// fsim's DRAM starts at a non-zero physical address, as on a board, so a program that was not
+// linked (region-relative addresses) fails instead of silently reading the wrong bytes.
+constexpr uint64_t kDramBase = 0x10000000;
+
+const char* KindName(fsim::TraceEvent::Kind k) {
+  switch (k) {
+    case fsim::TraceEvent::Kind::kExec: return "exec";
+    case fsim::TraceEvent::Kind::kStallFetch: return "wait fetch";
+    case fsim::TraceEvent::Kind::kStallPop: return "wait token";
+    case fsim::TraceEvent::Kind::kStallPush: return "wait queue room";
+    case fsim::TraceEvent::Kind::kStallPort: return "wait DRAM port";
+    case fsim::TraceEvent::Kind::kStallFinish: return "wait drain";
+  }
+  return "?";
+}
+
+class FsimDriver final : public Driver {
+ public:
+  const char* name() const override { return "fsim"; }
+  bool executes_programs() const override { return true; }
+
+  Status Open(const DriverOptions& options) override {
+    if (sim_) return FailedPrecondition("fsim device is already open");
+    LOOM_RETURN_IF_ERROR(options.config.Validate());
+    const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
+    sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);
+    heap_.Reset(kDramBase, bytes);
+    trace_ = options.trace;
+    trace_builder_ = TraceBuilder();
+    trace_builder_.set_clock_mhz(options.config.clock_mhz);
+    return Status::Ok();
+  }
+  const HwConfig& config() const override { return sim_ ? sim_->config() : empty_; }
+
+  Status Allocate(uint64_t bytes, uint64_t align, uint64_t* addr) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    return heap_.Allocate(bytes, align, addr);
+  }
+  Status Free(uint64_t addr) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    return heap_.Free(addr);
+  }
+  Status CopyIn(uint64_t dst, const void* src, uint64_t bytes) override {
+    LOOM_RETURN_IF_ERROR(CheckRange(dst, bytes));
+    return sim_->dram().Write(dst, src, bytes);
+  }
+  Status CopyOut(void* dst, uint64_t src, uint64_t bytes) override {
+    LOOM_RETURN_IF_ERROR(CheckRange(src, bytes));
+    return sim_->dram().Read(src, dst, bytes);
+  }
+  Status Submit(uint64_t insn_addr, uint32_t insn_count) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    if (pending_) return FailedPrecondition("fsim: a submission is already in flight");
+    if (insn_addr % 16 != 0 || insn_count == 0 ||
+        !heap_.Contains(insn_addr, uint64_t{insn_count} * HwConfig::kInsnBytes)) {
+      return InvalidArgument("fsim: instruction stream at " + std::to_string(insn_addr) + " (" +
+                             std::to_string(insn_count) +
+                             " instructions) is not aligned or not inside an allocation");
+    }
+    options_ = fsim::RunOptions{};
+    options_.insn_addr = insn_addr;
+    options_.insn_count = insn_count;
+    options_.trace = trace_;
+    pending_ = true;
+    return Status::Ok();
+  }
+  // fsim detects deadlocks itself (it never hangs), so the timeout is not needed here.
+  Status Wait(uint32_t /*timeout_ms*/) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    if (!pending_) return FailedPrecondition("fsim: nothing submitted");
+    pending_ = false;
+    stats_ = fsim::Stats{};
+    have_stats_ = false;
+    LOOM_RETURN_IF_ERROR(sim_->Run(options_, &stats_));
+    have_stats_ = true;
+    if (trace_) RecordTrace();
+    label_.clear();
+    return Status::Ok();
+  }
+  Status ReadCounters(DeviceCounters* out) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    *out = DeviceCounters{};
+    if (!have_stats_) return Status::Ok();
+    out->valid = true;
+    out->cycles = stats_.cycles;
+    out->macs = stats_.macs;
+    out->bytes_loaded = stats_.total_bytes_loaded();
+    out->bytes_stored = stats_.bytes_stored;
+    out->insns = stats_.insns;
+    for (int m = 0; m < isa::kNumModules; ++m) out->busy[m] = stats_.module[m].busy;
+    return Status::Ok();
+  }
+  void Annotate(const std::string& label) override { label_ = label; }
+  Status TraceJson(std::string* out) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    if (!trace_) return FailedPrecondition("fsim: the device was opened without tracing");
+    *out = trace_builder_.Json();
+    return Status::Ok();
+  }
+  void Close() override {
+    sim_.reset();
+    pending_ = false;
+    have_stats_ = false;
+  }
+
+ private:
+  Status CheckOpen() const {
+    return sim_ ? Status::Ok() : FailedPrecondition("fsim device is not open");
+  }
+  Status CheckRange(uint64_t addr, uint64_t bytes) const {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    if (!heap_.Contains(addr, bytes)) {
+      return OutOfRange("fsim: device range [" + std::to_string(addr) + ", +" +
+                        std::to_string(bytes) + ") is not inside an allocation");
+    }
+    return Status::Ok();
+  }
+  void RecordTrace() {
+    static const char* const kTracks[] = {"load", "compute", "store"};
+    trace_builder_.Begin("loom accelerator (fsim, " + sim_->config().name + ")", kTracks, 3);
+    const std::vector<isa::Insn>& insns = sim_->program();
+    for (const fsim::TraceEvent& e : sim_->trace()) {
+      const bool exec = e.kind == fsim::TraceEvent::Kind::kExec;
+      std::string name = exec && e.insn < insns.size() ? isa::Mnemonic(insns[e.insn]) : KindName(e.kind);
+      std::string args = "{\"insn\":" + std::to_string(e.insn);
+      if (exec && e.insn < insns.size()) {
+        args += ",\"text\":\"" + TraceBuilder::Escape(isa::Disassemble(insns[e.insn])) + "\"";
+      }
+      if (e.kind == fsim::TraceEvent::Kind::kStallPop || e.kind == fsim::TraceEvent::Kind::kStallPush) {
+        name += std::string(" ") + isa::QueueName(e.queue);
+      }
+      if (!label_.empty()) args += ",\"segment\":\"" + TraceBuilder::Escape(label_) + "\"";
+      args += "}";
+      trace_builder_.Event(static_cast<int>(e.module), name, exec ? "exec" : "stall", e.begin,
+                           e.end, args);
+    }
+    trace_builder_.EndSubmission(label_, stats_.cycles);
+  }
+
+  HwConfig empty_;
+  std::unique_ptr<fsim::Simulator> sim_;
+  DeviceHeap heap_;
+  fsim::RunOptions options_;
+  fsim::Stats stats_;
+  bool pending_ = false;
+  bool have_stats_ = false;
+  bool trace_ = false;
+  std::string label_;
+  TraceBuilder trace_builder_;
+};
+
+}  // namespace
+
+std::unique_ptr<Driver> CreateFsimDriver() { return std::make_unique<FsimDriver>(); }
+
+}  // namespace loom::runtime

@@ -1,0 +1,214 @@
+#include "runtime/exec/cpu_ops.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/kernels/kernels.h"
+
+namespace loom::runtime {
+namespace {
+
+namespace q = kernels::q;
+using fbu = flatbuffers::uoffset_t;
+
+q::ActShape Act(const pkg::Tensor* t) {
+  return {t->shape()->Get(0), t->shape()->Get(1), t->shape()->Get(2), t->shape()->Get(3)};
+}
+uint64_t Count(const pkg::Tensor* t) {
+  uint64_t n = 0;
+  ShapeElements(t->shape(), &n);
+  return n;
+}
+q::Requant Rq(const pkg::Requant* r) {
+  q::Requant out;
+  out.pre_shift = r->pre_shift();
+  out.post_shift = r->post_shift();
+  out.clip_lo = r->clip_lo();
+  out.clip_hi = r->clip_hi();
+  return out;
+}
+q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
+  q::PoolParams p;
+  p.in = in;
+  p.kh = w->kh();
+  p.kw = w->kw();
+  p.stride_h = w->stride_h();
+  p.stride_w = w->stride_w();
+  p.pad_top = w->pad_top();
+  p.pad_left = w->pad_left();
+  p.pad_bottom = w->pad_bottom();
+  p.pad_right = w->pad_right();
+  return p;
+}
+const pkg::FloatAttr* Attr(const pkg::FloatOp* op, const char* name) {
+  if (op->attrs() == nullptr) return nullptr;
+  for (const pkg::FloatAttr* a : *op->attrs()) {
+    if (a->name()->str() == name) return a;
+  }
+  return nullptr;
+}
+Status FloatView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
+  int64_t dims[8];
+  const int rank = static_cast<int>(t->shape()->size());
+  for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
+  return kernels::MakeView(kernels::DType::kF32, data, dims, rank, v);
+}
+
+}  // namespace
+
+CpuOpRunner::CpuOpRunner(const Package& package) : package_(package) {
+  // Scratch holds one plain int8 copy of the largest tensor a layout conversion goes through.
+  uint64_t need = 0;
+  for (const pkg::Tensor* t : *package.root().tensors()) need = std::max(need, Count(t));
+  scratch_.resize(need);
+}
+
+Status CpuOpRunner::Run(const pkg::Op& op, uint8_t* arena) {
+  const pkg::Package& r = package_.root();
+  const HwConfig& c = package_.config();
+  const q::Blocking blk{c.batch, c.block_in};
+  auto tensor = [&](int32_t i) { return i < 0 ? nullptr : r.tensors()->Get(static_cast<fbu>(i)); };
+  auto data = [&](const pkg::Tensor* t) -> uint8_t* {
+    if (t == nullptr) return nullptr;
+    if (t->storage() == pkg::Storage::Arena) return arena + t->offset();
+    // Constants are read-only; the loader guarantees no op writes one.
+    return const_cast<uint8_t*>(package_.constants()) + t->offset();
+  };
+  auto in = [&](fbu i) { return tensor(op.inputs()->Get(i)); };
+  auto out = [&](fbu i) { return tensor(op.outputs()->Get(i)); };
+  auto i8 = [&](const pkg::Tensor* t) { return reinterpret_cast<int8_t*>(data(t)); };
+  auto i32 = [&](const pkg::Tensor* t) { return reinterpret_cast<int32_t*>(data(t)); };
+  auto f32 = [&](const pkg::Tensor* t) { return reinterpret_cast<float*>(data(t)); };
+
+  switch (op.params_type()) {
+    case pkg::OpParams::Conv2d: {
+      const pkg::Conv2d* p = op.params_as_Conv2d();
+      const pkg::Tensor *x = in(0), *w = in(1), *bias = in(2), *mult = in(3), *y = out(0);
+      q::Conv2dParams cp;
+      cp.in = Act(x);
+      cp.out_c = y->shape()->Get(1);
+      cp.kh = p->window()->kh();
+      cp.kw = p->window()->kw();
+      cp.stride_h = p->window()->stride_h();
+      cp.stride_w = p->window()->stride_w();
+      cp.pad_top = p->window()->pad_top();
+      cp.pad_left = p->window()->pad_left();
+      cp.pad_bottom = p->window()->pad_bottom();
+      cp.pad_right = p->window()->pad_right();
+      cp.depthwise = p->depthwise();
+      cp.rq = Rq(p->requant());
+      return q::Conv2d(blk, cp, i8(x), i8(w), bias ? i32(bias) : nullptr, i32(mult), i8(y));
+    }
+    case pkg::OpParams::Add: {
+      const pkg::Add* p = op.params_as_Add();
+      q::AddParams ap;
+      ap.shape = Act(in(0));
+      ap.mult_a = p->mult_a();
+      ap.mult_b = p->mult_b();
+      ap.shift = p->shift();
+      ap.clip_lo = p->clip_lo();
+      ap.clip_hi = p->clip_hi();
+      return q::Add(blk, ap, i8(in(0)), i8(in(1)), i8(out(0)));
+    }
+    case pkg::OpParams::MaxPool:
+      return q::MaxPool(blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))), i8(in(0)),
+                        i8(out(0)));
+    case pkg::OpParams::AvgPool: {
+      const pkg::AvgPool* p = op.params_as_AvgPool();
+      q::AvgPoolParams ap;
+      ap.pool = Pool(p->window(), Act(in(0)));
+      ap.count_include_pad = p->count_include_pad();
+      ap.rq = Rq(p->requant());
+      return q::AvgPool(blk, ap, i32(in(1)), i8(in(0)), i8(out(0)));
+    }
+    case pkg::OpParams::Concat: {
+      const pkg::Concat* p = op.params_as_Concat();
+      std::vector<q::ConcatInput> inputs(op.inputs()->size());
+      for (fbu i = 0; i < op.inputs()->size(); ++i) {
+        inputs[i].shape = Act(in(i));
+        inputs[i].data = i8(in(i));
+        inputs[i].mult = p->mults()->Get(i);
+        inputs[i].shift = p->shifts()->Get(i);
+      }
+      return q::Concat(blk, inputs.data(), inputs.size(), i8(out(0)));
+    }
+    case pkg::OpParams::Quantize: {
+      const pkg::Tensor *x = in(0), *y = out(0);
+      const size_t n = Count(x);
+      if (y->layout() == pkg::TensorLayout::Plain) return q::QuantizeF32(f32(x), n, y->scale(), i8(y));
+      LOOM_RETURN_IF_ERROR(q::QuantizeF32(f32(x), n, y->scale(), scratch_.data()));
+      return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
+    }
+    case pkg::OpParams::Dequantize: {
+      const pkg::Tensor *x = in(0), *y = out(0);
+      const size_t n = Count(x);
+      if (x->layout() == pkg::TensorLayout::Plain) return q::DequantizeF32(i8(x), n, x->scale(), f32(y));
+      LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(x), i8(x), scratch_.data()));
+      return q::DequantizeF32(scratch_.data(), n, x->scale(), f32(y));
+    }
+    case pkg::OpParams::Relayout: {
+      const pkg::Tensor *x = in(0), *y = out(0);
+      const bool xb = x->layout() == pkg::TensorLayout::Blocked;
+      const bool yb = y->layout() == pkg::TensorLayout::Blocked;
+      if (!xb && !yb) {
+        std::memmove(data(y), data(x), Count(x) * (x->dtype() == pkg::DType::Float32 ? 4 : 1));
+        return Status::Ok();
+      }
+      if (xb && !yb) return q::UnpackActivation(blk, Act(x), i8(x), i8(y));
+      if (!xb && yb) return q::PackActivation(blk, Act(y), i8(x), i8(y));
+      LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(x), i8(x), scratch_.data()));
+      return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
+    }
+    case pkg::OpParams::FloatOp: {
+      const pkg::FloatOp* p = op.params_as_FloatOp();
+      const std::string name = p->op()->str();
+      kernels::TensorView x, y;
+      LOOM_RETURN_IF_ERROR(FloatView(in(0), data(in(0)), &x));
+      LOOM_RETURN_IF_ERROR(FloatView(out(0), data(out(0)), &y));
+      auto first_float = [&](const char* attr, float dflt) {
+        const pkg::FloatAttr* a = Attr(p, attr);
+        return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : dflt;
+      };
+      if (name == "Identity" || name == "Reshape" || name == "Flatten") {
+        std::memmove(data(out(0)), data(in(0)), Count(in(0)) * 4);
+        return Status::Ok();
+      }
+      if (name == "Softmax") {
+        const pkg::FloatAttr* a = Attr(p, "axis");
+        const int axis = a && a->ints() && a->ints()->size() ? static_cast<int>(a->ints()->Get(0)) : -1;
+        return kernels::Softmax(x, axis, y);
+      }
+      if (name == "GlobalAveragePool") return kernels::GlobalAvgPool(x, y);
+      if (name == "Add" || name == "Sub" || name == "Mul") {
+        kernels::TensorView b;
+        LOOM_RETURN_IF_ERROR(FloatView(in(1), data(in(1)), &b));
+        const kernels::BinaryOp bop = name == "Add"   ? kernels::BinaryOp::kAdd
+                                      : name == "Sub" ? kernels::BinaryOp::kSub
+                                                      : kernels::BinaryOp::kMul;
+        return kernels::Binary(bop, x, b, y);
+      }
+      kernels::ActivationParams ap;
+      if (name == "Relu") ap.kind = kernels::ActivationKind::kRelu;
+      if (name == "Sigmoid") ap.kind = kernels::ActivationKind::kSigmoid;
+      if (name == "LeakyRelu") {
+        ap.kind = kernels::ActivationKind::kLeakyRelu;
+        ap.alpha = first_float("alpha", 0.01f);
+      }
+      if (name == "Clip") {
+        ap.kind = kernels::ActivationKind::kClip;
+        ap.min = first_float("min", -3.4028235e38f);
+        ap.max = first_float("max", 3.4028235e38f);
+      }
+      if (ap.kind == kernels::ActivationKind::kNone) {
+        return Unimplemented("float operator '" + name + "' is not supported by the runtime");
+      }
+      return kernels::Activation(ap, x, y);
+    }
+    default:
+      return Internal("unknown operator type reached the executor");
+  }
+}
+
+}  // namespace loom::runtime

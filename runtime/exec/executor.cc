@@ -1,0 +1,370 @@
+#include "runtime/exec/executor.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::runtime {
+namespace {
+
+namespace q = kernels::q;
+using fbu = flatbuffers::uoffset_t;
+
+constexpr uint64_t kRegionAlign = 4096;  // covers every buffer element size of shipped configs
+
+uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+std::string ShapeText(const std::vector<int64_t>& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+std::vector<int64_t> BindingShape(const pkg::Binding* b) {
+  return std::vector<int64_t>(b->shape()->begin(), b->shape()->end());
+}
+uint64_t Count(const pkg::Tensor* t) {
+  uint64_t n = 0;
+  ShapeElements(t->shape(), &n);
+  return n;
+}
+q::ActShape Act(const pkg::Tensor* t) {
+  return {t->shape()->Get(0), t->shape()->Get(1), t->shape()->Get(2), t->shape()->Get(3)};
+}
+
+}  // namespace
+
+const char* ElemTypeName(ElemType t) { return t == ElemType::kInt8 ? "int8" : "float32"; }
+
+double SegmentProfile::gemm_utilization(const HwConfig& config) const {
+  if (cycles == 0) return 0.0;
+  return static_cast<double>(macs) / (static_cast<double>(cycles) * config.macs_per_cycle());
+}
+
+SegmentProfile Profile::Total() const {
+  SegmentProfile t;
+  t.name = "total";
+  t.runs = inferences;
+  for (const SegmentProfile& s : segments) {
+    t.accel = t.accel || s.accel;
+    t.on_device = t.on_device || s.on_device;
+    t.wall_ns += s.wall_ns;
+    t.cycles += s.cycles;
+    t.macs += s.macs;
+    t.bytes_loaded += s.bytes_loaded;
+    t.bytes_stored += s.bytes_stored;
+    t.insns += s.insns;
+    for (int m = 0; m < isa::kNumModules; ++m) t.busy[m] += s.busy[m];
+  }
+  return t;
+}
+
+Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
+                        const ExecutorOptions& options, std::unique_ptr<Executor>* out) {
+  std::unique_ptr<Executor> e(new Executor());
+  e->package_ = std::move(package);
+  e->driver_ = std::move(driver);
+  e->options_ = options;
+  const Package& p = *e->package_;
+  e->device_programs_ = e->driver_->executes_programs();
+
+  // Device memory: the arena always; constants and programs only where programs run.
+  uint64_t bytes = RoundUp(p.arena_bytes() + 1, kRegionAlign);
+  if (e->device_programs_) {
+    bytes += RoundUp(p.constants_bytes() + 1, kRegionAlign);
+    for (size_t s = 0; s < p.num_segments(); ++s) {
+      if (const Program* prog = p.program(s)) {
+        bytes += RoundUp(prog->uop_words.size() * HwConfig::kUopBytes + 1, kRegionAlign);
+        bytes += RoundUp(prog->insns.size() * HwConfig::kInsnBytes + 1, kRegionAlign);
+      }
+    }
+  }
+  DriverOptions dopt;
+  dopt.config = options.has_device_config ? options.device_config : p.config();
+  dopt.memory_bytes = bytes;
+  dopt.trace = options.trace;
+  dopt.waves = options.waves;
+  LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext(std::string("device ") + e->driver_->name()));
+  const HwConfig& dev = e->driver_->config();
+  if (dev.CompatibilityHash() != p.config().CompatibilityHash()) {
+    return FailedPrecondition("package built for config " + p.config().name + " (hash " +
+                              p.config().HashHex() + "), device " + e->driver_->name() + " is " +
+                              dev.name + " (hash " + dev.HashHex() + ")");
+  }
+  e->cpu_ = std::make_unique<CpuOpRunner>(p);
+  LOOM_RETURN_IF_ERROR(e->Place());
+  e->ResetProfile();
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+Executor::~Executor() {
+  if (driver_) {
+    for (uint64_t a : allocations_) (void)driver_->Free(a);
+    driver_->Close();
+  }
+}
+
+void Executor::ResetProfile() {
+  profile_ = Profile{};
+  const pkg::Package& r = package_->root();
+  for (fbu s = 0; s < r.segments()->size(); ++s) {
+    const pkg::Segment* seg = r.segments()->Get(s);
+    SegmentProfile sp;
+    sp.name = seg->name() ? seg->name()->str() : "segment" + std::to_string(s);
+    sp.accel = seg->kind() == pkg::SegmentKind::Accel;
+    sp.on_device = sp.accel && device_programs_;
+    profile_.segments.push_back(sp);
+  }
+}
+
+Status Executor::Place() {
+  const Package& p = *package_;
+  Driver& d = *driver_;
+  auto alloc = [&](uint64_t n, uint64_t* addr) -> Status {
+    LOOM_RETURN_IF_ERROR(d.Allocate(n, kRegionAlign, addr));
+    allocations_.push_back(*addr);
+    return Status::Ok();
+  };
+  LOOM_RETURN_IF_ERROR(alloc(p.arena_bytes(), &arena_addr_));
+  arena_ = d.HostPointer(arena_addr_, p.arena_bytes());
+  host_mapped_ = arena_ != nullptr;
+  if (!host_mapped_) {
+    host_arena_storage_.reset(new uint8_t[p.arena_bytes() + 64]);
+    const uintptr_t mis = reinterpret_cast<uintptr_t>(host_arena_storage_.get()) % 64;
+    arena_ = host_arena_storage_.get() + (mis ? 64 - mis : 0);
+  }
+  std::memset(arena_, 0, p.arena_bytes());
+  if (!host_mapped_) LOOM_RETURN_IF_ERROR(d.CopyIn(arena_addr_, arena_, p.arena_bytes()));
+
+  programs_.assign(p.num_segments(), DeviceProgram{});
+  if (!device_programs_) return Status::Ok();
+  LOOM_RETURN_IF_ERROR(alloc(p.constants_bytes(), &constants_addr_));
+  if (p.constants_bytes()) LOOM_RETURN_IF_ERROR(d.CopyIn(constants_addr_, p.constants(), p.constants_bytes()));
+  std::vector<isa::Insn> linked;
+  std::vector<uint8_t> bytes;
+  for (size_t s = 0; s < p.num_segments(); ++s) {
+    const Program* prog = p.program(s);
+    if (prog == nullptr) continue;
+    DeviceProgram& dp = programs_[s];
+    const uint64_t uop_bytes = prog->uop_words.size() * HwConfig::kUopBytes;
+    LOOM_RETURN_IF_ERROR(alloc(uop_bytes, &dp.uops_addr));
+    bytes.resize(uop_bytes);
+    for (size_t i = 0; i < prog->uop_words.size(); ++i) {
+      for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<uint8_t>(prog->uop_words[i] >> (8 * b));
+    }
+    if (uop_bytes) LOOM_RETURN_IF_ERROR(d.CopyIn(dp.uops_addr, bytes.data(), uop_bytes));
+    const std::string where = "segment " + std::to_string(s);
+    LOOM_RETURN_IF_ERROR(Link(p.config(), prog->insns.data(), prog->regions.data(), prog->insns.size(),
+                              RegionBases{arena_addr_, constants_addr_, dp.uops_addr}, &linked)
+                             .WithContext(where));
+    bytes.resize(linked.size() * HwConfig::kInsnBytes);
+    for (size_t i = 0; i < linked.size(); ++i) {
+      isa::Word128 w;
+      LOOM_RETURN_IF_ERROR(isa::Encode(p.layout(), linked[i], &w).WithContext(where + " linked instruction " + std::to_string(i)));
+      isa::StoreWord(w, bytes.data() + i * HwConfig::kInsnBytes);
+    }
+    LOOM_RETURN_IF_ERROR(alloc(bytes.size(), &dp.insns_addr));
+    LOOM_RETURN_IF_ERROR(d.CopyIn(dp.insns_addr, bytes.data(), bytes.size()));
+    dp.insn_count = static_cast<uint32_t>(linked.size());
+  }
+  return Status::Ok();
+}
+
+Status Executor::CopyTensorIn(const pkg::Tensor* t) {
+  if (host_mapped_ || t->storage() != pkg::Storage::Arena || t->size() == 0) return Status::Ok();
+  return driver_->CopyIn(arena_addr_ + t->offset(), arena_ + t->offset(), t->size());
+}
+Status Executor::CopyTensorOut(const pkg::Tensor* t) {
+  if (host_mapped_ || t->storage() != pkg::Storage::Arena || t->size() == 0) return Status::Ok();
+  return driver_->CopyOut(arena_ + t->offset(), arena_addr_ + t->offset(), t->size());
+}
+
+Status Executor::RunSegment(size_t index) {
+  const pkg::Package& r = package_->root();
+  const pkg::Segment* seg = r.segments()->Get(static_cast<fbu>(index));
+  SegmentProfile& prof = profile_.segments[index];
+  const auto start = std::chrono::steady_clock::now();
+  const std::string where = "segment " + std::to_string(index) + " '" + prof.name + "'";
+  if (prof.on_device) {
+    const DeviceProgram& dp = programs_[index];
+    driver_->Annotate(prof.name);
+    LOOM_RETURN_IF_ERROR(driver_->Submit(dp.insns_addr, dp.insn_count).WithContext(where));
+    LOOM_RETURN_IF_ERROR(driver_->Wait(options_.timeout_ms).WithContext(where));
+    DeviceCounters c;
+    LOOM_RETURN_IF_ERROR(driver_->ReadCounters(&c));
+    prof.cycles += c.cycles;
+    prof.macs += c.valid ? c.macs : seg->macs();
+    prof.bytes_loaded += c.bytes_loaded;
+    prof.bytes_stored += c.bytes_stored;
+    prof.insns += c.insns;
+    for (int m = 0; m < isa::kNumModules; ++m) prof.busy[m] += c.busy[m];
+  } else {
+    // The device holds the current arena after every segment; fetch what these ops read, run
+    // them on the host, and send back what they wrote.
+    auto tensor = [&](int32_t i) { return i < 0 ? nullptr : r.tensors()->Get(static_cast<fbu>(i)); };
+    if (device_programs_) {
+      for (const pkg::Op* op : *seg->ops()) {
+        for (int32_t i : *op->inputs()) {
+          if (const pkg::Tensor* t = tensor(i)) LOOM_RETURN_IF_ERROR(CopyTensorOut(t));
+        }
+      }
+    }
+    for (fbu i = 0; i < seg->ops()->size(); ++i) {
+      const pkg::Op* op = seg->ops()->Get(i);
+      LOOM_RETURN_IF_ERROR(cpu_->Run(*op, arena_).WithContext(
+          where + " op " + std::to_string(i) + " '" + (op->name() ? op->name()->str() : "") + "'"));
+    }
+    if (device_programs_) {
+      for (const pkg::Op* op : *seg->ops()) {
+        for (int32_t i : *op->outputs()) LOOM_RETURN_IF_ERROR(CopyTensorIn(tensor(i)));
+      }
+    }
+    prof.macs += seg->macs();
+  }
+  prof.runs += 1;
+  prof.wall_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count());
+  return Status::Ok();
+}
+
+Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
+                     std::vector<HostTensor>* outputs) {
+  const pkg::Package& r = package_->root();
+  // Bind inputs by name and find the stacking factor k.
+  std::vector<const HostTensor*> bound(r.inputs()->size(), nullptr);
+  for (const HostTensor& h : inputs) {
+    fbu idx = r.inputs()->size();
+    if (h.name.empty() && r.inputs()->size() == 1) {
+      idx = 0;
+    } else {
+      for (fbu i = 0; i < r.inputs()->size(); ++i) {
+        if (r.inputs()->Get(i)->name()->str() == h.name) idx = i;
+      }
+    }
+    if (idx == r.inputs()->size()) {
+      std::string names;
+      for (const pkg::Binding* b : *r.inputs()) names += (names.empty() ? "" : ", ") + b->name()->str();
+      return NotFound("the model has no input named '" + h.name + "' (inputs: " + names + ")");
+    }
+    if (bound[idx] != nullptr) {
+      return InvalidArgument("input '" + r.inputs()->Get(idx)->name()->str() + "' is given twice");
+    }
+    bound[idx] = &h;
+  }
+  uint64_t k = 0;
+  for (fbu i = 0; i < r.inputs()->size(); ++i) {
+    const pkg::Binding* b = r.inputs()->Get(i);
+    const std::string name = b->name()->str();
+    const HostTensor* h = bound[i];
+    if (h == nullptr) return NotFound("model input '" + name + "' was not given");
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
+    if (h->type == ElemType::kInt8 && t->dtype() != pkg::DType::Int8) {
+      return InvalidArgument("input '" + name + "' is float32 in the model; int8 data was given");
+    }
+    const std::vector<int64_t> want = BindingShape(b);
+    const std::vector<int64_t>& got = h->shape;
+    bool same_tail = !want.empty() && got.size() == want.size() && want[0] > 0 && got[0] > 0 &&
+                     got[0] % want[0] == 0;
+    for (size_t d = 1; same_tail && d < want.size(); ++d) same_tail = got[d] == want[d];
+    if (!same_tail) {
+      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
+                             ", the model expects " + ShapeText(want) +
+                             " (or a leading dimension that is a multiple of " +
+                             (want.empty() ? std::string("1") : std::to_string(want[0])) + ")");
+    }
+    const uint64_t ki = static_cast<uint64_t>(got[0] / want[0]);
+    if (k != 0 && ki != k) {
+      return InvalidArgument("input '" + name + "' stacks " + std::to_string(ki) +
+                             " batches, another input stacks " + std::to_string(k));
+    }
+    k = ki;
+    const uint64_t elem = h->type == ElemType::kInt8 ? 1 : 4;
+    if (h->data.size() != k * Count(t) * elem) {
+      return InvalidArgument("input '" + name + "' holds " + std::to_string(h->data.size()) +
+                             " bytes; shape " + ShapeText(got) + " of " + ElemTypeName(h->type) +
+                             " needs " + std::to_string(k * Count(t) * elem));
+    }
+  }
+  // Outputs, stacked over the k runs.
+  outputs->clear();
+  for (const pkg::Binding* b : *r.outputs()) {
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
+    HostTensor o;
+    o.name = b->name()->str();
+    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? ElemType::kInt8 : ElemType::kFloat32;
+    if (options.int8_outputs && t->dtype() != pkg::DType::Int8) {
+      return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
+    }
+    o.shape = BindingShape(b);
+    if (!o.shape.empty()) o.shape[0] *= static_cast<int64_t>(k);
+    o.data.resize(k * Count(t) * (o.type == ElemType::kInt8 ? 1 : 4));
+    outputs->push_back(std::move(o));
+  }
+  for (uint64_t s = 0; s < k; ++s) {
+    LOOM_RETURN_IF_ERROR(RunOnce(bound, s, k, options, outputs));
+    profile_.inferences += 1;
+    if (options.progress) options.progress(s + 1, k);
+  }
+  return Status::Ok();
+}
+
+Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t slice,
+                         uint64_t /*slices*/, const RunOptions& /*options*/,
+                         std::vector<HostTensor>* outputs) {
+  const pkg::Package& r = package_->root();
+  const HwConfig& c = package_->config();
+  const q::Blocking blk{c.batch, c.block_in};
+  for (fbu i = 0; i < r.inputs()->size(); ++i) {
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(r.inputs()->Get(i)->tensor()));
+    const HostTensor& h = *inputs[i];
+    const uint64_t n = Count(t);
+    uint8_t* dst = arena_ + t->offset();
+    if (t->dtype() == pkg::DType::Float32) {
+      std::memcpy(dst, h.data.data() + slice * n * 4, n * 4);
+    } else {
+      io_scratch_.resize(n);
+      int8_t* plain = t->layout() == pkg::TensorLayout::Blocked ? io_scratch_.data()
+                                                                 : reinterpret_cast<int8_t*>(dst);
+      if (h.type == ElemType::kInt8) {
+        std::memcpy(plain, h.data.data() + slice * n, n);
+      } else {
+        LOOM_RETURN_IF_ERROR(q::QuantizeF32(reinterpret_cast<const float*>(h.data.data()) + slice * n,
+                                            n, t->scale(), plain));
+      }
+      if (t->layout() == pkg::TensorLayout::Blocked) {
+        LOOM_RETURN_IF_ERROR(q::PackActivation(blk, Act(t), plain, reinterpret_cast<int8_t*>(dst)));
+      }
+    }
+    LOOM_RETURN_IF_ERROR(CopyTensorIn(t));
+  }
+  for (size_t s = 0; s < package_->num_segments(); ++s) LOOM_RETURN_IF_ERROR(RunSegment(s));
+  for (fbu i = 0; i < r.outputs()->size(); ++i) {
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(r.outputs()->Get(i)->tensor()));
+    LOOM_RETURN_IF_ERROR(CopyTensorOut(t));
+    HostTensor& o = (*outputs)[i];
+    const uint64_t n = Count(t);
+    const uint8_t* src = arena_ + t->offset();
+    if (t->dtype() == pkg::DType::Float32) {
+      std::memcpy(o.data.data() + slice * n * 4, src, n * 4);
+      continue;
+    }
+    io_scratch_.resize(n);
+    const int8_t* plain = reinterpret_cast<const int8_t*>(src);
+    if (t->layout() == pkg::TensorLayout::Blocked) {
+      LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(t), plain, io_scratch_.data()));
+      plain = io_scratch_.data();
+    }
+    if (o.type == ElemType::kInt8) {
+      std::memcpy(o.data.data() + slice * n, plain, n);
+    } else {
+      LOOM_RETURN_IF_ERROR(q::DequantizeF32(plain, n, t->scale(),
+                                            reinterpret_cast<float*>(o.data.data()) + slice * n));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::runtime

@@ -1,0 +1,134 @@
+// The executor: runs a loaded package on one device (docs/runtime.md).
+//
+//   load package -> open driver (config checked) -> place arena, constants, micro-ops and linked
+//   programs in device memory -> per inference: quantize + pack inputs into the arena, run the
+//   segments in order (accelerator segments on the device; CPU segments, and every segment on a
+//   device without an accelerator, on the host over the same arena bytes), unpack + dequantize
+//   outputs.
+//
+// Ownership: the Executor owns the Package and the Driver, and every device allocation; all are
+// released by its destructor. The arena is sized by the package; nothing is allocated per
+// segment. Not thread-safe: one inference at a time.
+#ifndef LOOM_RUNTIME_EXEC_EXECUTOR_H_
+#define LOOM_RUNTIME_EXEC_EXECUTOR_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/drivers/driver.h"
+#include "runtime/exec/cpu_ops.h"
+#include "runtime/package/package.h"
+
+namespace loom::runtime {
+
+struct ExecutorOptions {
+  // Open the device with this config instead of the package's. Simulators instantiate it;
+  // a package built for another config is then refused (FailedPrecondition), as hardware would.
+  bool has_device_config = false;
+  HwConfig device_config;
+  bool trace = false;            // record the device's instruction timeline (TraceJson)
+  uint32_t timeout_ms = 600000;  // per accelerator submission, device time
+  std::string waves;             // tsim: FST waveform file
+};
+
+enum class ElemType : uint8_t { kFloat32 = 0, kInt8 = 1 };
+const char* ElemTypeName(ElemType t);
+
+// A tensor on the host, row-major, in the shape the user sees (Binding.shape).
+struct HostTensor {
+  std::string name;  // model input/output name; an empty input name binds the only input
+  ElemType type = ElemType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;  // elements in C order, little-endian
+};
+
+struct RunOptions {
+  bool int8_outputs = false;  // return int8 outputs as computed, without dequantizing
+  // Called after each of the k runs of a stacked batch (done, k).
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Per-segment counters, accumulated over every run since the last ResetProfile().
+struct SegmentProfile {
+  std::string name;
+  bool accel = false;      // an accelerator segment in the package
+  bool on_device = false;  // ran on the device (else on the host from its op description)
+  uint64_t runs = 0;
+  uint64_t wall_ns = 0;
+  uint64_t cycles = 0;  // device cycles (0 on the host)
+  uint64_t macs = 0;
+  uint64_t bytes_loaded = 0;
+  uint64_t bytes_stored = 0;
+  uint64_t insns = 0;
+  std::array<uint64_t, isa::kNumModules> busy{};
+  // macs / (cycles x peak MACs per cycle); 0 when the segment has no cycles.
+  double gemm_utilization(const HwConfig& config) const;
+};
+
+struct Profile {
+  uint64_t inferences = 0;
+  std::vector<SegmentProfile> segments;
+  SegmentProfile Total() const;
+};
+
+class Executor {
+ public:
+  // Opens `driver` for the package and places everything in device memory. Errors: the device's
+  // own (open, memory), and FailedPrecondition when the device's config hash is not the package's.
+  static Status Create(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
+                       const ExecutorOptions& options, std::unique_ptr<Executor>* out);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const Package& package() const { return *package_; }
+  Driver& driver() { return *driver_; }
+
+  // Runs the model. Each model input must be given once, by name, as float32 (quantized with the
+  // input's scale) or int8 (taken as is; only for int8 inputs). Its shape is the binding's, or has
+  // a leading dimension k times the binding's: then the model runs k times and every output is
+  // stacked along its leading dimension. Errors: NotFound (missing or unknown input name),
+  // InvalidArgument (wrong shape, wrong dtype, wrong byte size), and the device's errors.
+  Status Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
+             std::vector<HostTensor>* outputs);
+
+  const Profile& profile() const { return profile_; }
+  void ResetProfile();
+  // The device's instruction timeline over every accelerator submission (fsim).
+  Status TraceJson(std::string* out) { return driver_->TraceJson(out); }
+
+ private:
+  Executor() = default;
+  Status Place();
+  Status RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t slice, uint64_t slices,
+                 const RunOptions& options, std::vector<HostTensor>* outputs);
+  Status RunSegment(size_t index);
+  Status CopyTensorIn(const pkg::Tensor* t);
+  Status CopyTensorOut(const pkg::Tensor* t);
+
+  std::unique_ptr<Package> package_;
+  std::unique_ptr<Driver> driver_;
+  ExecutorOptions options_;
+  std::unique_ptr<CpuOpRunner> cpu_;
+  bool device_programs_ = false;  // accelerator segments run on the device
+  bool host_mapped_ = false;      // the device's arena is host memory (no copies)
+  uint64_t arena_addr_ = 0, constants_addr_ = 0;
+  struct DeviceProgram {
+    uint64_t uops_addr = 0, insns_addr = 0;
+    uint32_t insn_count = 0;
+  };
+  std::vector<DeviceProgram> programs_;  // per segment
+  std::vector<uint64_t> allocations_;
+  std::unique_ptr<uint8_t[]> host_arena_storage_;
+  uint8_t* arena_ = nullptr;  // host view of the arena
+  std::vector<int8_t> io_scratch_;
+  Profile profile_;
+};
+
+}  // namespace loom::runtime
+
+#endif  // LOOM_RUNTIME_EXEC_EXECUTOR_H_

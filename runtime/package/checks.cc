@@ -1,0 +1,452 @@
+#include "runtime/package/checks.h"
+
+#include <cmath>
+#include <set>
+
+namespace loom::runtime {
+namespace {
+
+using fbu = flatbuffers::uoffset_t;
+
+std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+uint32_t Dim(const pkg::Tensor* t, fbu i) { return t->shape()->Get(i); }
+
+Status CheckShift(int32_t v, const char* name, const std::string& where) {
+  if (v < -31 || v > 31) {
+    return InvalidArgument(where + ": " + name + " " + std::to_string(v) + " outside [-31, 31]");
+  }
+  return Status::Ok();
+}
+Status CheckClip(int32_t lo, int32_t hi, const std::string& where) {
+  if (lo < -128 || hi > 127 || lo > hi) {
+    return InvalidArgument(where + ": clip [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                           "] is not a range inside [-128, 127]");
+  }
+  return Status::Ok();
+}
+Status CheckRequant(const pkg::Requant* rq, const std::string& where) {
+  if (rq == nullptr) return InvalidArgument(where + ": requant parameters missing");
+  LOOM_RETURN_IF_ERROR(CheckShift(rq->pre_shift(), "pre_shift", where));
+  LOOM_RETURN_IF_ERROR(CheckShift(rq->post_shift(), "post_shift", where));
+  return CheckClip(rq->clip_lo(), rq->clip_hi(), where);
+}
+// Output spatial size of a window over `in`; fails when the window does not fit.
+Status WindowOut(const pkg::Window* w, uint32_t h, uint32_t wd, const std::string& where,
+                 uint32_t* oh, uint32_t* ow) {
+  if (w == nullptr) return InvalidArgument(where + ": window missing");
+  if (w->kh() == 0 || w->kw() == 0 || w->stride_h() == 0 || w->stride_w() == 0) {
+    return InvalidArgument(where + ": window sizes and strides must be positive");
+  }
+  if (w->pad_top() >= w->kh() || w->pad_bottom() >= w->kh() || w->pad_left() >= w->kw() ||
+      w->pad_right() >= w->kw()) {
+    return InvalidArgument(where + ": padding must be smaller than the window");
+  }
+  const uint64_t ph = uint64_t{h} + w->pad_top() + w->pad_bottom();
+  const uint64_t pw = uint64_t{wd} + w->pad_left() + w->pad_right();
+  if (ph < w->kh() || pw < w->kw()) {
+    return InvalidArgument(where + ": window " + std::to_string(w->kh()) + "x" +
+                           std::to_string(w->kw()) + " does not fit the padded input " +
+                           std::to_string(ph) + "x" + std::to_string(pw));
+  }
+  *oh = static_cast<uint32_t>((ph - w->kh()) / w->stride_h() + 1);
+  *ow = static_cast<uint32_t>((pw - w->kw()) / w->stride_w() + 1);
+  return Status::Ok();
+}
+
+bool SameShape(const pkg::Tensor* a, const pkg::Tensor* b) {
+  if (a->shape()->size() != b->shape()->size()) return false;
+  for (fbu i = 0; i < a->shape()->size(); ++i) {
+    if (a->shape()->Get(i) != b->shape()->Get(i)) return false;
+  }
+  return true;
+}
+uint64_t Elements(const pkg::Tensor* t) {
+  uint64_t n = 0;
+  ShapeElements(t->shape(), &n);  // checked in CheckTensors
+  return n;
+}
+
+const std::set<std::string>& FloatOps() {
+  static const std::set<std::string> ops = {"Softmax", "Relu",    "Sigmoid",  "LeakyRelu",
+                                            "Clip",    "Identity", "Reshape", "Flatten",
+                                            "Add",     "Sub",      "Mul",     "GlobalAveragePool"};
+  return ops;
+}
+
+}  // namespace
+
+std::string PackageChecker::TensorName(const pkg::Tensor* t) const {
+  return t ? "'" + t->name()->str() + "'" : std::string("(none)");
+}
+
+Status PackageChecker::Get(int32_t idx, bool optional, const std::string& where,
+                           const pkg::Tensor** t) {
+  *t = nullptr;
+  if (idx == -1 && optional) return Status::Ok();
+  if (idx < 0 || static_cast<uint32_t>(idx) >= r_.tensors()->size()) {
+    return OutOfRange(where + ": tensor index " + std::to_string(idx) + " is not one of the " +
+                      std::to_string(r_.tensors()->size()) + " tensors");
+  }
+  *t = r_.tensors()->Get(static_cast<fbu>(idx));
+  return Status::Ok();
+}
+
+Status PackageChecker::CheckTensors() {
+  const uint64_t arena = r_.arena_bytes();
+  const uint64_t consts = r_.constants() ? r_.constants()->size() : 0;
+  for (fbu i = 0; i < r_.tensors()->size(); ++i) {
+    const pkg::Tensor* t = r_.tensors()->Get(i);
+    const std::string where = "tensor " + std::to_string(i) + " '" + t->name()->str() + "'";
+    if (static_cast<unsigned>(t->dtype()) > static_cast<unsigned>(pkg::DType::MAX)) {
+      return InvalidArgument(where + ": unknown dtype " + std::to_string(unsigned(t->dtype())));
+    }
+    if (static_cast<unsigned>(t->storage()) > static_cast<unsigned>(pkg::Storage::MAX)) {
+      return InvalidArgument(where + ": unknown storage " + std::to_string(unsigned(t->storage())));
+    }
+    if (t->shape()->size() > 8) return InvalidArgument(where + ": rank above 8");
+    uint64_t count = 0;
+    if (!ShapeElements(t->shape(), &count)) return InvalidArgument(where + ": shape overflows");
+    uint64_t expect = 0;
+    if (Status s = TensorBytes(c_, t->dtype(), t->layout(), t->shape(), &expect); !s.ok()) {
+      return InvalidArgument(where + ": " + s.message());
+    }
+    if (t->size() != expect) {
+      return InvalidArgument(where + ": size " + std::to_string(t->size()) +
+                             " bytes does not match its shape, dtype and layout (" +
+                             std::to_string(expect) + " bytes)");
+    }
+    const bool in_arena = t->storage() == pkg::Storage::Arena;
+    const uint64_t limit = in_arena ? arena : consts;
+    if (t->offset() > limit || t->size() > limit - t->offset()) {
+      return OutOfRange(where + ": bytes [" + std::to_string(t->offset()) + ", " +
+                        std::to_string(t->offset() + t->size()) + ") are outside the " +
+                        (in_arena ? "arena" : "constants") + " (" + std::to_string(limit) +
+                        " bytes)");
+    }
+    if (t->dtype() != pkg::DType::Int8 && t->offset() % 4 != 0) {
+      return InvalidArgument(where + ": offset " + std::to_string(t->offset()) +
+                             " is not 4-byte aligned");
+    }
+    if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
+      return InvalidArgument(where + ": int8 scale must be finite and positive");
+    }
+  }
+  return Status::Ok();
+}
+
+Status PackageChecker::CheckBindings() {
+  std::set<std::string> names;
+  for (int dir = 0; dir < 2; ++dir) {
+    const auto* list = dir == 0 ? r_.inputs() : r_.outputs();
+    for (fbu i = 0; i < list->size(); ++i) {
+      const pkg::Binding* b = list->Get(i);
+      const std::string where =
+          std::string(dir == 0 ? "input " : "output ") + std::to_string(i) + " '" + b->name()->str() + "'";
+      if (b->name()->size() == 0) return InvalidArgument(where + ": empty name");
+      if (!names.insert(b->name()->str()).second) {
+        return InvalidArgument(where + ": name used by another input or output");
+      }
+      const pkg::Tensor* t = nullptr;
+      LOOM_RETURN_IF_ERROR(Get(b->tensor(), false, where, &t));
+      if (t->storage() != pkg::Storage::Arena) {
+        return InvalidArgument(where + ": tensor " + TensorName(t) + " is not in the arena");
+      }
+      if (t->dtype() == pkg::DType::Int32) {
+        return InvalidArgument(where + ": int32 tensors cannot be model inputs or outputs");
+      }
+      uint64_t n = 0;
+      if (!ShapeElements(b->shape(), &n) || n != Elements(t)) {
+        return InvalidArgument(where + ": shape has a different element count than tensor " +
+                               TensorName(t));
+      }
+    }
+  }
+  if (r_.inputs()->size() == 0 || r_.outputs()->size() == 0) {
+    return InvalidArgument("package has no inputs or no outputs");
+  }
+  return Status::Ok();
+}
+
+Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program) {
+  const pkg::Segment* seg = r_.segments()->Get(index);
+  const std::string where = "segment " + std::to_string(index) + " '" + Str(seg->name()) + "'";
+  for (fbu i = 0; i < seg->ops()->size(); ++i) {
+    const pkg::Op* op = seg->ops()->Get(i);
+    LOOM_RETURN_IF_ERROR(CheckOp(*op, where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'"));
+  }
+  program->reset();
+  switch (seg->kind()) {
+    case pkg::SegmentKind::Cpu:
+      if (seg->program() != nullptr) {
+        return InvalidArgument(where + ": a CPU segment must not carry an accelerator program");
+      }
+      return Status::Ok();
+    case pkg::SegmentKind::Accel: {
+      if (seg->program() == nullptr) {
+        return InvalidArgument(where + ": accelerator segment without a program");
+      }
+      auto p = std::make_unique<Program>();
+      LOOM_RETURN_IF_ERROR(CheckProgram(*seg->program(), where, p.get()));
+      *program = std::move(p);
+      return Status::Ok();
+    }
+  }
+  return InvalidArgument(where + ": unknown segment kind " + std::to_string(unsigned(seg->kind())));
+}
+
+Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
+  const auto& in = *op.inputs();
+  const auto& out = *op.outputs();
+  auto arity = [&](size_t n_in, size_t n_out) -> Status {
+    if (in.size() != n_in || out.size() != n_out) {
+      return InvalidArgument(where + ": expects " + std::to_string(n_in) + " inputs and " +
+                             std::to_string(n_out) + " outputs, has " + std::to_string(in.size()) +
+                             " and " + std::to_string(out.size()));
+    }
+    return Status::Ok();
+  };
+  auto expect = [&](const pkg::Tensor* t, pkg::DType dt, pkg::TensorLayout lay, const char* role) -> Status {
+    if (t->dtype() != dt || t->layout() != lay) {
+      return InvalidArgument(where + ": " + role + " " + TensorName(t) + " must be " + DTypeName(dt) +
+                             " with layout " + pkg::EnumNameTensorLayout(lay) + ", is " +
+                             DTypeName(t->dtype()) + " " + pkg::EnumNameTensorLayout(t->layout()));
+    }
+    return Status::Ok();
+  };
+  auto shape_is = [&](const pkg::Tensor* t, std::initializer_list<uint32_t> dims, const char* role) -> Status {
+    bool ok = t->shape()->size() == dims.size();
+    fbu i = 0;
+    for (uint32_t d : dims) ok = ok && t->shape()->Get(i++) == d;
+    if (!ok) {
+      std::string want;
+      for (uint32_t d : dims) want += (want.empty() ? "" : ", ") + std::to_string(d);
+      return InvalidArgument(where + ": " + role + " " + TensorName(t) + " must have shape [" + want + "]");
+    }
+    return Status::Ok();
+  };
+  // Outputs are written at run time, so they must live in the arena, and no input may alias them.
+  std::vector<const pkg::Tensor*> ins(in.size()), outs(out.size());
+  for (fbu i = 0; i < out.size(); ++i) {
+    LOOM_RETURN_IF_ERROR(Get(out.Get(i), false, where + " output " + std::to_string(i), &outs[i]));
+    if (outs[i]->storage() != pkg::Storage::Arena) {
+      return InvalidArgument(where + ": output " + TensorName(outs[i]) + " is not in the arena");
+    }
+  }
+  for (fbu i = 0; i < in.size(); ++i) {
+    const bool optional = op.params_type() == pkg::OpParams::Conv2d && i == 2;
+    LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, where + " input " + std::to_string(i), &ins[i]));
+    for (const pkg::Tensor* o : outs) {
+      if (ins[i] && ins[i]->storage() == pkg::Storage::Arena && ins[i]->size() && o->size() &&
+          ins[i]->offset() < o->offset() + o->size() && o->offset() < ins[i]->offset() + ins[i]->size()) {
+        return InvalidArgument(where + ": input " + TensorName(ins[i]) + " overlaps output " +
+                               TensorName(o) + " in the arena");
+      }
+    }
+  }
+  const auto I8 = pkg::DType::Int8, I32 = pkg::DType::Int32, F32 = pkg::DType::Float32;
+  const auto Blk = pkg::TensorLayout::Blocked, Plain = pkg::TensorLayout::Plain;
+  switch (op.params_type()) {
+    case pkg::OpParams::Conv2d: {
+      const pkg::Conv2d* p = op.params_as_Conv2d();
+      LOOM_RETURN_IF_ERROR(arity(4, 1));
+      if (ins[0] == nullptr || ins[1] == nullptr || ins[3] == nullptr) {
+        return InvalidArgument(where + ": x, weights and mult are required");
+      }
+      LOOM_RETURN_IF_ERROR(expect(ins[0], I8, Blk, "input"));
+      const pkg::Tensor *x = ins[0], *w = ins[1], *y = outs[0];
+      const uint32_t n = Dim(x, 0), c = Dim(x, 1);
+      uint32_t o = 0;
+      if (p->depthwise()) {
+        LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedDepthwise, "weights"));
+        if (Dim(w, 0) != c) return InvalidArgument(where + ": depthwise weights must have one filter per input channel");
+        o = c;
+      } else {
+        LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedWeights, "weights"));
+        if (Dim(w, 1) != c) {
+          return InvalidArgument(where + ": weights " + TensorName(w) + " have " + std::to_string(Dim(w, 1)) +
+                                 " input channels, input has " + std::to_string(c));
+        }
+        o = Dim(w, 0);
+      }
+      if (p->window() == nullptr || p->window()->kh() != Dim(w, 2) || p->window()->kw() != Dim(w, 3)) {
+        return InvalidArgument(where + ": window does not match the weights' kernel size");
+      }
+      uint32_t oh = 0, ow = 0;
+      LOOM_RETURN_IF_ERROR(WindowOut(p->window(), Dim(x, 2), Dim(x, 3), where, &oh, &ow));
+      for (int k : {2, 3}) {
+        if (ins[k] == nullptr) continue;
+        LOOM_RETURN_IF_ERROR(expect(ins[k], I32, pkg::TensorLayout::BlockedVector, k == 2 ? "bias" : "mult"));
+        LOOM_RETURN_IF_ERROR(shape_is(ins[k], {o}, k == 2 ? "bias" : "mult"));
+      }
+      LOOM_RETURN_IF_ERROR(expect(y, I8, Blk, "output"));
+      LOOM_RETURN_IF_ERROR(shape_is(y, {n, o, oh, ow}, "output"));
+      return CheckRequant(p->requant(), where);
+    }
+    case pkg::OpParams::Add: {
+      const pkg::Add* p = op.params_as_Add();
+      LOOM_RETURN_IF_ERROR(arity(2, 1));
+      for (const pkg::Tensor* t : {ins[0], ins[1], outs[0]}) LOOM_RETURN_IF_ERROR(expect(t, I8, Blk, "operand"));
+      if (!SameShape(ins[0], ins[1]) || !SameShape(ins[0], outs[0])) {
+        return InvalidArgument(where + ": operands and output must have the same shape");
+      }
+      for (int32_t m : {p->mult_a(), p->mult_b()}) {
+        if (m < -32768 || m > 32767) return InvalidArgument(where + ": multiplier " + std::to_string(m) + " outside int16");
+      }
+      LOOM_RETURN_IF_ERROR(CheckShift(p->shift(), "shift", where));
+      return CheckClip(p->clip_lo(), p->clip_hi(), where);
+    }
+    case pkg::OpParams::MaxPool:
+    case pkg::OpParams::AvgPool: {
+      const bool avg = op.params_type() == pkg::OpParams::AvgPool;
+      LOOM_RETURN_IF_ERROR(arity(avg ? 2 : 1, 1));
+      const pkg::Window* win = avg ? op.params_as_AvgPool()->window() : op.params_as_MaxPool()->window();
+      LOOM_RETURN_IF_ERROR(expect(ins[0], I8, Blk, "input"));
+      LOOM_RETURN_IF_ERROR(expect(outs[0], I8, Blk, "output"));
+      uint32_t oh = 0, ow = 0;
+      LOOM_RETURN_IF_ERROR(WindowOut(win, Dim(ins[0], 2), Dim(ins[0], 3), where, &oh, &ow));
+      LOOM_RETURN_IF_ERROR(shape_is(outs[0], {Dim(ins[0], 0), Dim(ins[0], 1), oh, ow}, "output"));
+      if (avg) {
+        LOOM_RETURN_IF_ERROR(expect(ins[1], I32, Plain, "mult_by_count"));
+        if (Elements(ins[1]) != uint64_t{win->kh()} * win->kw()) {
+          return InvalidArgument(where + ": mult_by_count must have kh*kw entries");
+        }
+        return CheckRequant(op.params_as_AvgPool()->requant(), where);
+      }
+      return Status::Ok();
+    }
+    case pkg::OpParams::Concat: {
+      const pkg::Concat* p = op.params_as_Concat();
+      if (in.size() == 0 || out.size() != 1) return InvalidArgument(where + ": concat needs inputs and one output");
+      if (!p->mults() || !p->shifts() || p->mults()->size() != in.size() || p->shifts()->size() != in.size()) {
+        return InvalidArgument(where + ": concat needs one mult and one shift per input");
+      }
+      LOOM_RETURN_IF_ERROR(expect(outs[0], I8, Blk, "output"));
+      uint64_t channels = 0;
+      for (fbu i = 0; i < in.size(); ++i) {
+        LOOM_RETURN_IF_ERROR(expect(ins[i], I8, Blk, "input"));
+        if (Dim(ins[i], 0) != Dim(outs[0], 0) || Dim(ins[i], 2) != Dim(outs[0], 2) ||
+            Dim(ins[i], 3) != Dim(outs[0], 3)) {
+          return InvalidArgument(where + ": input " + TensorName(ins[i]) + " differs from the output in N, H or W");
+        }
+        channels += Dim(ins[i], 1);
+        LOOM_RETURN_IF_ERROR(CheckShift(p->shifts()->Get(i), "shift", where));
+      }
+      if (channels != Dim(outs[0], 1)) return InvalidArgument(where + ": input channels do not add up to the output's");
+      return Status::Ok();
+    }
+    case pkg::OpParams::Quantize:
+    case pkg::OpParams::Dequantize:
+    case pkg::OpParams::Relayout: {
+      LOOM_RETURN_IF_ERROR(arity(1, 1));
+      const pkg::Tensor *x = ins[0], *y = outs[0];
+      if (Elements(x) != Elements(y)) return InvalidArgument(where + ": input and output element counts differ");
+      const bool blocked_ok = [&] {
+        for (const pkg::Tensor* t : {x, y}) {
+          if (t->layout() != Plain && t->layout() != Blk) return false;
+        }
+        return true;
+      }();
+      if (!blocked_ok) return InvalidArgument(where + ": only Plain and Blocked layouts convert");
+      if (op.params_type() == pkg::OpParams::Quantize) {
+        if (x->dtype() != F32 || x->layout() != Plain || y->dtype() != I8) {
+          return InvalidArgument(where + ": quantize maps float32 Plain to int8");
+        }
+      } else if (op.params_type() == pkg::OpParams::Dequantize) {
+        if (x->dtype() != I8 || y->dtype() != F32 || y->layout() != Plain) {
+          return InvalidArgument(where + ": dequantize maps int8 to float32 Plain");
+        }
+      } else if (x->dtype() != y->dtype() || x->dtype() == I32 ||
+                 (x->dtype() == F32 && (x->layout() != Plain || y->layout() != Plain))) {
+        return InvalidArgument(where + ": relayout keeps the dtype (int8 Plain/Blocked, or float32 Plain)");
+      }
+      return Status::Ok();
+    }
+    case pkg::OpParams::FloatOp: {
+      const pkg::FloatOp* p = op.params_as_FloatOp();
+      const std::string name = p->op()->str();
+      if (FloatOps().count(name) == 0) return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
+      const bool binary = name == "Add" || name == "Sub" || name == "Mul";
+      LOOM_RETURN_IF_ERROR(arity(binary ? 2 : 1, 1));
+      for (const pkg::Tensor* t : ins) LOOM_RETURN_IF_ERROR(expect(t, F32, Plain, "input"));
+      LOOM_RETURN_IF_ERROR(expect(outs[0], F32, Plain, "output"));
+      if (!binary && name != "GlobalAveragePool" && Elements(ins[0]) != Elements(outs[0])) {
+        return InvalidArgument(where + ": input and output element counts differ");
+      }
+      return Status::Ok();
+    }
+    default:
+      return InvalidArgument(where + ": unknown operator type " + std::to_string(unsigned(op.params_type())));
+  }
+}
+
+Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::string& where,
+                                    Program* out) {
+  const auto& bytes = *prog.insns();
+  if (bytes.size() == 0 || bytes.size() % HwConfig::kInsnBytes != 0) {
+    return InvalidArgument(where + ": instruction bytes (" + std::to_string(bytes.size()) +
+                           ") are not a positive multiple of 16");
+  }
+  const size_t count = bytes.size() / HwConfig::kInsnBytes;
+  if (count > UINT32_MAX) return InvalidArgument(where + ": too many instructions");
+  if (prog.regions()->size() != count) {
+    return InvalidArgument(where + ": " + std::to_string(prog.regions()->size()) + " regions for " +
+                           std::to_string(count) + " instructions");
+  }
+  out->uop_words.assign(prog.uops()->begin(), prog.uops()->end());
+  for (size_t u = 0; u < out->uop_words.size(); ++u) {
+    isa::Uop uop;
+    if (Status s = isa::DecodeUop(layout_, out->uop_words[u], &uop); !s.ok()) {
+      return InvalidArgument(where + ": micro-op " + std::to_string(u) + ": " + s.message());
+    }
+  }
+  const uint64_t region_bytes[4] = {0, r_.arena_bytes(), r_.constants() ? r_.constants()->size() : 0,
+                                    uint64_t{out->uop_words.size()} * HwConfig::kUopBytes};
+  out->insns.resize(count);
+  out->regions.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string at = where + ": instruction " + std::to_string(i);
+    isa::Insn& insn = out->insns[i];
+    const isa::Word128 word = isa::LoadWord(bytes.data() + i * HwConfig::kInsnBytes);
+    if (Status s = isa::Decode(layout_, word, &insn); !s.ok()) return InvalidArgument(at + ": " + s.message());
+    if (Status s = isa::Verify(layout_, insn); !s.ok()) {
+      return InvalidArgument(at + " (" + isa::Disassemble(insn) + "): " + s.message());
+    }
+    const bool last = i + 1 == count;
+    if ((insn.opcode == isa::Opcode::kFinish) != last) {
+      return InvalidArgument(at + (last ? ": the program does not end with FINISH"
+                                        : ": FINISH before the end of the program"));
+    }
+    const uint8_t rv = static_cast<uint8_t>(prog.regions()->Get(static_cast<fbu>(i)));
+    if (rv > static_cast<uint8_t>(pkg::Region::MAX)) return InvalidArgument(at + ": unknown region " + std::to_string(rv));
+    const Region region = static_cast<Region>(rv);
+    out->regions[i] = region;
+    const bool mem = insn.opcode == isa::Opcode::kLoad || insn.opcode == isa::Opcode::kStore;
+    if (!mem) {
+      if (region != Region::kNone) return InvalidArgument(at + ": only LOAD and STORE have a region");
+      if (insn.opcode == isa::Opcode::kGemm) {
+        out->gemm_macs += uint64_t{insn.uop_end - insn.uop_bgn} * insn.loop_out * insn.loop_in *
+                          c_.macs_per_cycle();
+      }
+      continue;
+    }
+    const bool uop_load = insn.buffer == isa::Buffer::kUop;
+    if (region == Region::kNone || (region == Region::kUops) != uop_load ||
+        (insn.opcode == isa::Opcode::kStore && region != Region::kArena)) {
+      return InvalidArgument(at + " (" + isa::Disassemble(insn) + "): region " + RegionName(region) +
+                             " is not valid for this instruction");
+    }
+    if (insn.y_size == 0 || insn.x_size == 0) continue;
+    const uint64_t eb = ElementBytes(c_, insn.buffer);
+    const uint64_t last_elem = uint64_t{insn.dram_base} + uint64_t{insn.y_size - 1} * insn.x_stride + insn.x_size - 1;
+    const uint64_t end = (last_elem + 1) * eb;
+    const uint64_t limit = region_bytes[rv];
+    if (end > limit) {
+      return OutOfRange(at + " (" + isa::Disassemble(insn) + "): DMA reaches byte " + std::to_string(end) +
+                        " of the " + RegionName(region) + " region, which holds " + std::to_string(limit) + " bytes");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::runtime

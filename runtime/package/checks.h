@@ -1,0 +1,39 @@
+// The loader's own checks on a package that passed the FlatBuffers Verifier: tensors inside their
+// region with consistent sizes, bindings, ops (arity, dtypes, layouts, shapes, parameters) and
+// accelerator programs (decode + isa::Verify, FINISH last, regions, DMA extents inside their
+// region). Every failure names the segment, op, tensor or instruction.
+#ifndef LOOM_RUNTIME_PACKAGE_CHECKS_H_
+#define LOOM_RUNTIME_PACKAGE_CHECKS_H_
+
+#include <memory>
+#include <string>
+
+#include "runtime/package/package.h"
+
+namespace loom::runtime {
+
+class PackageChecker {
+ public:
+  PackageChecker(const pkg::Package& root, const HwConfig& config, const isa::Layout& layout)
+      : r_(root), c_(config), layout_(layout) {}
+
+  Status CheckTensors();
+  Status CheckBindings();
+  // *program is set for accelerator segments.
+  Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program);
+
+ private:
+  Status CheckOp(const pkg::Op& op, const std::string& where);
+  Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);
+  // Tensor `idx` exists (or is -1 when `optional`); returns it in *t (null for -1).
+  Status Get(int32_t idx, bool optional, const std::string& where, const pkg::Tensor** t);
+  std::string TensorName(const pkg::Tensor* t) const;
+
+  const pkg::Package& r_;
+  const HwConfig& c_;
+  const isa::Layout& layout_;
+};
+
+}  // namespace loom::runtime
+
+#endif  // LOOM_RUNTIME_PACKAGE_CHECKS_H_

@@ -1,0 +1,61 @@
+#include "runtime/package/link.h"
+
+#include <string>
+
+namespace loom::runtime {
+
+const char* RegionName(Region r) {
+  switch (r) {
+    case Region::kNone: return "none";
+    case Region::kArena: return "arena";
+    case Region::kConstants: return "constants";
+    case Region::kUops: return "uops";
+  }
+  return "?";
+}
+
+uint32_t ElementBytes(const HwConfig& c, isa::Buffer b) {
+  switch (b) {
+    case isa::Buffer::kUop: return HwConfig::kUopBytes;
+    case isa::Buffer::kWgt: return c.wgt_elem_bytes();
+    case isa::Buffer::kInp: return c.inp_elem_bytes();
+    case isa::Buffer::kAcc: return c.acc_elem_bytes();
+    case isa::Buffer::kOut: return c.out_elem_bytes();
+  }
+  return 1;
+}
+
+Status Link(const HwConfig& config, const isa::Insn* insns, const Region* regions, size_t count,
+            const RegionBases& bases, std::vector<isa::Insn>* out) {
+  out->clear();
+  out->reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    isa::Insn insn = insns[i];
+    uint64_t base = 0;
+    switch (regions[i]) {
+      case Region::kNone: break;
+      case Region::kArena: base = bases.arena; break;
+      case Region::kConstants: base = bases.constants; break;
+      case Region::kUops: base = bases.uops; break;
+    }
+    if (regions[i] != Region::kNone) {
+      const uint32_t eb = ElementBytes(config, insn.buffer);
+      if (base % eb != 0) {
+        return InvalidArgument("instruction " + std::to_string(i) + ": region base " +
+                               std::to_string(base) + " is not aligned to the " +
+                               isa::BufferName(insn.buffer) + " element size " +
+                               std::to_string(eb));
+      }
+      const uint64_t addr = uint64_t{insn.dram_base} + base / eb;
+      if (addr > UINT32_MAX) {
+        return OutOfRange("instruction " + std::to_string(i) + ": DRAM element address " +
+                          std::to_string(addr) + " does not fit in 32 bits");
+      }
+      insn.dram_base = static_cast<uint32_t>(addr);
+    }
+    out->push_back(insn);
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::runtime

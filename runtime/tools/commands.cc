@@ -1,0 +1,224 @@
+#include "runtime/tools/commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/api/session.h"
+#include "runtime/drivers/driver.h"
+#include "runtime/io/npy.h"
+
+namespace loom::runtime {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void Die(const Status& s) {
+  std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
+  throw CLI::RuntimeError(static_cast<int>(s.code()));
+}
+void Check(const Status& s) {
+  if (!s.ok()) Die(s);
+}
+
+// "NAME=FILE" or "FILE".
+std::pair<std::string, std::string> SplitNamed(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos) return {"", arg};
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return NotFound("cannot create " + path);
+  f << text;
+  return f.good() ? Status::Ok() : DataLoss("cannot write " + path);
+}
+
+Status ToHostTensor(const std::string& name, const NpyArray& a, const std::string& path, HostTensor* t) {
+  t->name = name;
+  t->shape = a.shape;
+  switch (a.dtype) {
+    case NpyDtype::kFloat32:
+      t->type = ElemType::kFloat32;
+      t->data = a.bytes;
+      return Status::Ok();
+    case NpyDtype::kInt8:
+      t->type = ElemType::kInt8;
+      t->data = a.bytes;
+      return Status::Ok();
+    case NpyDtype::kFloat64: {
+      t->type = ElemType::kFloat32;
+      const size_t n = a.bytes.size() / 8;
+      t->data.resize(n * 4);
+      for (size_t i = 0; i < n; ++i) {
+        double d;
+        std::memcpy(&d, a.bytes.data() + i * 8, 8);
+        const float f = static_cast<float>(d);
+        std::memcpy(t->data.data() + i * 4, &f, 4);
+      }
+      return Status::Ok();
+    }
+    default:
+      return InvalidArgument(path + ": inputs must be float32, float64 or int8, not " +
+                             NpyDtypeName(a.dtype));
+  }
+}
+
+json SegmentJson(const SegmentProfile& s, const HwConfig& c) {
+  return json{{"name", s.name},
+              {"kind", s.accel ? "accel" : "cpu"},
+              {"ran_on", s.on_device ? "device" : "host"},
+              {"runs", s.runs},
+              {"wall_ms", static_cast<double>(s.wall_ns) / 1e6},
+              {"cycles", s.cycles},
+              {"macs", s.macs},
+              {"gemm_utilization", s.gemm_utilization(c)},
+              {"bytes_loaded", s.bytes_loaded},
+              {"bytes_stored", s.bytes_stored},
+              {"insns", s.insns},
+              {"busy", {{"load", s.busy[0]}, {"compute", s.busy[1]}, {"store", s.busy[2]}}}};
+}
+
+struct RunArgs {
+  std::string package;
+  std::string device = "fsim";
+  std::string config;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::string stats;
+  std::string trace;
+  std::string waves;
+  bool int8_output = false;
+  bool quiet = false;
+  uint32_t timeout_ms = 600000;
+};
+
+void Run(const RunArgs& a) {
+  SessionOptions so;
+  so.device = a.device;
+  so.config = a.config;
+  so.trace = !a.trace.empty();
+  so.timeout_ms = a.timeout_ms;
+  so.waves = a.waves;
+  std::unique_ptr<Executor> exec;
+  Check(OpenSessionFile(a.package, so, &exec));
+  const pkg::Package& r = exec->package().root();
+
+  std::vector<HostTensor> inputs;
+  for (const std::string& arg : a.inputs) {
+    const auto [name, path] = SplitNamed(arg);
+    NpyArray array;
+    Check(ReadNpy(path, &array));
+    HostTensor t;
+    Check(ToHostTensor(name, array, path, &t));
+    inputs.push_back(std::move(t));
+  }
+  RunOptions ro;
+  ro.int8_outputs = a.int8_output;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  ro.progress = [&](uint64_t done, uint64_t total) {
+    if (a.quiet || total < 2) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done == total || now - last > std::chrono::milliseconds(500)) {
+      last = now;
+      const double s = std::chrono::duration<double>(now - start).count();
+      std::fprintf(stderr, "\rrun %llu/%llu  %.1f s", static_cast<unsigned long long>(done),
+                   static_cast<unsigned long long>(total), s);
+      if (done == total) std::fprintf(stderr, "\n");
+    }
+  };
+  std::vector<HostTensor> outputs;
+  Check(exec->Run(inputs, ro, &outputs));
+
+  // Outputs: NAME=FILE, or plain FILEs in the model's output order.
+  size_t positional = 0;
+  for (const std::string& arg : a.outputs) {
+    const auto [name, path] = SplitNamed(arg);
+    const HostTensor* o = nullptr;
+    if (name.empty()) {
+      if (positional < outputs.size()) o = &outputs[positional++];
+    } else {
+      for (const HostTensor& t : outputs) {
+        if (t.name == name) o = &t;
+      }
+    }
+    if (o == nullptr) Die(NotFound("no model output for --output " + arg));
+    NpyArray array;
+    array.dtype = o->type == ElemType::kInt8 ? NpyDtype::kInt8 : NpyDtype::kFloat32;
+    array.shape = o->shape;
+    array.bytes = o->data;
+    Check(WriteNpy(path, array));
+  }
+  const HwConfig& c = exec->package().config();
+  if (!a.stats.empty()) {
+    const Profile& p = exec->profile();
+    json j{{"package", a.package}, {"device", a.device}, {"config", c.name},
+           {"clock_mhz", c.clock_mhz}, {"inferences", p.inferences}, {"segments", json::array()}};
+    for (const SegmentProfile& s : p.segments) j["segments"].push_back(SegmentJson(s, c));
+    const SegmentProfile t = p.Total();
+    j["total"] = SegmentJson(t, c);
+    j["cycles"] = t.cycles;
+    j["macs"] = t.macs;
+    j["gemm_utilization"] = t.gemm_utilization(c);
+    j["bytes_loaded"] = t.bytes_loaded;
+    j["bytes_stored"] = t.bytes_stored;
+    j["accel_latency_ms_per_inference"] =
+        p.inferences ? static_cast<double>(t.cycles) / p.inferences / (c.clock_mhz * 1000.0) : 0.0;
+    Check(WriteText(a.stats, j.dump(2) + "\n"));
+  }
+  if (!a.trace.empty()) {
+    std::string text;
+    Check(exec->TraceJson(&text));
+    Check(WriteText(a.trace, text));
+  }
+  if (!a.quiet) {
+    const SegmentProfile t = exec->profile().Total();
+    std::fprintf(stderr, "%s on %s: %llu inference(s), %zu segment(s), %llu cycles, %llu MACs, gemm utilization %.1f%%\n",
+                 a.package.c_str(), a.device.c_str(), static_cast<unsigned long long>(exec->profile().inferences),
+                 static_cast<size_t>(r.segments()->size()), static_cast<unsigned long long>(t.cycles),
+                 static_cast<unsigned long long>(t.macs), 100 * t.gemm_utilization(c));
+  }
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& parent) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
+  cmd->add_option("package", args->package, "Package file (.loom)")->required();
+  cmd->add_option("--device", args->device, "Device: " + DriverNames())->capture_default_str();
+  cmd->add_option("--config", args->config,
+                  "Open the device with this HwConfig (name or path) instead of the package's");
+  cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy, float32 or int8; repeatable")->required();
+  cmd->add_option("--output", args->outputs, "[NAME=]OUT.npy; repeatable (plain files in output order)");
+  cmd->add_option("--stats", args->stats, "Write per-segment and total statistics as JSON");
+  cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
+  cmd->add_flag("--int8-output", args->int8_output, "Write int8 outputs as computed (no dequantization)");
+  cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
+  cmd->callback([args] { Run(*args); });
+  return cmd;
+}
+
+CLI::App* AddInspectCommand(CLI::App& parent) {
+  auto path = std::make_shared<std::string>();
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = parent.add_subcommand("inspect", "Summarize a package");
+  cmd->add_option("package", *path, "Package file (.loom)")->required();
+  cmd->add_flag("--disasm", options->disasm, "Print every accelerator program");
+  cmd->add_flag("--json", options->json, "Print JSON");
+  cmd->callback([path, options] {
+    std::unique_ptr<Package> package;
+    Check(Package::LoadFile(*path, &package));
+    std::fputs(InspectPackage(*package, *options).c_str(), stdout);
+  });
+  return cmd;
+}
+
+}  // namespace loom::runtime

@@ -1,0 +1,137 @@
+// The C API and its C++ wrapper over a package written by the writer.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "loom_runtime.h"
+#include "loom_runtime.hpp"
+#include "runtime/config/config_file.h"
+#include "tests/runtime/test_packages.h"
+
+namespace loom::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string WriteModel(const char* file, ConvModelOptions m = {}) {
+  HwConfig c;
+  EXPECT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  package::PackageSpec spec;
+  EXPECT_TRUE(BuildConvModel(c, m, &spec).ok());
+  const std::string path = ::testing::TempDir() + "/" + file;
+  EXPECT_TRUE(package::WritePackage(spec, path).ok());
+  return path;
+}
+
+TEST(CApi, RunsAndMatchesAcrossDevices) {
+  const std::string path = WriteModel("capi.loom");
+  const std::vector<float> x = ConvModelInput(ConvModelOptions{}, 3);
+  const int64_t shape[4] = {1, 5, 8, 8};
+  std::vector<std::vector<float>> probs;
+  for (const char* device : {"cpu", "fsim"}) {
+    loom_runtime* rt = nullptr;
+    ASSERT_EQ(loom_open(path.c_str(), device, &rt), LOOM_OK) << loom_last_error(nullptr);
+    ASSERT_EQ(loom_num_inputs(rt), 1u);
+    ASSERT_EQ(loom_num_outputs(rt), 2u);
+    loom_tensor_info info;
+    ASSERT_EQ(loom_input_info(rt, 0, &info), LOOM_OK);
+    EXPECT_STREQ(info.name, "input");
+    EXPECT_EQ(info.dtype, LOOM_INT8);
+    EXPECT_EQ(info.rank, 4u);
+    EXPECT_EQ(info.shape[1], 5);
+    ASSERT_EQ(loom_output_info(rt, 1, &info), LOOM_OK);
+    EXPECT_STREQ(info.name, "probs");
+    EXPECT_EQ(loom_output_info(rt, 2, &info), LOOM_OUT_OF_RANGE);
+    ASSERT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, shape, 4, x.data(), x.size() * 4), LOOM_OK);
+    ASSERT_EQ(loom_run(rt), LOOM_OK) << loom_last_error(rt);
+    int64_t oshape[LOOM_MAX_RANK];
+    size_t rank = 0;
+    ASSERT_EQ(loom_output_shape(rt, "probs", oshape, &rank), LOOM_OK);
+    ASSERT_EQ(rank, 2u);
+    std::vector<float> p(static_cast<size_t>(oshape[0] * oshape[1]));
+    ASSERT_EQ(loom_get_output(rt, "probs", LOOM_FLOAT32, p.data(), p.size() * 4), LOOM_OK);
+    float sum = 0;
+    for (float v : p) sum += v;
+    EXPECT_NEAR(sum, 1.0f, 1e-4);
+    probs.push_back(p);
+    // Wrong size and wrong dtype name the problem.
+    EXPECT_EQ(loom_get_output(rt, "probs", LOOM_FLOAT32, p.data(), 4), LOOM_INVALID_ARGUMENT);
+    EXPECT_THAT(loom_last_error(rt), HasSubstr("has 384 bytes"));
+    EXPECT_EQ(loom_get_output(rt, "probs", LOOM_INT8, p.data(), p.size()), LOOM_INVALID_ARGUMENT);
+    loom_stats st;
+    ASSERT_EQ(loom_get_stats(rt, &st), LOOM_OK);
+    EXPECT_EQ(st.inferences, 1u);
+    if (std::string(device) == "fsim") {
+      EXPECT_GT(st.cycles, 0u);
+      EXPECT_GT(st.gemm_utilization, 0.0);
+    } else {
+      EXPECT_EQ(st.cycles, 0u);
+    }
+    EXPECT_GT(st.macs, 0u);
+    loom_close(rt);
+  }
+  EXPECT_EQ(probs[0], probs[1]);
+}
+
+TEST(CApi, ErrorsCarryCodesAndMessages) {
+  loom_runtime* rt = nullptr;
+  EXPECT_EQ(loom_open("/nonexistent.loom", "fsim", &rt), LOOM_NOT_FOUND);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("cannot open package /nonexistent.loom"));
+  EXPECT_STREQ(loom_status_name(LOOM_DATA_LOSS), StatusCodeName(StatusCode::kDataLoss));
+  const std::string path = WriteModel("capi_err.loom");
+  EXPECT_EQ(loom_open(path.c_str(), "warp-drive", &rt), LOOM_NOT_FOUND);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("unknown device 'warp-drive'"));
+  loom_options o{"fsim", "1x16x16", 0};
+  EXPECT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_FAILED_PRECONDITION);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package built for config 1x8x8"));
+  // A corrupted file in memory.
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint8_t> bytes(1 << 20);
+  bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f));
+  std::fclose(f);
+  bytes[bytes.size() / 2] ^= 4;
+  EXPECT_EQ(loom_open_memory(bytes.data(), bytes.size(), nullptr, &rt), LOOM_DATA_LOSS);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("checksum mismatch"));
+  bytes[bytes.size() / 2] ^= 4;
+  ASSERT_EQ(loom_open_memory(bytes.data(), bytes.size(), nullptr, &rt), LOOM_OK);
+  EXPECT_EQ(loom_run(rt), LOOM_NOT_FOUND);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("model input 'input' was not given"));
+  const int64_t bad[4] = {1, 5, 8, 9};
+  std::vector<float> x(360);
+  ASSERT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, bad, 4, x.data(), x.size() * 4), LOOM_OK);
+  EXPECT_EQ(loom_run(rt), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("has shape [1, 5, 8, 9]"));
+  loom_close(rt);
+}
+
+TEST(CppWrapper, Int8OutputsAndTrace) {
+  ConvModelOptions m;
+  const std::string path = WriteModel("wrapper.loom", m);
+  loom::Runtime rt;
+  ASSERT_EQ(rt.Open(path, "fsim", "", /*trace=*/true), LOOM_OK) << rt.error();
+  ASSERT_EQ(rt.inputs().size(), 1u);
+  EXPECT_EQ(rt.SetInput<float>("input", {1, 5, 8, 8}, ConvModelInput(m, 5)), LOOM_OK);
+  ASSERT_EQ(rt.Run(), LOOM_OK) << rt.error();
+  std::vector<float> f;
+  std::vector<int64_t> shape;
+  ASSERT_EQ(rt.GetOutput("features", &f, &shape), LOOM_OK);
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 6, 4, 4}));
+  const char* json = nullptr;
+  ASSERT_EQ(loom_trace_json(rt.handle(), &json), LOOM_OK);
+  EXPECT_THAT(json, HasSubstr("traceEvents"));
+  EXPECT_GT(rt.stats().cycles, 0u);
+  // int8 inputs taken as is: quantizing by hand gives the same result.
+  std::vector<int8_t> q;
+  const float scale = rt.inputs()[0].scale;
+  for (float v : ConvModelInput(m, 5)) q.push_back(static_cast<int8_t>(std::max(-128.0f, std::min(127.0f, std::nearbyint(v / scale)))));
+  EXPECT_EQ(rt.SetInput<int8_t>("input", {1, 5, 8, 8}, q), LOOM_OK);
+  ASSERT_EQ(rt.Run(), LOOM_OK);
+  std::vector<float> f2;
+  ASSERT_EQ(rt.GetOutput("features", &f2), LOOM_OK);
+  EXPECT_EQ(f, f2);
+}
+
+}  // namespace
+}  // namespace loom::testing

@@ -1,0 +1,322 @@
+// End to end through the executor: the same package on cpu, fsim (and tsim when built) gives
+// bit-identical outputs; stacked batches; every bad-input error with its documented code.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+
+#include "runtime/api/session.h"
+#include "runtime/config/config_file.h"
+#include "runtime/drivers/driver.h"
+#include "tests/runtime/test_packages.h"
+
+namespace loom::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using runtime::ElemType;
+using runtime::Executor;
+using runtime::HostTensor;
+
+HwConfig Config(const std::string& name) {
+  HwConfig c;
+  EXPECT_TRUE(LoadHwConfig(name, &c).ok());
+  return c;
+}
+
+std::unique_ptr<runtime::Package> Load(const package::PackageSpec& spec) {
+  std::vector<uint8_t> bytes;
+  Status s = package::SerializePackage(spec, &bytes);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<runtime::Package> p;
+  s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return p;
+}
+
+Status Open(const package::PackageSpec& spec, const std::string& device,
+            std::unique_ptr<Executor>* out, const std::string& config = "", bool trace = false) {
+  runtime::SessionOptions o;
+  o.device = device;
+  o.config = config;
+  o.trace = trace;
+  return runtime::OpenSession(Load(spec), o, out);
+}
+
+HostTensor FloatInput(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& v) {
+  HostTensor t;
+  t.name = name;
+  t.type = ElemType::kFloat32;
+  t.shape = std::move(shape);
+  t.data.resize(v.size() * 4);
+  std::memcpy(t.data.data(), v.data(), t.data.size());
+  return t;
+}
+
+bool HaveDevice(const std::string& name) {
+  return (" " + runtime::DriverNames() + " ").find(" " + name + " ") != std::string::npos;
+}
+
+struct Case {
+  std::string config;
+  ConvModelOptions model;
+  std::string name;
+};
+
+class Bitexact : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Bitexact, CpuFsimTsimAgree) {
+  const Case& k = GetParam();
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildConvModel(Config(k.config), k.model, &spec).ok());
+  const std::vector<float> x = ConvModelInput(k.model, 7);
+  const HostTensor in = FloatInput("input", {k.model.n, k.model.c, k.model.hw, k.model.hw}, x);
+  std::vector<std::string> devices = {"cpu", "fsim"};
+  // tsim has RTL models for 1x8x8 and 1x16x16 only (sim/tsim/CMakeLists.txt).
+  if (HaveDevice("tsim") && (k.config == "1x8x8" || k.config == "1x16x16")) devices.push_back("tsim");
+  std::vector<std::vector<HostTensor>> results;
+  for (const std::string& d : devices) {
+    SCOPED_TRACE(d);
+    std::unique_ptr<Executor> e;
+    const Status s = Open(spec, d, &e);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    // Two runs on one executor: the second must not depend on what the first left behind.
+    std::vector<HostTensor> first;
+    for (int run = 0; run < 2; ++run) {
+      std::vector<HostTensor> out;
+      const Status r = e->Run({in}, runtime::RunOptions{}, &out);
+      ASSERT_TRUE(r.ok()) << r.ToString();
+      if (run == 0) first = out;
+      else {
+        for (size_t o = 0; o < out.size(); ++o) EXPECT_EQ(out[o].data, first[o].data);
+        results.push_back(out);
+      }
+    }
+    const runtime::Profile& prof = e->profile();
+    ASSERT_EQ(prof.segments.size(), spec.segments.size());
+    for (size_t i = 0; i < prof.segments.size(); ++i) {
+      const runtime::SegmentProfile& sp = prof.segments[i];
+      EXPECT_EQ(sp.runs, 2u);
+      if (sp.accel && d != "cpu") {
+        EXPECT_TRUE(sp.on_device);
+        EXPECT_GT(sp.cycles, 0u);
+        EXPECT_GT(sp.bytes_loaded, 0u);
+        EXPECT_GT(sp.bytes_stored, 0u);
+        // The device's MACs include the padding lanes of partial channel blocks.
+        EXPECT_GE(sp.macs, 2 * spec.segments[i].ops[0].macs);
+        EXPECT_GT(sp.gemm_utilization(spec.config), 0.0);
+        EXPECT_LE(sp.gemm_utilization(spec.config), 1.0);
+      } else {
+        EXPECT_FALSE(sp.on_device);
+        EXPECT_EQ(sp.cycles, 0u);
+      }
+    }
+  }
+  ASSERT_EQ(results.size(), devices.size());
+  for (size_t d = 1; d < results.size(); ++d) {
+    ASSERT_EQ(results[d].size(), results[0].size());
+    for (size_t o = 0; o < results[0].size(); ++o) {
+      EXPECT_EQ(results[d][o].shape, results[0][o].shape) << devices[d];
+      EXPECT_EQ(results[d][o].data, results[0][o].data) << devices[d] << " output " << results[0][o].name;
+    }
+  }
+  // The outputs are not trivially constant: the features take several distinct values.
+  std::set<uint8_t> distinct(results[0][0].data.begin(), results[0][0].data.end());
+  EXPECT_GT(distinct.size(), 8u);
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> v;
+  for (const char* c : {"1x8x8", "1x16x16"}) {
+    v.push_back({c, ConvModelOptions{}, std::string("conv_") + c});
+    ConvModelOptions f;
+    f.float_input = true;
+    f.c = 19;
+    f.o = 20;
+    f.o2 = 9;
+    f.hw = 6;
+    v.push_back({c, f, std::string("float_input_multiblock_") + c});
+  }
+  ConvModelOptions b;
+  b.n = 2;
+  v.push_back({"1x32x32", b, "conv_n2_1x32x32"});
+  for (auto& k : v) {
+    for (char& ch : k.name) if (ch == 'x') ch = 'X';
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(runtime, Bitexact, ::testing::ValuesIn(Cases()),
+                         [](const auto& p) { return p.param.name; });
+
+class ExecutorErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(BuildConvModel(Config("1x8x8"), model_, &spec_).ok());
+    ASSERT_TRUE(Open(spec_, "fsim", &exec_).ok());
+  }
+  Status Run(const std::vector<HostTensor>& in) {
+    std::vector<HostTensor> out;
+    return exec_->Run(in, runtime::RunOptions{}, &out);
+  }
+  HostTensor Good() { return FloatInput("input", {1, 5, 8, 8}, ConvModelInput(model_, 1)); }
+  ConvModelOptions model_;
+  package::PackageSpec spec_;
+  std::unique_ptr<Executor> exec_;
+};
+
+TEST_F(ExecutorErrors, WrongShape) {
+  HostTensor t = FloatInput("input", {1, 5, 8, 7}, std::vector<float>(280));
+  const Status s = Run({t});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("input 'input' has shape [1, 5, 8, 7], the model expects [1, 5, 8, 8]"));
+}
+
+TEST_F(ExecutorErrors, WrongDtypeAndByteSize) {
+  HostTensor t = Good();
+  t.data.resize(t.data.size() - 4);
+  Status s = Run({t});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("bytes"));
+  // int8 data for an int8 input is fine; int8 for a float32 input is not.
+  package::PackageSpec f;
+  ConvModelOptions fo;
+  fo.float_input = true;
+  ASSERT_TRUE(BuildConvModel(Config("1x8x8"), fo, &f).ok());
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Open(f, "cpu", &e).ok());
+  HostTensor i8;
+  i8.name = "input";
+  i8.type = ElemType::kInt8;
+  i8.shape = {1, 5, 8, 8};
+  i8.data.resize(320);
+  std::vector<HostTensor> out;
+  s = e->Run({i8}, runtime::RunOptions{}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("input 'input' is float32 in the model; int8 data was given"));
+}
+
+TEST_F(ExecutorErrors, MissingAndUnknownInputName) {
+  Status s = Run({});
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_THAT(s.message(), HasSubstr("model input 'input' was not given"));
+  HostTensor t = Good();
+  t.name = "image";
+  s = Run({t});
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_THAT(s.message(), HasSubstr("no input named 'image' (inputs: input)"));
+}
+
+TEST(ExecutorConfig, MismatchIsRefused) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildConvModel(Config("1x16x16"), ConvModelOptions{}, &spec).ok());
+  for (const char* device : {"cpu", "fsim"}) {
+    std::unique_ptr<Executor> e;
+    const Status s = Open(spec, device, &e, "1x8x8");
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << device;
+    EXPECT_THAT(s.message(), HasSubstr("package built for config 1x16x16 (hash " + spec.config.HashHex() + ")"));
+    EXPECT_THAT(s.message(), HasSubstr("is 1x8x8"));
+  }
+}
+
+TEST(ExecutorBatch, StackedInputsRunKTimes) {
+  package::PackageSpec spec;
+  ConvModelOptions m;
+  ASSERT_TRUE(BuildConvModel(Config("1x8x8"), m, &spec).ok());
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Open(spec, "fsim", &e).ok());
+  const std::vector<float> a = ConvModelInput(m, 1), b = ConvModelInput(m, 2), c = ConvModelInput(m, 3);
+  std::vector<float> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  all.insert(all.end(), c.begin(), c.end());
+  std::vector<HostTensor> stacked, one;
+  uint64_t calls = 0;
+  runtime::RunOptions ro;
+  ro.progress = [&](uint64_t done, uint64_t total) {
+    ++calls;
+    EXPECT_EQ(total, 3u);
+    EXPECT_EQ(done, calls);
+  };
+  ASSERT_TRUE(e->Run({FloatInput("", {3, 5, 8, 8}, all)}, ro, &stacked).ok());
+  EXPECT_EQ(calls, 3u);
+  EXPECT_EQ(stacked[0].shape, (std::vector<int64_t>{3, 6, 4, 4}));
+  EXPECT_EQ(e->profile().inferences, 3u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(e->Run({FloatInput("input", {1, 5, 8, 8}, i == 0 ? a : i == 1 ? b : c)}, runtime::RunOptions{}, &one).ok());
+    for (size_t o = 0; o < one.size(); ++o) {
+      const size_t n = one[o].data.size();
+      EXPECT_TRUE(std::equal(one[o].data.begin(), one[o].data.end(), stacked[o].data.begin() + i * n)) << i;
+    }
+  }
+}
+
+TEST(ExecutorOutputs, Int8OutputsAreTheDequantizedValuesDividedByScale) {
+  package::PackageSpec spec;
+  ConvModelOptions m;
+  ASSERT_TRUE(BuildConvModel(Config("1x8x8"), m, &spec).ok());
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Open(spec, "cpu", &e).ok());
+  runtime::RunOptions ro;
+  std::vector<HostTensor> f, q;
+  const HostTensor in = FloatInput("input", {1, 5, 8, 8}, ConvModelInput(m, 4));
+  ASSERT_TRUE(e->Run({in}, ro, &f).ok());
+  // "probs" is float32 in the model: asking for int8 outputs is refused, naming it.
+  ro.int8_outputs = true;
+  const Status s = e->Run({in}, ro, &q);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("output 'probs' is float32"));
+  // Without "probs", int8 features come back exactly.
+  package::PackageSpec features_only = spec;
+  features_only.outputs.pop_back();
+  ASSERT_TRUE(Open(features_only, "cpu", &e).ok());
+  ASSERT_TRUE(e->Run({in}, ro, &q).ok());
+  ASSERT_EQ(q[0].type, ElemType::kInt8);
+  const float scale = 0.05f;
+  for (size_t i = 0; i < q[0].data.size(); ++i) {
+    float v;
+    std::memcpy(&v, f[0].data.data() + 4 * i, 4);
+    EXPECT_EQ(v, static_cast<int8_t>(q[0].data[i]) * scale);
+  }
+}
+
+TEST(ExecutorTrace, FsimTimelineCoversEverySubmission) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildConvModel(Config("1x8x8"), ConvModelOptions{}, &spec).ok());
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Open(spec, "fsim", &e, "", /*trace=*/true).ok());
+  std::vector<HostTensor> out;
+  ASSERT_TRUE(e->Run({FloatInput("input", {1, 5, 8, 8}, ConvModelInput(ConvModelOptions{}, 1))},
+                     runtime::RunOptions{}, &out).ok());
+  std::string json;
+  ASSERT_TRUE(e->TraceJson(&json).ok());
+  EXPECT_THAT(json, HasSubstr("\"traceEvents\""));
+  EXPECT_THAT(json, HasSubstr("\"name\":\"conv1\""));
+  EXPECT_THAT(json, HasSubstr("\"name\":\"conv2\""));
+  EXPECT_THAT(json, HasSubstr("gemm"));
+  // cpu records no timeline and says so.
+  ASSERT_TRUE(Open(spec, "cpu", &e).ok());
+  EXPECT_EQ(e->TraceJson(&json).code(), StatusCode::kUnimplemented);
+}
+
+TEST(ExecutorCpuOnly, PackageWithoutAcceleratorSegments) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildCpuOnlyModel(Config("1x8x8"), &spec).ok());
+  for (const char* device : {"cpu", "fsim"}) {
+    std::unique_ptr<Executor> e;
+    ASSERT_TRUE(Open(spec, device, &e).ok());
+    HostTensor t;
+    t.name = "x";
+    t.type = ElemType::kInt8;
+    t.shape = {1, 3, 2, 2};
+    for (int i = 0; i < 12; ++i) t.data.push_back(static_cast<uint8_t>(i * 7 - 40));
+    runtime::RunOptions ro;
+    ro.int8_outputs = true;
+    std::vector<HostTensor> out;
+    ASSERT_TRUE(e->Run({t}, ro, &out).ok());
+    EXPECT_EQ(out[0].data, t.data) << device;
+  }
+}
+
+}  // namespace
+}  // namespace loom::testing

@@ -1,0 +1,274 @@
+// The package writer and loader: round trip, and every kind of damage the loader must refuse
+// with its documented code and a message that names the problem (docs/package.md).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "runtime/config/config_file.h"
+#include "runtime/package/format.h"
+#include "runtime/package/package.h"
+#include "tests/runtime/test_packages.h"
+
+namespace loom::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using runtime::Package;
+
+HwConfig Config(const char* name = "1x16x16") {
+  HwConfig c;
+  EXPECT_TRUE(LoadHwConfig(name, &c).ok());
+  return c;
+}
+
+std::vector<uint8_t> Bytes(const package::PackageSpec& spec) {
+  std::vector<uint8_t> bytes;
+  package::WriteOptions o;
+  o.verify = false;
+  const Status s = package::SerializePackage(spec, &bytes, o);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return bytes;
+}
+
+Status Load(const std::vector<uint8_t>& bytes) {
+  std::unique_ptr<Package> p;
+  return Package::LoadMemory(bytes.data(), bytes.size(), &p);
+}
+
+// Recomputes the checksum after an edit of the payload, so the edit reaches the later checks.
+void Reseal(std::vector<uint8_t>* bytes) {
+  runtime::EncodeHeader(bytes->data() + runtime::kHeaderBytes, bytes->size() - runtime::kHeaderBytes,
+                        bytes->data());
+}
+
+package::PackageSpec ConvSpec(const char* config = "1x16x16") {
+  package::PackageSpec spec;
+  const Status s = BuildConvModel(Config(config), ConvModelOptions{}, &spec);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return spec;
+}
+
+TEST(Package, RoundTrip) {
+  const package::PackageSpec spec = ConvSpec();
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(package::SerializePackage(spec, &bytes).ok());
+  std::unique_ptr<Package> p;
+  ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  EXPECT_EQ(p->config(), spec.config);
+  EXPECT_EQ(p->arena_bytes(), spec.arena_bytes);
+  EXPECT_EQ(p->constants_bytes(), spec.constants.size());
+  EXPECT_EQ(0, std::memcmp(p->constants(), spec.constants.data(), spec.constants.size()));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p->constants()) % 32, 0u);
+  ASSERT_EQ(p->num_segments(), 4u);
+  EXPECT_EQ(p->program(1), nullptr);
+  ASSERT_NE(p->program(0), nullptr);
+  EXPECT_EQ(p->program(0)->insns, spec.segments[0].program.insns);
+  EXPECT_EQ(p->program(0)->uop_words.size(), spec.segments[0].program.uops.size());
+  EXPECT_EQ(p->program(0)->gemm_macs % p->config().macs_per_cycle(), 0u);
+  EXPECT_EQ(p->root().provenance()->model_name()->str(), "conv_test_model");
+}
+
+TEST(Package, WritesAtomicallyAndLoadsFromFile) {
+  const std::string path = ::testing::TempDir() + "/roundtrip.loom";
+  ASSERT_TRUE(package::WritePackage(ConvSpec(), path).ok());
+  std::unique_ptr<Package> p;
+  const Status s = Package::LoadFile(path, &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  const Status missing = Package::LoadFile(path + ".nope", &p);
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+}
+
+TEST(PackageBad, Truncated) {
+  std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  for (size_t keep : {size_t{0}, size_t{10}, size_t{32}, bytes.size() / 2, bytes.size() - 1}) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + keep);
+    const Status s = Load(cut);
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << keep << ": " << s.ToString();
+    EXPECT_THAT(s.message(), ::testing::AnyOf(HasSubstr("truncated"), HasSubstr("shorter")));
+  }
+}
+
+TEST(PackageBad, EveryFlippedByteIsDetected) {
+  const std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  // Every byte of the header and a spread of payload bytes (constants, instructions, tables).
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < runtime::kHeaderBytes; ++i) positions.push_back(i);
+  for (size_t i = runtime::kHeaderBytes; i < bytes.size(); i += 97) positions.push_back(i);
+  positions.push_back(bytes.size() - 1);
+  for (size_t pos : positions) {
+    for (uint8_t bit : {0x01, 0x80}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[pos] ^= bit;
+      const Status s = Load(bad);
+      EXPECT_FALSE(s.ok()) << "flipped byte " << pos;
+      if (pos >= runtime::kHeaderBytes) {
+        EXPECT_EQ(s.code(), StatusCode::kDataLoss) << pos;
+        EXPECT_THAT(s.message(), HasSubstr("checksum mismatch"));
+      }
+    }
+  }
+}
+
+TEST(PackageBad, WrongMagicAndHeaderVersion) {
+  std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  std::vector<uint8_t> magic = bytes;
+  magic[0] = 'X';
+  EXPECT_EQ(Load(magic).code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Load(magic).message(), HasSubstr("not a Loom package"));
+  std::vector<uint8_t> version = bytes;
+  version[8] = 2;
+  EXPECT_EQ(Load(version).code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Load(version).message(), HasSubstr("header version 2"));
+}
+
+TEST(PackageBad, SchemaMajorVersion) {
+  package::PackageSpec spec = ConvSpec();
+  spec.version_major = 2;
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("schema version 2.1 is not supported"));
+}
+
+TEST(PackageBad, ConfigHashDoesNotMatchConfig) {
+  package::PackageSpec spec = ConvSpec();
+  spec.config_hash = 0x1234;
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_THAT(s.message(), HasSubstr("config_hash 0000000000001234 does not match"));
+}
+
+TEST(PackageBad, VerifierRejectsGarbageTables) {
+  std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  // Point the root table offset far outside the buffer, keep the identifier, reseal.
+  bytes[runtime::kHeaderBytes + 0] = 0xff;
+  bytes[runtime::kHeaderBytes + 1] = 0xff;
+  bytes[runtime::kHeaderBytes + 2] = 0xff;
+  Reseal(&bytes);
+  const Status s = Load(bytes);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_THAT(s.message(), HasSubstr("FlatBuffers Verifier"));
+}
+
+TEST(PackageBad, TensorOutsideArena) {
+  package::PackageSpec spec = ConvSpec();
+  spec.tensors[4].offset = spec.arena_bytes;  // conv1.y
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("tensor 4 'conv1.y'"));
+  EXPECT_THAT(s.message(), HasSubstr("outside the arena"));
+}
+
+TEST(PackageBad, TensorSizeInconsistentWithShape) {
+  package::PackageSpec spec = ConvSpec();
+  spec.tensors[1].size += 1;  // conv1.w
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'conv1.w': size"));
+}
+
+TEST(PackageBad, OpTensorIndexOutOfRange) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[1].ops[0].inputs[0] = 99;
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("segment 1 'pool' op 0 'pool' input 0: tensor index 99"));
+}
+
+TEST(PackageBad, OpWrongDtypeAndArity) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[1].ops[0].inputs[0] = 1;  // maxpool over conv weights
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("input 'conv1.w' must be int8 with layout Blocked"));
+  spec = ConvSpec();
+  spec.segments[0].ops[0].inputs.pop_back();
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("expects 4 inputs and 1 outputs"));
+}
+
+TEST(PackageBad, ProgramNotEndingInFinish) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[0].program.insns.pop_back();
+  spec.segments[0].program.regions.pop_back();
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("does not end with FINISH"));
+}
+
+TEST(PackageBad, InstructionBytesNotAMultipleOf16) {
+  package::PackageSpec spec = ConvSpec();
+  auto& prog = spec.segments[0].program;
+  std::vector<uint8_t> raw(prog.insns.size() * 16 + 3, 0);
+  prog.insns.clear();
+  prog.insn_bytes = raw;
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("not a positive multiple of 16"));
+}
+
+TEST(PackageBad, InstructionFailsIsaVerify) {
+  package::PackageSpec spec = ConvSpec();
+  auto& prog = spec.segments[0].program;
+  // Encode with the real layout, then set a reserved bit the decoder must refuse.
+  isa::Layout layout;
+  ASSERT_TRUE(isa::Layout::Create(spec.config, &layout).ok());
+  std::vector<uint8_t> raw(prog.insns.size() * 16);
+  for (size_t i = 0; i < prog.insns.size(); ++i) {
+    isa::Word128 w;
+    ASSERT_TRUE(isa::Encode(layout, prog.insns[i], &w).ok());
+    isa::StoreWord(w, raw.data() + i * 16);
+  }
+  raw[16 * 2 + 15] |= 0x80;  // top bit of instruction 2
+  prog.insns.clear();
+  prog.insn_bytes = raw;
+  const Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("segment 0 'conv1': instruction 2"));
+}
+
+TEST(PackageBad, RegionsLengthAndDmaOutsideRegion) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[0].program.regions.pop_back();
+  Status s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("regions for"));
+  spec = ConvSpec();
+  for (isa::Insn& insn : spec.segments[0].program.insns) {
+    if (insn.opcode == isa::Opcode::kLoad && insn.buffer == isa::Buffer::kInp) {
+      insn.dram_base = static_cast<uint32_t>(spec.arena_bytes / spec.config.inp_elem_bytes());
+      break;
+    }
+  }
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("DMA reaches byte"));
+  EXPECT_THAT(s.message(), HasSubstr("of the arena region"));
+}
+
+TEST(PackageBad, WriterRefusesWhatTheLoaderRefuses) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[1].ops[0].inputs[0] = -5;
+  std::vector<uint8_t> bytes;
+  const Status s = package::SerializePackage(spec, &bytes);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("the written package does not load"));
+}
+
+// The fuzz seed corpus (runtime/package/fuzz_corpus) holds packages written by
+// make_test_package --corpus; they must keep loading as the schema evolves.
+TEST(PackageCorpus, ValidSeedsLoad) {
+  const std::string dir = std::string(LOOM_SOURCE_DIR) + "/runtime/package/fuzz_corpus";
+  int valid = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("valid_", 0) != 0) continue;
+    std::unique_ptr<Package> p;
+    const Status s = Package::LoadFile(e.path().string(), &p);
+    EXPECT_TRUE(s.ok()) << name << ": " << s.ToString() << " (regenerate with make_test_package --corpus)";
+    ++valid;
+  }
+  EXPECT_GE(valid, 2);
+}
+
+}  // namespace
+}  // namespace loom::testing

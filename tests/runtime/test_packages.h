@@ -1,0 +1,38 @@
+// Small packages built by hand with the writer, for the runtime's tests, the fuzz seed corpus and
+// the C API example: real accelerator programs (compiler/tensorize EmitConv2d with the tiling
+// search's choice) between CPU segments.
+#ifndef LOOM_TESTS_RUNTIME_TEST_PACKAGES_H_
+#define LOOM_TESTS_RUNTIME_TEST_PACKAGES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/package/writer.h"
+
+namespace loom::testing {
+
+// conv3x3 (accel) -> maxpool 2x2 (cpu) -> conv1x1 (accel) -> dequantize, flatten, softmax (cpu).
+// Outputs: "features" (int8 conv2 output, dequantized unless int8 is requested) and "probs".
+struct ConvModelOptions {
+  uint32_t n = 1;        // images (a multiple of the config's batch is not required)
+  uint32_t c = 5;        // input channels (not a multiple of the block: padding lanes)
+  uint32_t hw = 8;       // input height = width
+  uint32_t o = 12;       // conv1 output channels
+  uint32_t o2 = 6;       // conv2 output channels
+  bool float_input = false;  // input tensor float32 with a Quantize op in a first CPU segment
+  uint32_t seed = 1;
+};
+
+Status BuildConvModel(const HwConfig& config, const ConvModelOptions& options,
+                      package::PackageSpec* spec);
+
+// The input as float32 NCHW values in the input's quantization range.
+std::vector<float> ConvModelInput(const ConvModelOptions& options, uint32_t seed);
+
+// An input-to-output model with one CPU segment (relayout) and no accelerator program.
+Status BuildCpuOnlyModel(const HwConfig& config, package::PackageSpec* spec);
+
+}  // namespace loom::testing
+
+#endif  // LOOM_TESTS_RUNTIME_TEST_PACKAGES_H_
