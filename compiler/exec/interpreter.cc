@@ -71,6 +71,7 @@ namespace {
 
 ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindNnExecutor(op)) return f;
+  if (ExecFn f = FindQuantExecutor(op)) return f;
   return FindTensorExecutor(op);
 }
 
@@ -98,6 +99,11 @@ Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
 
 Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
            std::vector<ir::Tensor>* outputs) {
+  return Run(g, inputs, outputs, ValueObserver());
+}
+
+Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
+           std::vector<ir::Tensor>* outputs, const ValueObserver& observe) {
   if (inputs.size() != g.inputs().size()) {
     return InvalidArgument("graph has " + std::to_string(g.inputs().size()) + " inputs, got " +
                            std::to_string(inputs.size()));
@@ -130,7 +136,10 @@ Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
     args.clear();
     for (ir::ValueId in : n->inputs) args.push_back(in == ir::kNoValue ? nullptr : tensor_of(in));
     LOOM_RETURN_IF_ERROR(EvaluateNode(g, *n, args, &results));
-    for (size_t i = 0; i < n->outputs.size(); ++i) values[n->outputs[i]] = std::move(results[i]);
+    for (size_t i = 0; i < n->outputs.size(); ++i) {
+      if (observe) observe(n->outputs[i], results[i]);
+      values[n->outputs[i]] = std::move(results[i]);
+    }
     for (ir::ValueId in : n->inputs) {
       if (in != ir::kNoValue && --remaining_uses[in] == 0) values[in] = ir::Tensor();
     }

@@ -5,6 +5,7 @@
 #ifndef LOOM_COMPILER_EXEC_INTERPRETER_H_
 #define LOOM_COMPILER_EXEC_INTERPRETER_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
 // shape; `outputs` receives one tensor per graph output.
 Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
            std::vector<ir::Tensor>* outputs);
+// The same, calling `observe` with every node output as soon as it is computed (calibration and
+// per-layer error measurement look at intermediate values this way without keeping them all).
+using ValueObserver = std::function<void(ir::ValueId, const ir::Tensor&)>;
+Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
+           std::vector<ir::Tensor>* outputs, const ValueObserver& observe);
 // The same with inputs by graph-input name.
 Status Run(const ir::Graph& g, const std::map<std::string, ir::Tensor>& inputs,
            std::vector<ir::Tensor>* outputs);

@@ -35,6 +35,15 @@ class ExecContext {
   Status Out(int i, kernels::TensorView* v) const;
   // An optional input: *present is false (and *v untouched) when omitted.
   Status InOpt(int i, kernels::TensorView* v, bool* present) const;
+  // The pre-allocated output tensor i (typed as the node's output value).
+  ir::Tensor& output_tensor(int i) const { return (*outputs_)[static_cast<size_t>(i)]; }
+  // Per-tensor scales of quantized input / output values (q.* ops; the verifier guarantees them).
+  float input_scale(int i) const {
+    return graph_.value(node_.inputs[static_cast<size_t>(i)]).quant->scales[0];
+  }
+  float output_scale(int i) const {
+    return graph_.value(node_.outputs[static_cast<size_t>(i)]).quant->scales[0];
+  }
   // Prefixes the kernel's message with the node label.
   Status Wrap(Status s) const;
 
@@ -50,6 +59,7 @@ using ExecFn = Status (*)(ExecContext& ctx);
 // Defined in ops_nn.cc and ops_tensor.cc; looked up by op name.
 ExecFn FindNnExecutor(std::string_view op);
 ExecFn FindTensorExecutor(std::string_view op);
+ExecFn FindQuantExecutor(std::string_view op);  // ops_quant.cc: q.* on the int8 kernels
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

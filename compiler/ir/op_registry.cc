@@ -19,6 +19,11 @@ const AttrSpec kCeilMode{"ceil_mode", K::kInt, true};
 const AttrSpec kActivation{"activation", K::kString, false};
 const AttrSpec kClipMin{"clip_min", K::kFloat, false};
 const AttrSpec kClipMax{"clip_max", K::kFloat, false};
+// Integer requantization (q.* ops).
+const AttrSpec kPreShift{"pre_shift", K::kInt, true};
+const AttrSpec kPostShift{"post_shift", K::kInt, true};
+const AttrSpec kClipLo{"clip_lo", K::kInt, true};
+const AttrSpec kClipHi{"clip_hi", K::kInt, true};
 
 std::vector<OpDef> BuildTable() {
   return {
@@ -168,6 +173,73 @@ std::vector<OpDef> BuildTable() {
        {{"axis", K::kInt, false}},
        shape::DequantizeLinear,
        "(x - zp) * scale (x, scale, zp)"},
+      // --- the quantized graph (compiler/quantize; runtime/kernels/int8/qops.h semantics; names
+      // and attributes mirror runtime/schema/loom_package.fbs one to one) ---
+      {"q.conv2d",
+       2,  // bias (input 2) is optional, mult (input 3) is not: checked by the shape function
+       4,
+       1,
+       1,
+       {{"kernel", K::kInts, true},
+        kStrides,
+        kPads,
+        {"depthwise", K::kInt, true},
+        kPreShift,
+        kPostShift,
+        kClipLo,
+        kClipHi},
+       shape::QConv2d,
+       "int8 conv (x, w i8 OIHW or [C,1,KH,KW], bias i32 [O]?, mult i32 [O]) with requantization"},
+      {"q.add",
+       2,
+       2,
+       1,
+       1,
+       {{"mult_a", K::kInt, true}, {"mult_b", K::kInt, true}, {"shift", K::kInt, true}, kClipLo,
+        kClipHi},
+       shape::QAdd,
+       "int8 a * mult_a + b * mult_b, rounding shift, clip"},
+      {"q.max_pool",
+       1,
+       1,
+       1,
+       1,
+       {{"kernel", K::kInts, true}, kStrides, kPads},
+       shape::QMaxPool,
+       "int8 max pooling, same scale in and out"},
+      {"q.avg_pool",
+       2,
+       2,
+       1,
+       1,
+       {{"kernel", K::kInts, true},
+        kStrides,
+        kPads,
+        {"count_include_pad", K::kInt, true},
+        kPreShift,
+        kPostShift,
+        kClipLo,
+        kClipHi},
+       shape::QAvgPool,
+       "int8 average pooling (x, mult_by_count i32 [kh*kw])"},
+      {"q.concat",
+       1,
+       -1,
+       1,
+       1,
+       {{"mults", K::kInts, true}, {"shifts", K::kInts, true}},
+       shape::QConcat,
+       "int8 channel concatenation, each input rescaled to the output scale"},
+      {"q.quantize", 1, 1, 1, 1, {}, shape::QQuantize, "f32 -> i8 with the output's scale"},
+      {"q.dequantize", 1, 1, 1, 1, {}, shape::QDequantize, "i8 (any layout) -> f32 plain"},
+      {"q.relayout",
+       1,
+       1,
+       1,
+       1,
+       {{"shape", K::kInts, false}},
+       shape::QRelayout,
+       "i8 blocked <-> plain, or a reshape (shape) of plain i8 data"},
   };
 }
 
@@ -226,6 +298,13 @@ Status CheckNodeSignature(const Graph& g, const Node& n) {
     }
   }
   for (const auto& [name, attr] : n.attrs) {
+    // Every op may carry the partitioner's placement (compiler/partition).
+    if (name == kTargetAttr) {
+      if (attr.kind() != K::kString || (attr.s() != "accel" && attr.s() != "cpu")) {
+        return InvalidArgument(NodeLabel(g, n) + ": attribute 'target' must be \"accel\" or \"cpu\"");
+      }
+      continue;
+    }
     bool known = false;
     for (const AttrSpec& spec : def->attrs) known = known || name == spec.name;
     if (!known) {

@@ -70,6 +70,8 @@ struct OpDef {
 };
 
 const std::vector<OpDef>& AllOps();
+// The attribute every op may carry once the graph is partitioned: "accel" or "cpu".
+constexpr const char* kTargetAttr = "target";
 const OpDef* FindOp(std::string_view name);
 
 // Arity and attribute checks against the op's row (op known, counts in range, required

@@ -52,6 +52,16 @@ Status Softmax(InferContext& ctx);
 Status Identity(InferContext& ctx);
 Status Dropout(InferContext& ctx);
 
+// shape_functions_quant.cc: the quantized graph's ops (q.*), docs/quantization.md
+Status QConv2d(InferContext& ctx);
+Status QAdd(InferContext& ctx);
+Status QMaxPool(InferContext& ctx);
+Status QAvgPool(InferContext& ctx);
+Status QConcat(InferContext& ctx);
+Status QQuantize(InferContext& ctx);
+Status QDequantize(InferContext& ctx);
+Status QRelayout(InferContext& ctx);
+
 }  // namespace shape
 }  // namespace loom::ir
 

@@ -56,14 +56,18 @@ const char* LayoutName(Layout l) {
   switch (l) {
     case Layout::kPlain:
       return "plain";
+    case Layout::kBlocked:
+      return "blocked";
   }
   return "?";
 }
 
 bool ParseLayout(std::string_view name, Layout* out) {
-  if (name == "plain") {
-    *out = Layout::kPlain;
-    return true;
+  for (Layout l : {Layout::kPlain, Layout::kBlocked}) {
+    if (name == LayoutName(l)) {
+      *out = l;
+      return true;
+    }
   }
   return false;
 }

@@ -22,13 +22,15 @@ const char* DTypeName(DType t);  // "f32", "i8", ...; "?" for kUndefined
 bool ParseDType(std::string_view name, DType* out);
 inline bool IsInt8Like(DType t) { return t == DType::kI8 || t == DType::kU8; }
 
-// Memory layout of a value's data. Everything is kPlain today: row-major in the logical dim order
-// (NCHW for activations, OIHW for conv weights). Graph packing will add blocked layouts here
-// (e.g. kNCHWc for activations N C/c H W c and kOIHWoi for weights O/o I/i H W o i); a blocked
-// value keeps its logical shape and the layout records how the bytes are arranged, so shape
-// functions and the verifier keep working on logical shapes.
+// Memory layout of a value's data. kPlain: row-major in the logical dim order (NCHW for
+// activations, OIHW for conv weights). kBlocked: a 4-D int8 activation stored as
+// runtime/kernels/int8/qops.h lays it out ([N/B][C/c][H][W][B][c], zero padding); set by the
+// graph-pack pass. A blocked value keeps its logical shape, so shape functions and the verifier
+// keep working on logical shapes. Weight constants stay logical (kPlain) in the IR; the package
+// writer packs them.
 enum class Layout : uint8_t {
   kPlain = 0,
+  kBlocked = 1,
 };
 const char* LayoutName(Layout l);
 bool ParseLayout(std::string_view name, Layout* out);

@@ -40,6 +40,12 @@ Status IdentityRemoval(ir::Graph& g, const PassOptions& options);      // identi
 Status BatchNormFolding(ir::Graph& g, const PassOptions& options);     // batchnorm_folding.cc
 Status Fusion(ir::Graph& g, const PassOptions& options);               // fusion.cc
 Status DeadCodeElimination(ir::Graph& g, const PassOptions& options);  // dead_code_elimination.cc
+// Later stages, defined in their own libraries (registered here so loom-opt and pipelines reach
+// them).
+Status ImportQdq(ir::Graph& g, const PassOptions& options);  // compiler/quantize/quantize_pass.cc
+Status Quantize(ir::Graph& g, const PassOptions& options);   // compiler/quantize/quantize_pass.cc
+Status GraphPack(ir::Graph& g, const PassOptions& options);  // compiler/pack/pack_pass.cc
+Status Partition(ir::Graph& g, const PassOptions& options);  // compiler/partition/partition_pass.cc
 
 }  // namespace loom::passes
 

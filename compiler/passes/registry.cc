@@ -23,6 +23,18 @@ const std::vector<PassInfo>& AllPasses() {
       {"dead-code-elimination",
        "remove nodes and unused trailing outputs nothing reads; drop dead values", "",
        DeadCodeElimination},
+      {"import-qdq",
+       "adopt the scales of a pre-quantized (QDQ) model: fold int8 weights, drop Q/DQ pairs",
+       "", ImportQdq},
+      {"quantize",
+       "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
+       "calibration=: .npy samples (default: random N(0,1)); method=percentile: minmax or "
+       "percentile; percentile=99.99: of |x|; samples=8: random samples; seed=0: their seed",
+       Quantize},
+      {"graph-pack", "mark int8 activations of q.* ops blocked for the HwConfig",
+       "config=1x16x16: HwConfig name or path", GraphPack},
+      {"partition", "place each node on the accelerator or the CPU (node attr target)",
+       "config=1x16x16: HwConfig name or path", Partition},
   };
   return table;
 }

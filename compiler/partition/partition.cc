@@ -1,0 +1,233 @@
+#include "compiler/partition/partition.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "compiler/ir/op_registry.h"
+#include "compiler/tensorize/conv2d.h"
+#include "compiler/tensorize/eltwise.h"
+
+namespace loom::partition {
+namespace {
+
+// Limits of the accelerator lowering (compiler/tensorize): window geometry is encoded in 4-bit
+// fields of the load/compute programs.
+constexpr int64_t kMaxKernel = 15;
+constexpr int64_t kMaxPad = 15;
+constexpr int64_t kMaxStride = 15;
+
+using Predicate = bool (*)(const ir::Graph& g, const ir::Node& n, const HwConfig& c,
+                           std::string* why_not);
+
+bool ConvFits(const ir::Graph&, const ir::Node& n, const HwConfig&, std::string* why) {
+  const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
+  for (size_t i = 0; i < 2; ++i) {
+    if (k[i] > kMaxKernel) {
+      *why = "kernel " + std::to_string(k[i]) + " > " + std::to_string(kMaxKernel);
+      return false;
+    }
+    if (s[i] > kMaxStride) {
+      *why = "stride " + std::to_string(s[i]) + " > " + std::to_string(kMaxStride);
+      return false;
+    }
+    for (int64_t pad : {p[i], p[i + 2]}) {
+      if (pad >= k[i] || pad > kMaxPad) {
+        *why = "pad " + std::to_string(pad) + " not < kernel " + std::to_string(k[i]) +
+               " or > " + std::to_string(kMaxPad);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+tensorize::Window2d WindowOf(const ir::Node& n) {
+  const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
+  auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  return {u(k[0]), u(k[1]), u(s[0]), u(s[1]), u(p[0]), u(p[1]), u(p[2]), u(p[3])};
+}
+
+// The logical NCHW shape of a node's input as four 32-bit dims; false if it is not 4-D or too big.
+bool Nchw(const ir::Graph& g, ir::ValueId v, uint32_t out[4]) {
+  const ir::Shape& s = g.value(v).shape;
+  if (s.size() != 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (s[i] < 1 || s[i] > (int64_t{1} << 30)) return false;
+    out[i] = static_cast<uint32_t>(s[i]);
+  }
+  return true;
+}
+
+// What the tensorizer itself accepts: buffer fit, loop and DMA field limits.
+bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  if (!ConvFits(g, n, c, why)) return false;
+  uint32_t x[4], y[4];
+  if (!Nchw(g, n.input(0), x) || !Nchw(g, n.outputs[0], y)) {
+    *why = "not a 4-D activation";
+    return false;
+  }
+  tensorize::Conv2dLayer l =
+      tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], WindowOf(n));
+  if (n.GetInt("depthwise", 0) != 0) l = tensorize::DepthwiseBlockLayer(l);
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
+bool AddLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  uint32_t a[4], b[4];
+  if (!Nchw(g, n.input(0), a) || !Nchw(g, n.input(1), b) || !std::equal(a, a + 4, b)) {
+    *why = "inputs are not 4-D activations of one shape";
+    return false;
+  }
+  tensorize::AddLayer l;
+  l.name = n.name;
+  l.elems = 1;
+  l.mult_a = static_cast<int32_t>(n.GetInt("mult_a", 1));
+  l.mult_b = static_cast<int32_t>(n.GetInt("mult_b", 1));
+  l.shift = static_cast<int32_t>(n.GetInt("shift", 0));
+  l.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
+  l.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
+bool MaxPoolFits(const ir::Graph& g, const ir::Node& n, const HwConfig&, std::string* why) {
+  bool zero_pads = true;
+  for (int64_t p : n.GetInts("pads")) zero_pads = zero_pads && p == 0;
+  if (zero_pads) return true;
+  const ir::Node* producer = g.Producer(n.input(0));
+  if (producer && producer->FindAttr("clip_lo") && producer->GetInt("clip_lo", -128) >= 0) {
+    return true;
+  }
+  *why = "padded max pooling of a possibly negative input";
+  return false;
+}
+
+bool MaxPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  if (!MaxPoolFits(g, n, c, why)) return false;
+  uint32_t x[4];
+  if (!Nchw(g, n.input(0), x)) {
+    *why = "not a 4-D activation";
+    return false;
+  }
+  const tensorize::MaxPoolLayer l =
+      tensorize::MaxPoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
+struct Rule {
+  const char* op;
+  Predicate fits;
+};
+
+// The offload table: op -> when it runs on the accelerator. Ops without a row run on the CPU.
+const Rule kRules[] = {
+    {"q.conv2d", ConvLowers},      // groups 1 or depthwise (by construction); fits the buffers
+    {"q.add", AddLowers},          // GEMM identity copy + ALU; same shapes, 16-bit multipliers
+    {"q.max_pool", MaxPoolLowers}, // ALU max; zero padding must not win; rows fit the buffers
+};
+
+int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }
+
+}  // namespace
+
+int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
+  if (n.outputs.empty()) return 0;
+  const int64_t out = Elems(g, n.outputs[0]);
+  if (n.op == "q.conv2d" || n.op == "Conv") {
+    const ir::Shape& w = g.value(n.input(1)).shape;
+    return out * w[1] * w[2] * w[3];
+  }
+  if (n.op == "Gemm" || n.op == "MatMul") {
+    const ir::Shape& a = g.value(n.input(0)).shape;
+    return out * a.back();
+  }
+  if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
+    const auto k = n.GetInts("kernel");
+    return out * k[0] * k[1];
+  }
+  if (n.op == "q.add" || n.op == "Add" || n.op == "Mul" || n.op == "Sub") return out;
+  return 0;
+}
+
+Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* report) {
+  if (config.block_in != config.block_out) {
+    return InvalidArgument("config " + config.name + ": the accelerator needs block_in == block_out");
+  }
+  *report = PartitionReport();
+  for (ir::Node* n : g.nodes()) {
+    NodePlacement p;
+    p.name = n->name.empty() ? ir::NodeLabel(g, *n) : n->name;
+    p.op = n->op;
+    p.macs = NodeMacs(g, *n);
+    p.target = "cpu";
+    const Rule* rule = nullptr;
+    for (const Rule& r : kRules) {
+      if (n->op == r.op) rule = &r;
+    }
+    if (rule == nullptr) {
+      p.reason = "no accelerator lowering for " + n->op;
+    } else if (rule->fits(g, *n, config, &p.reason)) {
+      p.target = "accel";
+      p.reason.clear();
+    }
+    n->SetAttr(ir::kTargetAttr, ir::Attribute::String(p.target));
+    ++report->total_nodes;
+    report->total_macs += p.macs;
+    if (p.target == "accel") {
+      ++report->accel_nodes;
+      report->accel_macs += p.macs;
+    }
+    report->nodes.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+nlohmann::json ReportToJson(const PartitionReport& r) {
+  nlohmann::json j;
+  j["accel_nodes"] = r.accel_nodes;
+  j["total_nodes"] = r.total_nodes;
+  j["accel_macs"] = r.accel_macs;
+  j["total_macs"] = r.total_macs;
+  j["offload_ratio_nodes"] = r.node_ratio();
+  j["offload_ratio_macs"] = r.mac_ratio();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodePlacement& p : r.nodes) {
+    nlohmann::json e = {{"name", p.name}, {"op", p.op}, {"target", p.target}, {"macs", p.macs}};
+    if (!p.reason.empty()) e["reason"] = p.reason;
+    nodes.push_back(std::move(e));
+  }
+  j["nodes"] = std::move(nodes);
+  return j;
+}
+
+void PrintReport(const PartitionReport& r, std::ostream& os) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-28s %-14s %-6s %14s  %s\n", "node", "op", "target", "MACs",
+                "reason");
+  os << line;
+  for (const NodePlacement& p : r.nodes) {
+    std::snprintf(line, sizeof line, "%-28.28s %-14s %-6s %14lld  %s\n", p.name.c_str(),
+                  p.op.c_str(), p.target.c_str(), static_cast<long long>(p.macs),
+                  p.target == "accel" ? "" : p.reason.c_str());
+    os << line;
+  }
+  std::snprintf(line, sizeof line,
+                "offload: %lld/%lld nodes (%.1f%%), %lld/%lld MACs (%.1f%%)\n",
+                static_cast<long long>(r.accel_nodes), static_cast<long long>(r.total_nodes),
+                100.0 * r.node_ratio(), static_cast<long long>(r.accel_macs),
+                static_cast<long long>(r.total_macs), 100.0 * r.mac_ratio());
+  os << line;
+}
+
+}  // namespace loom::partition

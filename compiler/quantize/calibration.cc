@@ -1,0 +1,213 @@
+#include "compiler/quantize/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "compiler/exec/interpreter.h"
+#include "runtime/io/npy.h"
+
+namespace loom::quantize {
+namespace {
+
+// A histogram of |x| over [0, range) with a fixed number of bins; when a value beyond the range
+// arrives the range doubles and pairs of bins merge, so no sample is ever dropped.
+class AbsHistogram {
+ public:
+  static constexpr int kBins = 2048;
+  AbsHistogram() : bins_(kBins, 0) {}
+
+  void Add(const float* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double a = std::fabs(static_cast<double>(x[i]));
+      if (!std::isfinite(a)) continue;
+      max_ = std::max(max_, a);
+      if (a >= range_) Grow(a);
+      const int b = std::min(kBins - 1, static_cast<int>(a / range_ * kBins));
+      ++bins_[static_cast<size_t>(b)];
+      ++count_;
+    }
+  }
+  double max() const { return max_; }
+  // The upper edge of the bin holding the p-th percentile (p in (0, 100]), capped at the max.
+  double Percentile(double p) const {
+    if (count_ == 0) return 0.0;
+    const double target = p / 100.0 * static_cast<double>(count_);
+    uint64_t seen = 0;
+    for (int b = 0; b < kBins; ++b) {
+      seen += bins_[static_cast<size_t>(b)];
+      if (static_cast<double>(seen) >= target) {
+        return std::min(max_, range_ * (b + 1) / kBins);
+      }
+    }
+    return max_;
+  }
+
+ private:
+  void Grow(double a) {
+    if (range_ == 0.0) {
+      range_ = a > 0.0 ? a * 1.0000001 : 1e-30;
+      return;
+    }
+    while (a >= range_) {
+      for (int b = 0; b < kBins / 2; ++b) {
+        bins_[static_cast<size_t>(b)] = bins_[2 * static_cast<size_t>(b)] + bins_[2 * static_cast<size_t>(b) + 1];
+      }
+      std::fill(bins_.begin() + kBins / 2, bins_.end(), 0);
+      range_ *= 2.0;
+    }
+  }
+
+  std::vector<uint64_t> bins_;
+  double range_ = 0.0;
+  double max_ = 0.0;
+  uint64_t count_ = 0;
+};
+
+}  // namespace
+
+bool ParseCalibrationMethod(const std::string& name, CalibrationMethod* out) {
+  if (name == "minmax") {
+    *out = CalibrationMethod::kMinMax;
+    return true;
+  }
+  if (name == "percentile") {
+    *out = CalibrationMethod::kPercentile;
+    return true;
+  }
+  return false;
+}
+
+const char* CalibrationMethodName(CalibrationMethod m) {
+  return m == CalibrationMethod::kMinMax ? "minmax" : "percentile";
+}
+
+Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& specs,
+                          std::vector<Sample>* out) {
+  out->clear();
+  std::map<ir::ValueId, std::string> files;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos) {
+      if (g.inputs().size() != 1) {
+        return InvalidArgument("--calibration " + spec + ": the model has " +
+                               std::to_string(g.inputs().size()) +
+                               " inputs; name each one (NAME=FILE.npy)");
+      }
+      files[g.inputs()[0]] = spec;
+      continue;
+    }
+    const std::string name = spec.substr(0, eq);
+    const ir::ValueId id = g.FindValue(name);
+    if (id == ir::kNoValue || !g.IsGraphInput(id)) {
+      return InvalidArgument("--calibration " + spec + ": '" + name + "' is not a model input");
+    }
+    files[id] = spec.substr(eq + 1);
+  }
+  int64_t samples = -1;
+  std::vector<std::vector<Sample::value_type>> per_input;
+  for (ir::ValueId id : g.inputs()) {
+    const ir::Value& v = g.value(id);
+    auto it = files.find(id);
+    if (it == files.end()) {
+      return InvalidArgument("--calibration: no file for model input '" + v.name() + "'");
+    }
+    const std::string& path = it->second;
+    NpyArray a;
+    LOOM_RETURN_IF_ERROR(ReadNpy(path, &a));
+    if (a.dtype != NpyDtype::kFloat32) {
+      return InvalidArgument(path + ": calibration data must be float32, is " +
+                             NpyDtypeName(a.dtype));
+    }
+    if (v.dtype != ir::DType::kF32 || v.shape.empty() || v.shape[0] < 1) {
+      return InvalidArgument(path + ": model input '" + v.name() + "' is " +
+                             ir::TypeToString(v.dtype, v.shape) +
+                             "; calibration needs an f32 input with a batch axis");
+    }
+    const ir::Shape want_rest(v.shape.begin() + 1, v.shape.end());
+    const ir::Shape got_rest(a.shape.empty() ? a.shape.begin() : a.shape.begin() + 1,
+                             a.shape.end());
+    if (a.shape.size() != v.shape.size() || got_rest != want_rest || a.shape[0] % v.shape[0]) {
+      return InvalidArgument(path + ": shape " + ir::ShapeToString(a.shape) +
+                             " does not stack samples of input '" + v.name() + "' " +
+                             ir::ShapeToString(v.shape) + " on axis 0");
+    }
+    const int64_t s = a.shape[0] / v.shape[0];
+    if (s == 0) return InvalidArgument(path + ": holds no samples");
+    if (samples >= 0 && s != samples) {
+      return InvalidArgument(path + ": holds " + std::to_string(s) + " samples, another file " +
+                             std::to_string(samples));
+    }
+    samples = s;
+    const size_t bytes = static_cast<size_t>(ir::NumElementsUnchecked(v.shape)) * 4;
+    std::vector<ir::Tensor> tensors;
+    for (int64_t i = 0; i < s; ++i) {
+      std::vector<uint8_t> chunk(a.bytes.begin() + static_cast<int64_t>(bytes) * i,
+                                 a.bytes.begin() + static_cast<int64_t>(bytes) * (i + 1));
+      ir::Tensor t;
+      LOOM_RETURN_IF_ERROR(ir::Tensor::FromBytes(ir::DType::kF32, v.shape, std::move(chunk), &t));
+      tensors.push_back(std::move(t));
+    }
+    per_input.push_back(std::move(tensors));
+  }
+  for (int64_t i = 0; i < samples; ++i) {
+    Sample s;
+    for (auto& in : per_input) s.push_back(in[static_cast<size_t>(i)]);
+    out->push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::vector<Sample>* out) {
+  out->clear();
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int i = 0; i < count; ++i) {
+    Sample s;
+    for (ir::ValueId id : g.inputs()) {
+      const ir::Value& v = g.value(id);
+      if (v.dtype != ir::DType::kF32) {
+        return InvalidArgument("model input '" + v.name() + "' is " + ir::DTypeName(v.dtype) +
+                               "; random calibration needs f32 inputs (give --calibration)");
+      }
+      ir::Tensor t;
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(ir::DType::kF32, v.shape, &t));
+      float* p = t.mutable_data<float>();
+      for (int64_t k = 0; k < t.num_elements(); ++k) p[k] = normal(rng);
+      s.push_back(std::move(t));
+    }
+    out->push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
+                     const CalibrationOptions& options, Ranges* out) {
+  if (samples.empty()) return InvalidArgument("calibration needs at least one sample");
+  if (!(options.percentile > 0.0 && options.percentile <= 100.0)) {
+    return InvalidArgument("percentile must be in (0, 100]");
+  }
+  std::map<ir::ValueId, AbsHistogram> hist;
+  auto observe = [&](ir::ValueId id, const ir::Tensor& t) {
+    if (t.dtype() == ir::DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
+  };
+  std::vector<ir::Tensor> outputs;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    for (size_t k = 0; k < samples[i].size(); ++k) observe(g.inputs()[k], samples[i][k]);
+    LOOM_RETURN_IF_ERROR(exec::Run(g, samples[i], &outputs, observe)
+                             .WithContext("calibration sample " + std::to_string(i)));
+    if (options.progress && ((i + 1) % 10 == 0 || i + 1 == samples.size())) {
+      *options.progress << "calibration: " << (i + 1) << "/" << samples.size() << " samples\n";
+    }
+  }
+  out->clear();
+  for (const auto& [id, h] : hist) {
+    (*out)[id] = static_cast<float>(options.method == CalibrationMethod::kMinMax
+                                        ? h.max()
+                                        : h.Percentile(options.percentile));
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::quantize

@@ -1,0 +1,609 @@
+// The rewrite of quantize.h: one function per source op (the table at the bottom), each either
+// replacing its node by a q.* node or leaving it in float. Float values whose producer was
+// rewritten get an int8 twin; afterwards every float reader of such a value is fed through
+// q.dequantize, and float values read by q.* ops come through q.quantize.
+#include "compiler/quantize/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "compiler/ir/op_registry.h"
+#include "compiler/quantize/requant.h"
+
+namespace loom::quantize {
+namespace {
+
+using ir::Attribute;
+using ir::DType;
+using ir::Node;
+using ir::Shape;
+using ir::ValueId;
+
+class Rewriter {
+ public:
+  Rewriter(ir::Graph& g, const Ranges& ranges, QuantizeResult* res)
+      : g_(g), ranges_(ranges), res_(res) {}
+
+  Status Run();
+
+ private:
+  using RewriteFn = Status (Rewriter::*)(Node& n, bool* done);
+  Status RewriteConv(Node& n, bool* done);
+  Status RewriteGemm(Node& n, bool* done);
+  Status RewriteMatMul(Node& n, bool* done);
+  Status RewriteAdd(Node& n, bool* done);
+  Status RewriteMaxPool(Node& n, bool* done);
+  Status RewriteAveragePool(Node& n, bool* done);
+  Status RewriteGlobalAveragePool(Node& n, bool* done);
+  Status RewriteConcat(Node& n, bool* done);
+
+  struct DenseLike {  // what q.conv2d needs, from Conv, Gemm or MatMul
+    ValueId x = ir::kNoValue;  // f32 input (rank 4 or 2)
+    std::vector<float> w;      // logical [O, C', KH, KW]
+    int64_t o = 0, c = 0, kh = 1, kw = 1;
+    std::vector<float> bias;   // empty: none
+    const ir::QuantParams* w_hint = nullptr;
+    bool depthwise = false;
+    std::vector<int64_t> strides{1, 1}, pads{0, 0, 0, 0};
+  };
+  Status EmitConv(Node& src, const DenseLike& d, bool* done);
+
+  // An activation that q.* ops can read: f32, rank 4 (or 2 when allow_2d), not a constant.
+  bool IsActivation(ValueId v, bool allow_2d = false) const;
+  float ScaleOf(ValueId f, bool* given) const;
+  // The int8 twin of f32 `f`, inserting q.quantize before `before` when f is still float.
+  ValueId Int8Of(ValueId f, const Node* before);
+  // A new int8 output for the rewritten `src` that replaces f32 `f`.
+  ValueId NewOutput(ValueId f, const Shape& shape, float scale);
+  ValueId Constant(const std::string& hint, ir::Tensor t) { return g_.AddConstant(hint, std::move(t)); }
+  ValueId Dequantized(ValueId f, const Node* before);
+  void Clip(const Node& src, float s_y, int64_t* lo, int64_t* hi) const;
+  LayerInfo& NewLayer(const Node& src, const char* op, ValueId f_out, float s_y, bool given);
+  std::string Base(const Node& n) const {
+    return n.name.empty() ? g_.value(n.outputs[0]).name() : n.name;
+  }
+  // Erases nodes none of whose outputs is read (only float ones when float_only), repeatedly.
+  void SweepDeadNodes(bool float_only);
+
+  ir::Graph& g_;
+  const Ranges& ranges_;
+  QuantizeResult* res_;
+  std::map<ValueId, ValueId> twin_;
+  std::map<ValueId, ValueId> dequantized_;
+  std::set<ValueId> replaced_;
+};
+
+bool Rank4(const Shape& s) { return s.size() == 4; }
+
+bool IsActivationValue(const ir::Graph& g, ValueId v, bool allow_2d) {
+  if (v == ir::kNoValue) return false;
+  const ir::Value& val = g.value(v);
+  return val.dtype == DType::kF32 && !val.is_constant() &&
+         (Rank4(val.shape) || (allow_2d && val.shape.size() == 2));
+}
+
+bool Rewriter::IsActivation(ValueId v, bool allow_2d) const {
+  return IsActivationValue(g_, v, allow_2d);
+}
+
+const ir::QuantParams* SymmetricHint(const ir::Value& v) {
+  if (!v.quant || v.quant->per_axis() || v.quant->scales.size() != 1) return nullptr;
+  if (v.quant->zero_points[0] != 0 || !(v.quant->scales[0] > 0.0f)) return nullptr;
+  return &*v.quant;
+}
+
+float Rewriter::ScaleOf(ValueId f, bool* given) const {
+  if (const ir::QuantParams* h = SymmetricHint(g_.value(f))) {
+    *given = true;
+    return h->scales[0];
+  }
+  *given = false;
+  auto it = ranges_.find(f);
+  const float range = it == ranges_.end() ? 0.0f : it->second;
+  // A value that is always 0 (or never observed) gets the scale of range 1: any scale represents 0.
+  return range > 0.0f && std::isfinite(range) ? range / 127.0f : 1.0f / 127.0f;
+}
+
+ValueId Rewriter::Int8Of(ValueId f, const Node* before) {
+  auto it = twin_.find(f);
+  if (it != twin_.end()) return it->second;
+  const ir::Value fv = g_.value(f);
+  bool given = false;
+  const float s = ScaleOf(f, &given);
+  ValueId src = f;
+  Shape shape = fv.shape;
+  if (shape.size() == 2) {  // [N, K] travels as [N, K, 1, 1]
+    shape = {shape[0], shape[1], 1, 1};
+    src = g_.AddValue(fv.name() + ".4d", DType::kF32, shape);
+    g_.AddNode("Reshape", {f}, {src}, {{"shape", Attribute::Ints(shape)}}, "", before);
+  }
+  const ValueId q = g_.AddValue(fv.name() + ".q", DType::kI8, shape);
+  g_.value(q).quant = ir::QuantParams{{s}, {0}, -1};
+  g_.AddNode("q.quantize", {src}, {q}, {}, "", before);
+  twin_[f] = q;
+  return q;
+}
+
+ValueId Rewriter::NewOutput(ValueId f, const Shape& shape, float scale) {
+  const ValueId q = g_.AddValue(g_.value(f).name() + ".q", DType::kI8, shape);
+  g_.value(q).quant = ir::QuantParams{{scale}, {0}, -1};
+  twin_[f] = q;
+  replaced_.insert(f);
+  return q;
+}
+
+ValueId Rewriter::Dequantized(ValueId f, const Node* before) {
+  auto it = dequantized_.find(f);
+  if (it != dequantized_.end()) return it->second;
+  const ValueId q = twin_.at(f);
+  const ir::Value fv = g_.value(f);
+  const bool reshape = g_.value(q).shape != fv.shape;
+  const ValueId d = g_.AddValue(fv.name() + ".dq", DType::kF32, g_.value(q).shape);
+  g_.AddNode("q.dequantize", {q}, {d}, {}, "", before);
+  ValueId result = d;
+  if (reshape) {
+    result = g_.AddValue(fv.name() + ".dq2d", DType::kF32, fv.shape);
+    g_.AddNode("Reshape", {d}, {result}, {{"shape", Attribute::Ints(fv.shape)}}, "", before);
+  }
+  dequantized_[f] = result;
+  return result;
+}
+
+void Rewriter::Clip(const Node& src, float s_y, int64_t* lo, int64_t* hi) const {
+  *lo = -128;
+  *hi = 127;
+  const std::string act = src.GetString("activation");
+  if (act == "relu") {
+    *lo = 0;
+  } else if (act == "clip") {
+    const double l = std::nearbyint(src.GetFloat("clip_min", 0.0f) / s_y);
+    const double h = std::nearbyint(src.GetFloat("clip_max", 0.0f) / s_y);
+    *lo = static_cast<int64_t>(std::clamp(l, -128.0, 127.0));
+    *hi = static_cast<int64_t>(std::clamp(h, -128.0, 127.0));
+  }
+}
+
+LayerInfo& Rewriter::NewLayer(const Node& src, const char* op, ValueId f_out, float s_y,
+                              bool given) {
+  LayerInfo l;
+  l.name = src.name.empty() ? ir::NodeLabel(g_, src) : src.name;
+  l.source_op = src.op;
+  l.op = op;
+  l.float_output = f_out;
+  l.output_scale = s_y;
+  l.given_scale = given;
+  res_->layers.push_back(std::move(l));
+  return res_->layers.back();
+}
+
+// --- Conv, Gemm, MatMul -> q.conv2d ---
+
+Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
+  const ValueId f_out = src.outputs[0];
+  const ValueId xq = Int8Of(d.x, &src);
+  const float s_x = g_.value(xq).quant->scales[0];
+  bool given = false;
+  const float s_y = ScaleOf(f_out, &given);
+  const int64_t per_o = d.c * d.kh * d.kw;
+
+  std::vector<float> s_w(static_cast<size_t>(d.o));
+  const bool hinted = d.w_hint && d.w_hint->per_axis() && d.w_hint->axis == 0 &&
+                      static_cast<int64_t>(d.w_hint->scales.size()) == d.o;
+  ir::Tensor wq = ir::Tensor::FromVector<int8_t>(
+      DType::kI8, {d.o, d.c, d.kh, d.kw}, std::vector<int8_t>(d.w.size()));
+  int8_t* wp = wq.mutable_data<int8_t>();
+  std::vector<int32_t> bias(static_cast<size_t>(d.o), 0);
+  std::vector<double> real(static_cast<size_t>(d.o));
+  int64_t acc_bound = 0, saturated = 0;
+  float wmin = 0.0f, wmax = 0.0f;
+  for (int64_t o = 0; o < d.o; ++o) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < per_o; ++i) {
+      const float v = d.w[static_cast<size_t>(o * per_o + i)];
+      m = std::max(m, std::fabs(v));
+      wmin = std::min(wmin, v);
+      wmax = std::max(wmax, v);
+    }
+    float s = hinted ? d.w_hint->scales[static_cast<size_t>(o)] : m / 127.0f;
+    if (!(s > 0.0f)) s = 1.0f;  // an all-zero filter
+    s_w[static_cast<size_t>(o)] = s;
+    int64_t abs_sum = 0;
+    for (int64_t i = 0; i < per_o; ++i) {
+      const double q = std::clamp(std::nearbyint(double{d.w[static_cast<size_t>(o * per_o + i)]} / s),
+                                  -127.0, 127.0);
+      wp[o * per_o + i] = static_cast<int8_t>(q);
+      abs_sum += static_cast<int64_t>(std::fabs(q));
+    }
+    if (!d.bias.empty()) {
+      bool sat = false;
+      bias[static_cast<size_t>(o)] = SaturatingRound32(
+          static_cast<double>(d.bias[static_cast<size_t>(o)]) / (double{s_x} * s), &sat);
+      saturated += sat;
+    }
+    acc_bound = std::max<int64_t>(acc_bound, abs_sum * 128 + std::abs(int64_t{bias[static_cast<size_t>(o)]}));
+    real[static_cast<size_t>(o)] = double{s_x} * s / s_y;
+  }
+  ChannelRequant rq;
+  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, acc_bound, &rq).WithContext(ir::NodeLabel(g_, src)));
+  int64_t lo = 0, hi = 0;
+  Clip(src, s_y, &lo, &hi);
+
+  const std::string base = Base(src);
+  const ValueId w_id = Constant(base + ".wq", std::move(wq));
+  const ValueId b_id = d.bias.empty() ? ir::kNoValue
+                                      : Constant(base + ".bias_q", ir::Tensor::FromVector<int32_t>(
+                                                                       DType::kI32, {d.o}, bias));
+  const ValueId m_id =
+      Constant(base + ".mult", ir::Tensor::FromVector<int32_t>(DType::kI32, {d.o}, rq.mult));
+  const ir::Value& xv = g_.value(xq);
+  const Shape out{xv.shape[0], d.o, (xv.shape[2] + d.pads[0] + d.pads[2] - d.kh) / d.strides[0] + 1,
+                  (xv.shape[3] + d.pads[1] + d.pads[3] - d.kw) / d.strides[1] + 1};
+  const ValueId y = NewOutput(f_out, out, s_y);
+  g_.AddNode("q.conv2d", {xq, w_id, b_id, m_id}, {y},
+             {{"kernel", Attribute::Ints({d.kh, d.kw})},
+              {"strides", Attribute::Ints(d.strides)},
+              {"pads", Attribute::Ints(d.pads)},
+              {"depthwise", Attribute::Int(d.depthwise ? 1 : 0)},
+              {"pre_shift", Attribute::Int(rq.pre_shift)},
+              {"post_shift", Attribute::Int(rq.post_shift)},
+              {"clip_lo", Attribute::Int(lo)},
+              {"clip_hi", Attribute::Int(hi)}},
+             src.name, &src);
+  LayerInfo& l = NewLayer(src, "q.conv2d", f_out, s_y, given);
+  l.q_output = y;
+  l.input_scales = {s_x};
+  l.weight_min = wmin;
+  l.weight_max = wmax;
+  l.pre_shift = rq.pre_shift;
+  l.post_shift = rq.post_shift;
+  l.clip_lo = lo;
+  l.clip_hi = hi;
+  l.mults.assign(rq.mult.begin(), rq.mult.end());
+  l.bias_saturated = saturated;
+  if (saturated) {
+    res_->warnings.push_back(l.name + ": " + std::to_string(saturated) +
+                             " int32 bias values saturated");
+  }
+  g_.EraseNode(&src);
+  *done = true;
+  return Status::Ok();
+}
+
+std::vector<float> FloatData(const ir::Tensor& t) {
+  const float* p = t.data<float>();
+  return std::vector<float>(p, p + t.num_elements());
+}
+
+Status Rewriter::RewriteConv(Node& n, bool* done) {
+  const ValueId x = n.input(0), w = n.input(1), b = n.input(2);
+  if (!IsActivation(x) || !g_.value(w).is_constant() || g_.value(w).dtype != DType::kF32 ||
+      !Rank4(g_.value(w).shape)) {
+    return Status::Ok();
+  }
+  if (b != ir::kNoValue && !g_.value(b).is_constant()) return Status::Ok();
+  for (int64_t dl : n.GetInts("dilations")) {
+    if (dl != 1) return Status::Ok();
+  }
+  const Shape& ws = g_.value(w).shape;
+  const int64_t c = g_.value(x).shape[1], group = n.GetInt("group", 1);
+  DenseLike d;
+  d.depthwise = group != 1;
+  if (d.depthwise && !(group == c && ws[0] == c && ws[1] == 1)) return Status::Ok();
+  d.pads = n.GetInts("pads");
+  d.strides = n.GetInts("strides");
+  if (d.pads.size() != 4 || d.pads[0] >= ws[2] || d.pads[2] >= ws[2] || d.pads[1] >= ws[3] ||
+      d.pads[3] >= ws[3]) {
+    return Status::Ok();
+  }
+  d.x = x;
+  d.w = FloatData(*g_.value(w).constant);
+  d.w_hint = g_.value(w).quant ? &*g_.value(w).quant : nullptr;
+  d.o = ws[0];
+  d.c = ws[1];
+  d.kh = ws[2];
+  d.kw = ws[3];
+  if (b != ir::kNoValue) d.bias = FloatData(*g_.value(b).constant);
+  return EmitConv(n, d, done);
+}
+
+// Dense: A [N, K] times W [O, K]; after a Flatten of [N, C, H, W], a conv with an HxW kernel.
+void DenseWeights(const ir::Tensor& b, bool trans_b, std::vector<float>* w, int64_t* o,
+                  int64_t* k) {
+  const Shape& bs = b.shape();
+  *k = trans_b ? bs[1] : bs[0];
+  *o = trans_b ? bs[0] : bs[1];
+  const float* p = b.data<float>();
+  w->assign(static_cast<size_t>(*o * *k), 0.0f);
+  for (int64_t oo = 0; oo < *o; ++oo)
+    for (int64_t kk = 0; kk < *k; ++kk)
+      (*w)[static_cast<size_t>(oo * *k + kk)] = trans_b ? p[oo * *k + kk] : p[kk * *o + oo];
+}
+
+Status Rewriter::RewriteGemm(Node& n, bool* done) {
+  const ValueId a = n.input(0), b = n.input(1), c = n.input(2);
+  if (!IsActivation(a, true) || g_.value(a).shape.size() != 2) return Status::Ok();
+  if (!g_.value(b).is_constant() || g_.value(b).dtype != DType::kF32) return Status::Ok();
+  if (n.GetInt("transA", 0) != 0 || n.GetFloat("alpha", 1.0f) != 1.0f) return Status::Ok();
+  DenseLike d;
+  int64_t k = 0;
+  DenseWeights(*g_.value(b).constant, n.GetInt("transB", 0) != 0, &d.w, &d.o, &k);
+  if (c != ir::kNoValue) {
+    const ir::Value& cv = g_.value(c);
+    const bool per_channel = cv.shape == Shape{d.o} || cv.shape == Shape{1, d.o};
+    if (!cv.is_constant() || cv.dtype != DType::kF32 || !per_channel ||
+        n.GetFloat("beta", 1.0f) != 1.0f) {
+      return Status::Ok();
+    }
+    d.bias = FloatData(*cv.constant);
+  }
+  d.x = a;
+  d.c = k;
+  // Flatten [N, C, H, W] -> [N, C*H*W]: the same bytes as a conv over the whole HxW image.
+  if (const Node* p = g_.Producer(a); p && p->op == "Reshape" && IsActivation(p->input(0))) {
+    const Shape& xs = g_.value(p->input(0)).shape;
+    if (xs[0] == g_.value(a).shape[0] && xs[1] * xs[2] * xs[3] == k) {
+      d.x = p->input(0);
+      d.c = xs[1];
+      d.kh = xs[2];
+      d.kw = xs[3];
+    }
+  }
+  return EmitConv(n, d, done);
+}
+
+Status Rewriter::RewriteMatMul(Node& n, bool* done) {
+  const ValueId a = n.input(0), b = n.input(1);
+  if (!IsActivation(a, true) || g_.value(a).shape.size() != 2) return Status::Ok();
+  const ir::Value& bv = g_.value(b);
+  if (!bv.is_constant() || bv.dtype != DType::kF32 || bv.shape.size() != 2) return Status::Ok();
+  DenseLike d;
+  int64_t k = 0;
+  DenseWeights(*bv.constant, false, &d.w, &d.o, &k);
+  d.x = a;
+  d.c = k;
+  return EmitConv(n, d, done);
+}
+
+// --- Add -> q.add ---
+
+Status Rewriter::RewriteAdd(Node& n, bool* done) {
+  const ValueId a = n.input(0), b = n.input(1);
+  if (!IsActivation(a) || !IsActivation(b) || g_.value(a).shape != g_.value(b).shape) {
+    return Status::Ok();
+  }
+  const ValueId aq = Int8Of(a, &n), bq = Int8Of(b, &n);
+  const float s_a = g_.value(aq).quant->scales[0], s_b = g_.value(bq).quant->scales[0];
+  bool given = false;
+  const float s_y = ScaleOf(n.outputs[0], &given);
+  Rescale r;
+  LOOM_RETURN_IF_ERROR(
+      ChooseRescale({double{s_a} / s_y, double{s_b} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
+  int64_t lo = 0, hi = 0;
+  Clip(n, s_y, &lo, &hi);
+  const ValueId f_out = n.outputs[0];
+  const ValueId y = NewOutput(f_out, g_.value(a).shape, s_y);
+  g_.AddNode("q.add", {aq, bq}, {y},
+             {{"mult_a", Attribute::Int(r.mult[0])},
+              {"mult_b", Attribute::Int(r.mult[1])},
+              {"shift", Attribute::Int(r.shift)},
+              {"clip_lo", Attribute::Int(lo)},
+              {"clip_hi", Attribute::Int(hi)}},
+             n.name, &n);
+  LayerInfo& l = NewLayer(n, "q.add", f_out, s_y, given);
+  l.q_output = y;
+  l.input_scales = {s_a, s_b};
+  l.mults = {r.mult[0], r.mult[1]};
+  l.shift = r.shift;
+  l.clip_lo = lo;
+  l.clip_hi = hi;
+  g_.EraseNode(&n);
+  *done = true;
+  return Status::Ok();
+}
+
+// --- pooling ---
+
+bool WindowFits(const std::vector<int64_t>& k, const std::vector<int64_t>& pads) {
+  return k.size() == 2 && pads.size() == 4 && pads[0] < k[0] && pads[2] < k[0] &&
+         pads[1] < k[1] && pads[3] < k[1];
+}
+
+Status Rewriter::RewriteMaxPool(Node& n, bool* done) {
+  const ValueId x = n.input(0);
+  const auto k = n.GetInts("kernel_shape"), pads = n.GetInts("pads");
+  if (!IsActivation(x) || n.outputs.size() != 1 || n.GetInt("ceil_mode", 0) != 0 ||
+      !WindowFits(k, pads)) {
+    return Status::Ok();
+  }
+  for (int64_t dl : n.GetInts("dilations")) {
+    if (dl != 1) return Status::Ok();
+  }
+  const ValueId xq = Int8Of(x, &n);
+  const float s = g_.value(xq).quant->scales[0];
+  const ValueId f_out = n.outputs[0];
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s);
+  g_.AddNode("q.max_pool", {xq}, {y},
+             {{"kernel", Attribute::Ints(k)},
+              {"strides", Attribute::Ints(n.GetInts("strides"))},
+              {"pads", Attribute::Ints(pads)}},
+             n.name, &n);
+  LayerInfo& l = NewLayer(n, "q.max_pool", f_out, s, false);
+  l.q_output = y;
+  l.input_scales = {s};
+  g_.EraseNode(&n);
+  *done = true;
+  return Status::Ok();
+}
+
+Status EmitAvgPool(ir::Graph& g, Node& n, ValueId xq, float s_y, bool given,
+                   const std::vector<int64_t>& k, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& pads, bool include_pad, ValueId y,
+                   QuantizeResult* res, LayerInfo* l) {
+  const float s_x = g.value(xq).quant->scales[0];
+  const int64_t count = k[0] * k[1];
+  std::vector<double> real;
+  for (int64_t c = 1; c <= count; ++c) real.push_back(double{s_x} / s_y / static_cast<double>(c));
+  ChannelRequant rq;
+  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, 128 * count, &rq).WithContext(ir::NodeLabel(g, n)));
+  const std::string base = n.name.empty() ? g.value(n.outputs[0]).name() : n.name;
+  const ValueId m = g.AddConstant(base + ".mult_by_count",
+                                  ir::Tensor::FromVector<int32_t>(DType::kI32, {count}, rq.mult));
+  g.AddNode("q.avg_pool", {xq, m}, {y},
+            {{"kernel", Attribute::Ints(k)},
+             {"strides", Attribute::Ints(strides)},
+             {"pads", Attribute::Ints(pads)},
+             {"count_include_pad", Attribute::Int(include_pad ? 1 : 0)},
+             {"pre_shift", Attribute::Int(rq.pre_shift)},
+             {"post_shift", Attribute::Int(rq.post_shift)},
+             {"clip_lo", Attribute::Int(-128)},
+             {"clip_hi", Attribute::Int(127)}},
+            n.name, &n);
+  l->q_output = y;
+  l->input_scales = {s_x};
+  l->pre_shift = rq.pre_shift;
+  l->post_shift = rq.post_shift;
+  l->mults.assign(rq.mult.begin(), rq.mult.end());
+  l->given_scale = given;
+  (void)res;
+  g.EraseNode(&n);
+  return Status::Ok();
+}
+
+Status Rewriter::RewriteAveragePool(Node& n, bool* done) {
+  const ValueId x = n.input(0);
+  const auto k = n.GetInts("kernel_shape"), pads = n.GetInts("pads");
+  if (!IsActivation(x) || n.GetInt("ceil_mode", 0) != 0 || !WindowFits(k, pads)) {
+    return Status::Ok();
+  }
+  const ValueId xq = Int8Of(x, &n);
+  bool given = false;
+  const ValueId f_out = n.outputs[0];
+  const float s_y = ScaleOf(f_out, &given);
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s_y);
+  LayerInfo& l = NewLayer(n, "q.avg_pool", f_out, s_y, given);
+  LOOM_RETURN_IF_ERROR(EmitAvgPool(g_, n, xq, s_y, given, k, n.GetInts("strides"), pads,
+                                   n.GetInt("count_include_pad", 0) != 0, y, res_, &l));
+  *done = true;
+  return Status::Ok();
+}
+
+Status Rewriter::RewriteGlobalAveragePool(Node& n, bool* done) {
+  const ValueId x = n.input(0);
+  if (!IsActivation(x)) return Status::Ok();
+  const Shape& xs = g_.value(x).shape;
+  const ValueId xq = Int8Of(x, &n);
+  bool given = false;
+  const ValueId f_out = n.outputs[0];
+  const float s_y = ScaleOf(f_out, &given);
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s_y);
+  LayerInfo& l = NewLayer(n, "q.avg_pool", f_out, s_y, given);
+  LOOM_RETURN_IF_ERROR(EmitAvgPool(g_, n, xq, s_y, given, {xs[2], xs[3]}, {1, 1}, {0, 0, 0, 0},
+                                   false, y, res_, &l));
+  *done = true;
+  return Status::Ok();
+}
+
+Status Rewriter::RewriteConcat(Node& n, bool* done) {
+  if (n.GetInt("axis", 0) != 1) return Status::Ok();
+  for (ValueId in : n.inputs) {
+    if (!IsActivation(in)) return Status::Ok();
+  }
+  bool given = false;
+  const ValueId f_out = n.outputs[0];
+  const float s_y = ScaleOf(f_out, &given);
+  std::vector<ValueId> qs;
+  std::vector<int64_t> mults, shifts;
+  std::vector<float> scales;
+  for (ValueId in : n.inputs) {
+    const ValueId q = Int8Of(in, &n);
+    const float s = g_.value(q).quant->scales[0];
+    Rescale r;
+    LOOM_RETURN_IF_ERROR(ChooseRescale({double{s} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
+    qs.push_back(q);
+    scales.push_back(s);
+    mults.push_back(r.mult[0]);
+    shifts.push_back(r.shift);
+  }
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s_y);
+  g_.AddNode("q.concat", qs, {y},
+             {{"mults", Attribute::Ints(mults)}, {"shifts", Attribute::Ints(shifts)}}, n.name, &n);
+  LayerInfo& l = NewLayer(n, "q.concat", f_out, s_y, given);
+  l.q_output = y;
+  l.input_scales = scales;
+  l.mults = mults;
+  g_.EraseNode(&n);
+  *done = true;
+  return Status::Ok();
+}
+
+void Rewriter::SweepDeadNodes(bool float_only) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::vector<Node*> order = g_.nodes();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (float_only && (*it)->op.rfind("q.", 0) == 0) continue;
+      bool used = false;
+      for (ValueId o : (*it)->outputs) used = used || g_.NumUses(o) > 0;
+      if (!used) {
+        g_.EraseNode(*it);
+        changed = true;
+      }
+    }
+  }
+}
+
+Status Rewriter::Run() {
+  // Source op -> its rewrite (each one-line rule is documented in quantize.h).
+  static const std::map<std::string, RewriteFn> kRules = {
+      {"Conv", &Rewriter::RewriteConv},
+      {"Gemm", &Rewriter::RewriteGemm},
+      {"MatMul", &Rewriter::RewriteMatMul},
+      {"Add", &Rewriter::RewriteAdd},
+      {"MaxPool", &Rewriter::RewriteMaxPool},
+      {"AveragePool", &Rewriter::RewriteAveragePool},
+      {"GlobalAveragePool", &Rewriter::RewriteGlobalAveragePool},
+      {"Concat", &Rewriter::RewriteConcat},
+  };
+  const std::vector<Node*> order = g_.nodes();
+  for (Node* n : order) {
+    if (n->op.rfind("q.", 0) == 0) continue;
+    auto it = kRules.find(n->op);
+    bool done = false;
+    if (it != kRules.end()) LOOM_RETURN_IF_ERROR((this->*(it->second))(*n, &done));
+  }
+  // Float nodes only read by rewritten ones (a Flatten before a dense layer) go first; the q.*
+  // nodes' outputs get their readers below.
+  SweepDeadNodes(true);
+  // Float readers of rewritten values read them through q.dequantize.
+  const std::vector<Node*> after = g_.nodes();
+  for (Node* n : after) {
+    if (n->op.rfind("q.", 0) == 0) continue;
+    for (ValueId& in : n->inputs) {
+      if (in != ir::kNoValue && replaced_.count(in)) in = Dequantized(in, n);
+    }
+    res_->float_ops.push_back(ir::NodeLabel(g_, *n));
+  }
+  for (ValueId& out : g_.mutable_outputs()) {
+    if (!replaced_.count(out)) continue;
+    const ValueId f = out;
+    const ValueId d = Dequantized(f, nullptr);
+    const std::string name = g_.value(f).name();
+    LOOM_RETURN_IF_ERROR(g_.RenameValue(f, g_.UniqueName(name + ".fp32")));
+    LOOM_RETURN_IF_ERROR(g_.RenameValue(d, name));
+    out = d;
+  }
+  SweepDeadNodes(false);
+  g_.RemoveDeadValues();
+  return g_.TopologicalSort();
+}
+
+}  // namespace
+
+Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result) {
+  *result = QuantizeResult();
+  Rewriter r(g, ranges, result);
+  return r.Run();
+}
+
+}  // namespace loom::quantize

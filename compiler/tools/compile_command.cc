@@ -1,0 +1,147 @@
+// `loom compile MODEL.onnx -o OUT.loom ...`: runs the compiler driver, prints the per-layer
+// quantization and placement tables, writes --report JSON, then hands the graph to the package
+// writer hook (driver::WritePackage) when one is linked.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "compiler/driver/compile.h"
+#include "compiler/passes/pass.h"
+#include "compiler/quantize/report.h"
+#include "compiler/tools/loom_commands.h"
+
+namespace loom::tools {
+namespace {
+
+struct CompileArgs {
+  driver::CompileOptions options;
+  std::string method = "percentile";
+  std::string report;
+  std::vector<std::string> input_shapes;
+  std::vector<std::string> dump_after;
+};
+
+// "NAME=1x3x224x224" (',' also separates dims).
+Status ParseInputShape(const std::string& spec, driver::CompileOptions* o) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    return InvalidArgument("--input-shape wants NAME=D0xD1x..., got '" + spec + "'");
+  }
+  std::vector<int64_t> dims;
+  std::string item;
+  std::stringstream ss(spec.substr(eq + 1));
+  while (std::getline(ss, item, 'x')) {
+    std::stringstream parts(item);
+    std::string d;
+    while (std::getline(parts, d, ',')) {
+      char* end = nullptr;
+      const long long v = std::strtoll(d.c_str(), &end, 10);
+      if (d.empty() || *end != '\0' || v < 1) {
+        return InvalidArgument("--input-shape " + spec + ": bad dimension '" + d + "'");
+      }
+      dims.push_back(v);
+    }
+  }
+  o->input_shapes[spec.substr(0, eq)] = dims;
+  return Status::Ok();
+}
+
+// The flags that shape the package, for its provenance record.
+std::string CommandLine(const CompileArgs& a) {
+  const driver::CompileOptions& o = a.options;
+  std::string s = "loom compile " + o.model_path + " -o " + o.output_path;
+  if (!o.config.empty()) s += " --config " + o.config;
+  if (!o.board.empty()) s += " --board " + o.board;
+  for (const std::string& c : o.calibration) s += " --calibration " + c;
+  s += " --calibration-method " + a.method;
+  for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
+  return s;
+}
+
+int RunCompile(CompileArgs& a) {
+  driver::CompileOptions& o = a.options;
+  o.command_line = CommandLine(a);
+  if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
+    std::cerr << "loom compile: --calibration-method must be minmax or percentile\n";
+    return 2;
+  }
+  for (const std::string& s : a.input_shapes) {
+    if (Status st = ParseInputShape(s, &o); !st.ok()) {
+      std::cerr << "loom compile: " << st.message() << "\n";
+      return 2;
+    }
+  }
+  for (const std::string& d : a.dump_after) {
+    const bool stage = d == "all" || d == "import" || d == "import-qdq" || d == "quantize" ||
+                       d == "graph-pack" || d == "partition";
+    if (!stage && passes::FindPass(d) == nullptr) {
+      std::cerr << "loom compile: --dump-ir-after " << d
+                << ": not a pass of the compile pipeline (see loom-opt --list-passes)\n";
+      return 2;
+    }
+  }
+  o.dump_ir_after.insert(a.dump_after.begin(), a.dump_after.end());
+  o.log = &std::cerr;
+  o.dump = &std::cerr;
+  driver::CompileResult r;
+  if (Status st = driver::CompileModel(o, &r); !st.ok()) {
+    std::cerr << "loom compile: " << st.ToString() << "\n";
+    return 1;
+  }
+  std::cout << "quantization (" << quantize::CalibrationMethodName(o.method) << ", "
+            << r.calibration_samples << (r.random_calibration ? " random" : "")
+            << " calibration samples):\n";
+  quantize::PrintLayerTable(r.quant, r.sqnr_db, std::cout);
+  std::cout << "\nplacement (config " << r.config.name << "):\n";
+  partition::PrintReport(r.partition, std::cout);
+  std::printf("compile time %.3f s (calibration %.3f s, SQNR %.3f s not included)\n",
+              r.CompileSecondsExcludingCalibration(), r.Seconds("calibration"), r.Seconds("sqnr"));
+  std::fflush(stdout);
+  package::LowerReport lowering;
+  if (Status st = driver::WritePackage(r.graph, r.config, o, r, &lowering); !st.ok()) {
+    std::cerr << "loom compile: " << st.ToString() << "\n";
+    return 1;
+  }
+  std::cout << "\naccelerator schedule:\n";
+  driver::PrintLowering(lowering, r.config, std::cout);
+  if (!a.report.empty()) {
+    nlohmann::json report = driver::CompileReportJson(o, r);
+    report["package"] = driver::LoweringJson(lowering);
+    std::ofstream out(a.report);
+    out << report.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "loom compile: cannot write " << a.report << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "wrote " << o.output_path << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddCompileCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* c = app.add_subcommand("compile", "compile an ONNX model into a Loom package");
+  c->add_option("model", args->options.model_path, "model.onnx")->required();
+  c->add_option("-o,--output", args->options.output_path, "the package to write (OUT.loom)")
+      ->required();
+  c->add_option("--config", args->options.config, "HwConfig name or path (default 1x16x16)");
+  c->add_option("--board", args->options.board, "board name or path (gives the config)");
+  c->add_option("--calibration", args->options.calibration,
+                "calibration samples: FILE.npy, or NAME=FILE.npy per input (N samples on axis 0)");
+  c->add_option("--calibration-method", args->method, "minmax or percentile (default)");
+  c->add_option("--percentile", args->options.percentile,
+                "percentile of |x| for --calibration-method percentile (default 99.99)");
+  c->add_option("--report", args->report, "write the per-layer report as JSON");
+  c->add_option("--dump-ir-after", args->dump_after,
+                "print the IR to stderr after a pass (import, import-qdq, a graph pass, "
+                "quantize, graph-pack, partition, or all)");
+  c->add_option("--input-shape", args->input_shapes, "fix an input's shape: NAME=1x3x224x224");
+  c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
+              "skip the per-layer SQNR measurement");
+  c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });
+}
+
+}  // namespace loom::tools

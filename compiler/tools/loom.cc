@@ -1,0 +1,26 @@
+// loom: the host tool. `compile` is the compiler (loom_commands.h); `run` and `inspect` are the
+// runtime's own commands (runtime/tools/commands.h), the same ones the deployable loom-run has.
+#include <CLI/CLI.hpp>
+
+#include "compiler/tools/loom_commands.h"
+#include "runtime/tools/commands.h"
+
+namespace {
+
+// Every subcommand, in help order.
+constexpr loom::tools::AddCommandFn kCommands[] = {
+    loom::tools::AddCompileCommand,
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Loom: compile ONNX models for the Loom int8 accelerator, inspect and run packages."};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  for (loom::tools::AddCommandFn add : kCommands) add(app, &exit_code);
+  loom::runtime::AddRunCommand(app);
+  loom::runtime::AddInspectCommand(app);
+  CLI11_PARSE(app, argc, argv);
+  return exit_code;
+}

@@ -1,0 +1,171 @@
+// Conv2d: pack -> kernel -> unpack against a plain NCHW loop, over blockings that do and do not
+// divide the channel counts, batch blocks, asymmetric pads and strides, depthwise, no bias,
+// wrapping requantization, clips; and the parameter checks.
+#include <gtest/gtest.h>
+
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/kernels/int8/test_util.h"
+
+namespace loom::kernels::q {
+namespace {
+
+using testing::Elems;
+using testing::RandomI32;
+using testing::RandomI8;
+
+// The definition in qops.h, on logical layouts, accumulating in int64 and wrapping to int32.
+std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& x,
+                              const std::vector<int8_t>& w, const int32_t* bias,
+                              const std::vector<int32_t>& mult) {
+  const ActShape os = p.out();
+  std::vector<int8_t> y(Elems(os));
+  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  for (uint32_t n = 0; n < os.n; ++n)
+    for (uint32_t o = 0; o < os.c; ++o)
+      for (uint32_t oy = 0; oy < os.h; ++oy)
+        for (uint32_t ox = 0; ox < os.w; ++ox) {
+          int64_t acc = bias ? bias[o] : 0;
+          for (uint32_t i = 0; i < wc; ++i) {
+            const uint32_t ic = p.depthwise ? o : i;
+            for (uint32_t ky = 0; ky < p.kh; ++ky)
+              for (uint32_t kx = 0; kx < p.kw; ++kx) {
+                const int64_t iy = int64_t{oy} * p.stride_h + ky - p.pad_top;
+                const int64_t ix = int64_t{ox} * p.stride_w + kx - p.pad_left;
+                if (iy < 0 || ix < 0 || iy >= p.in.h || ix >= p.in.w) continue;
+                acc += int64_t{x[((n * p.in.c + ic) * p.in.h + iy) * p.in.w + ix]} *
+                       w[((o * wc + i) * p.kh + ky) * p.kw + kx];
+              }
+          }
+          const auto acc32 = static_cast<int32_t>(static_cast<uint32_t>(acc));
+          y[((n * os.c + o) * os.h + oy) * os.w + ox] = Requantize(acc32, mult[o], p.rq);
+        }
+  return y;
+}
+
+void RunCase(const Blocking& b, const Conv2dParams& p, bool with_bias, uint32_t seed) {
+  SCOPED_TRACE("blocking " + std::to_string(b.batch) + "x" + std::to_string(b.block));
+  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  const auto x = RandomI8(Elems(p.in), seed);
+  const auto w = RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
+  const auto bias = RandomI32(p.out_c, seed + 2, -5000, 5000);
+  const auto mult = RandomI32(p.out_c, seed + 3, -(1 << 14), 1 << 14);
+
+  std::vector<int8_t> wp(p.depthwise ? DepthwiseWeightBytes(b, p.in.c, p.kh, p.kw)
+                                     : ConvWeightBytes(b, p.out_c, p.in.c, p.kh, p.kw));
+  if (p.depthwise) {
+    ASSERT_TRUE(PackDepthwiseWeights(b, p.in.c, p.kh, p.kw, w.data(), wp.data()).ok());
+  } else {
+    ASSERT_TRUE(PackConvWeights(b, p.out_c, p.in.c, p.kh, p.kw, w.data(), wp.data()).ok());
+  }
+  const auto xb = testing::Pack(b, p.in, x);
+  std::vector<int8_t> yb(BlockedBytes(b, p.out()), 0x33);
+  const Status st = Conv2d(b, p, xb.data(), wp.data(), with_bias ? bias.data() : nullptr,
+                           mult.data(), yb.data());
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(testing::PaddingIsZero(b, p.out(), yb));
+  EXPECT_EQ(testing::Unpack(b, p.out(), yb),
+            Reference(p, x, w, with_bias ? bias.data() : nullptr, mult));
+}
+
+Conv2dParams Base() {
+  Conv2dParams p;
+  p.in = {3, 19, 7, 6};
+  p.out_c = 21;
+  p.kh = 3;
+  p.kw = 2;
+  p.stride_h = 2;
+  p.stride_w = 1;
+  p.pad_top = 1;
+  p.pad_left = 0;
+  p.pad_bottom = 2;
+  p.pad_right = 1;
+  p.rq.pre_shift = 4;
+  p.rq.post_shift = 14;
+  return p;
+}
+
+TEST(Conv2d, MatchesPlainLoop) {
+  uint32_t seed = 10;
+  for (const Blocking& b : testing::TestBlockings()) {
+    RunCase(b, Base(), true, seed++);
+    RunCase(b, Base(), false, seed++);
+  }
+}
+
+TEST(Conv2d, DepthwiseMatchesPlainLoop) {
+  uint32_t seed = 50;
+  for (const Blocking& b : testing::TestBlockings()) {
+    Conv2dParams p = Base();
+    p.depthwise = true;
+    p.out_c = p.in.c;
+    RunCase(b, p, true, seed++);
+  }
+}
+
+TEST(Conv2d, DenseAsOneByOneAndClip) {
+  Conv2dParams p;
+  p.in = {5, 37, 1, 1};
+  p.out_c = 10;
+  p.rq = {2, 12, 0, 100};  // fused ReLU with a cap
+  for (const Blocking& b : testing::TestBlockings()) RunCase(b, p, true, 70);
+}
+
+TEST(Conv2d, ShiftExtremesAndWrappingProduct) {
+  Conv2dParams p = Base();
+  p.rq.pre_shift = -31;  // a wrapping left shift: only the low bit of acc survives
+  p.rq.post_shift = 31;
+  RunCase(Blocking{1, 16}, p, true, 80);
+  p.rq.pre_shift = 0;  // large products wrap in MUL, as on the hardware
+  p.rq.post_shift = 0;
+  RunCase(Blocking{2, 8}, p, true, 81);
+  p.rq.pre_shift = 31;
+  p.rq.post_shift = -31;
+  RunCase(Blocking{1, 4}, p, true, 82);
+}
+
+TEST(Conv2d, BadParameters) {
+  const Blocking b{1, 4};
+  Conv2dParams p;
+  p.in = {1, 4, 4, 4};
+  p.out_c = 4;
+  p.kh = p.kw = 3;
+  std::vector<int8_t> x(BlockedBytes(b, p.in)), w(ConvWeightBytes(b, 4, 4, 3, 3)), y(256);
+  std::vector<int32_t> m(4, 1);
+  auto run = [&](const Conv2dParams& q) {
+    return Conv2d(b, q, x.data(), w.data(), nullptr, m.data(), y.data());
+  };
+  ASSERT_TRUE(run(p).ok());
+  Conv2dParams q = p;
+  q.rq.pre_shift = 32;
+  EXPECT_NE(run(q).message().find("pre_shift 32"), std::string::npos) << run(q).message();
+  q = p;
+  q.rq.post_shift = -32;
+  EXPECT_NE(run(q).message().find("post_shift"), std::string::npos);
+  q = p;
+  q.rq.clip_lo = 10;
+  q.rq.clip_hi = 5;
+  EXPECT_NE(run(q).message().find("clip"), std::string::npos);
+  q = p;
+  q.rq.clip_hi = 128;
+  EXPECT_FALSE(run(q).ok());
+  q = p;
+  q.pad_top = 3;
+  EXPECT_NE(run(q).message().find("pads"), std::string::npos);
+  q = p;
+  q.stride_w = 0;
+  EXPECT_NE(run(q).message().find("strides"), std::string::npos);
+  q = p;
+  q.kh = 7;
+  q.pad_top = q.pad_bottom = 1;
+  EXPECT_NE(run(q).message().find("larger than the padded input"), std::string::npos);
+  q = p;
+  q.depthwise = true;
+  q.out_c = 3;
+  EXPECT_NE(run(q).message().find("depthwise"), std::string::npos);
+  EXPECT_FALSE(Conv2d(b, p, x.data(), w.data(), nullptr, nullptr, y.data()).ok());
+  EXPECT_NE(Conv2d(b, p, x.data(), w.data(), nullptr, m.data(), x.data()).message().find("overlap"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace loom::kernels::q

@@ -1,0 +1,42 @@
+// Shared by the int8 kernels: parameter checks that every operator runs before touching data, and
+// the blocked-index arithmetic. Internal to loom_kernels_int8.
+#ifndef LOOM_RUNTIME_KERNELS_INT8_INTERNAL_H_
+#define LOOM_RUNTIME_KERNELS_INT8_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::kernels::q::internal {
+
+inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// Blocking with batch >= 1 and block >= 1.
+Status CheckBlocking(const Blocking& b);
+// Every dimension >= 1; `what` names the tensor in the message.
+Status CheckShape(const ActShape& s, const char* what);
+// Shifts in [-31, 31]; clip_lo <= clip_hi, both within [-128, 127].
+Status CheckRequant(const Requant& rq, const char* op);
+Status CheckShift(int32_t shift, const char* what);
+Status CheckClip(int32_t lo, int32_t hi, const char* op);
+// A window kh x kw with strides and pads over `in`: sizes >= 1, each pad < its kernel size (so
+// every window holds a real element) and the padded input at least one window large.
+Status CheckWindow(const ActShape& in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw,
+                   uint32_t pt, uint32_t pl, uint32_t pb, uint32_t pr, const char* op);
+// Null pointers and overlapping [a, a+na) / [b, b+nb) byte ranges.
+Status CheckNotNull(const void* p, const char* what);
+Status CheckNoAlias(const void* a, size_t na, const void* b, size_t nb, const char* what);
+
+// Offset of element (n, c, h, w) inside a blocked activation whose channel-block count is cb.
+inline size_t BlockedOffset(const Blocking& b, uint32_t cb, uint32_t h_size, uint32_t w_size,
+                            uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
+  const size_t nb = n / b.batch, bi = n % b.batch;
+  const size_t ob = c / b.block, ci = c % b.block;
+  return ((((nb * cb + ob) * h_size + h) * w_size + w) * b.batch + bi) * b.block + ci;
+}
+
+}  // namespace loom::kernels::q::internal
+
+#endif  // LOOM_RUNTIME_KERNELS_INT8_INTERNAL_H_

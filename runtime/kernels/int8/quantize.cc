@@ -1,0 +1,55 @@
+// Float <-> int8 at the graph boundary (qops.h): q = Saturate8(round_half_even(x / scale)).
+#include <cmath>
+#include <string>
+
+#include "runtime/kernels/int8/internal.h"
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::kernels::q {
+namespace {
+
+Status CheckScale(float scale, const char* op) {
+  if (!(scale > 0.0f) || !std::isfinite(scale)) {
+    return InvalidArgument(std::string(op) + ": scale " + std::to_string(scale) +
+                           " must be finite and > 0");
+  }
+  return Status::Ok();
+}
+
+// Round half to even, independent of the floating-point rounding mode; saturates before the
+// conversion so out-of-range values (and infinities) never reach an undefined cast. NaN maps to 0.
+int8_t QuantizeOne(float x, float scale) {
+  const float v = x / scale;
+  if (std::isnan(v)) return 0;
+  if (v <= -128.0f) return -128;
+  if (v >= 127.0f) return 127;
+  float r = std::floor(v);
+  const float diff = v - r;
+  if (diff > 0.5f || (diff == 0.5f && std::fmod(r, 2.0f) != 0.0f)) r += 1.0f;
+  return Saturate8(static_cast<int32_t>(r));
+}
+
+}  // namespace
+
+Status QuantizeF32(const float* x, size_t count, float scale, int8_t* q) {
+  LOOM_RETURN_IF_ERROR(CheckScale(scale, "QuantizeF32"));
+  if (count == 0) return Status::Ok();
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(x, "QuantizeF32: input"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(q, "QuantizeF32: output"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(x, count * sizeof(float), q, count, "QuantizeF32"));
+  for (size_t i = 0; i < count; ++i) q[i] = QuantizeOne(x[i], scale);
+  return Status::Ok();
+}
+
+Status DequantizeF32(const int8_t* q, size_t count, float scale, float* x) {
+  LOOM_RETURN_IF_ERROR(CheckScale(scale, "DequantizeF32"));
+  if (count == 0) return Status::Ok();
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(q, "DequantizeF32: input"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(x, "DequantizeF32: output"));
+  LOOM_RETURN_IF_ERROR(
+      internal::CheckNoAlias(q, count, x, count * sizeof(float), "DequantizeF32"));
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<float>(q[i]) * scale;
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels::q
