@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "compiler/tensorize/eltwise.h"
+
 namespace loom::tensorize {
 
 using isa::AluOp;
@@ -295,6 +297,80 @@ Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2d
   }
   Emitter e(config, layer, tiling);
   return e.Run(code);
+}
+
+Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint32_t n, uint32_t c,
+                           uint32_t h, uint32_t w, uint32_t out_c, const Window2d& window) {
+  Conv2dLayer l;
+  l.name = name;
+  l.n_blocks = CeilDiv(n, config.batch);
+  l.c_blocks = CeilDiv(c, config.block_in);
+  l.h = h;
+  l.w = w;
+  l.o_blocks = CeilDiv(out_c, config.block_out);
+  l.kh = window.kh;
+  l.kw = window.kw;
+  l.stride_h = window.stride_h;
+  l.stride_w = window.stride_w;
+  l.pad_top = window.pad_top;
+  l.pad_left = window.pad_left;
+  l.pad_bottom = window.pad_bottom;
+  l.pad_right = window.pad_right;
+  return l;
+}
+
+Conv2dLayer DepthwiseBlockLayer(const Conv2dLayer& layer) {
+  Conv2dLayer sub = layer;
+  sub.n_blocks = 1;
+  sub.c_blocks = 1;
+  sub.o_blocks = 1;
+  return sub;
+}
+
+Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
+                           const Conv2dTiling& tiling, AccelCode* code) {
+  if (layer.c_blocks != layer.o_blocks) {
+    return InvalidArgument("layer " + layer.name + ": depthwise needs as many output as input channels");
+  }
+  const uint64_t plane_in = uint64_t{layer.h} * layer.w;
+  const uint64_t plane_out = uint64_t{layer.out_h()} * layer.out_w();
+  bool first = true;
+  for (uint32_t nb = 0; nb < layer.n_blocks; ++nb) {
+    for (uint32_t g = 0; g < layer.c_blocks; ++g) {
+      Conv2dLayer sub = DepthwiseBlockLayer(layer);
+      const uint64_t block = uint64_t{nb} * layer.c_blocks + g;
+      const uint64_t in = layer.input + block * plane_in, out = layer.output + block * plane_out;
+      if (in > UINT32_MAX || out > UINT32_MAX) {
+        return InvalidArgument("layer " + layer.name + ": tensor offset beyond 32 bits");
+      }
+      sub.input = static_cast<uint32_t>(in);
+      sub.output = static_cast<uint32_t>(out);
+      sub.weights = layer.weights + g * layer.kh * layer.kw;
+      sub.bias = layer.bias + g;
+      sub.mult = layer.mult + g;
+      // The blocks share the on-chip regions, so each starts once the previous one has drained.
+      if (!first) EmitLayerBarrier(code);
+      first = false;
+      LOOM_RETURN_IF_ERROR(EmitConv2d(config, sub, tiling, code));
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,
+                                             uint32_t kh, uint32_t kw, const int8_t* ckk) {
+  const uint32_t c = config.block_in, blocks = (channels + c - 1) / c;
+  std::vector<int8_t> out(size_t{blocks} * kh * kw * c * c, 0);
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    const uint32_t g = ch / c, lane = ch % c;
+    for (uint32_t y = 0; y < kh; ++y) {
+      for (uint32_t x = 0; x < kw; ++x) {
+        const size_t elem = (size_t{g} * kh + y) * kw + x;
+        out[(elem * c + lane) * c + lane] = ckk[(size_t{ch} * kh + y) * kw + x];
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace loom::tensorize

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/tensorize/accel_code.h"
 
@@ -42,6 +43,17 @@ struct Conv2dLayer {
   Status Check(const HwConfig& config) const;
 };
 
+// Window geometry as the graph states it: kernel, strides, pads (top, left, bottom, right).
+struct Window2d {
+  uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+  uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// The layer's shape from a logical NCHW input, rounded up to the config's blocks; offsets and
+// requantization are the caller's. The partitioner checks it (Check) and the lowering emits it.
+Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint32_t n, uint32_t c,
+                           uint32_t h, uint32_t w, uint32_t out_c, const Window2d& window);
+
 // How the output is cut into tiles, and how many tiles are in flight.
 struct Conv2dTiling {
   uint32_t oc = 1;  // output-channel blocks per tile
@@ -56,6 +68,19 @@ struct Conv2dTiling {
 // is popped within the layer). Fails if the tiling does not fit the buffers.
 Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                   AccelCode* code);
+
+// Depthwise convolution (one filter per channel): one convolution per (image block, channel
+// block) on the GEMM core, each with c_blocks = o_blocks = 1 and diagonal weight blocks, separated
+// by layer barriers. `layer` has c_blocks == o_blocks; its weights are [C/c][KH][KW] WGT elements
+// (DiagonalDepthwiseWeights); `tiling` is for one channel block (ChooseConv2dTiling on
+// DepthwiseBlockLayer). Uses 1/block_in of the GEMM core's lanes; docs/tensorize.md.
+Conv2dLayer DepthwiseBlockLayer(const Conv2dLayer& layer);
+Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
+                           const Conv2dTiling& tiling, AccelCode* code);
+// Logical depthwise weights [C][KH][KW] (channels padded to blocks with zeros by the caller or
+// not) → WGT elements [C/c][KH][KW][o][i] with w on the diagonal o == i.
+std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,
+                                             uint32_t kh, uint32_t kw, const int8_t* ckk);
 
 // What the tiling search found.
 struct TilingChoice {

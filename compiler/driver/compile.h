@@ -1,0 +1,80 @@
+// The compiler driver behind `loom compile`: import -> graph passes -> calibration + quantize ->
+// graph-pack -> partition, then the package writer hook. Kept apart from the CLI so benchmarks and
+// tests run exactly what the tool runs.
+#ifndef LOOM_COMPILER_DRIVER_COMPILE_H_
+#define LOOM_COMPILER_DRIVER_COMPILE_H_
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/ir/graph.h"
+#include "compiler/package/lower.h"
+#include "compiler/partition/partition.h"
+#include "compiler/quantize/calibration.h"
+#include "compiler/quantize/quantize.h"
+#include "runtime/core/hw_config.h"
+#include "runtime/core/status.h"
+
+namespace loom::driver {
+
+struct CompileOptions {
+  std::string model_path;
+  std::string output_path;
+  std::string config;  // name or path; empty: the board's config, else 1x16x16
+  std::string board;   // optional board name or path
+  std::vector<std::string> calibration;  // FILE.npy or NAME=FILE.npy; empty: random N(0, 1)
+  int random_samples = quantize::kDefaultSamples;  // how many, when calibration is empty
+  quantize::CalibrationMethod method = quantize::CalibrationMethod::kPercentile;
+  double percentile = quantize::kDefaultPercentile;
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  std::set<std::string> dump_ir_after;  // pass names ("quantize", "graph-pack", ...) or "all"
+  bool measure_sqnr = true;
+  std::string command_line;  // recorded in the package's provenance
+  std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
+  std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)
+};
+
+struct StageTime {
+  std::string stage;
+  double seconds = 0.0;
+};
+
+struct CompileResult {
+  ir::Graph graph;  // quantized, packed, partitioned
+  HwConfig config;
+  quantize::QuantizeResult quant;
+  std::vector<double> sqnr_db;  // per quant.layers entry; empty when not measured
+  partition::PartitionReport partition;
+  std::vector<StageTime> times;
+  int calibration_samples = 0;
+  bool random_calibration = false;
+
+  double Seconds(const std::string& stage) const;
+  // Everything but calibration and SQNR measurement.
+  double CompileSecondsExcludingCalibration() const;
+};
+
+// Runs every stage up to and including partitioning.
+Status CompileModel(const CompileOptions& options, CompileResult* result);
+
+// The per-layer report (--report FILE.json): quantization, SQNR, placement, offload, timings.
+nlohmann::json CompileReportJson(const CompileOptions& options, const CompileResult& result);
+
+// The package stage (write_package.cc): lowers the partitioned graph (compiler/package/lower.h:
+// constants, arena plan, segments, accelerator programs, verifier) and writes
+// options.output_path. `report` (may be null) receives the per-layer lowering.
+Status WritePackage(const ir::Graph& graph, const HwConfig& config, const CompileOptions& options,
+                    const CompileResult& result, package::LowerReport* report);
+
+// The lowering report as JSON (the "package" section of --report) and as a table.
+nlohmann::json LoweringJson(const package::LowerReport& report);
+void PrintLowering(const package::LowerReport& report, const HwConfig& config, std::ostream& os);
+
+}  // namespace loom::driver
+
+#endif  // LOOM_COMPILER_DRIVER_COMPILE_H_

@@ -1,0 +1,625 @@
+#include "compiler/package/lower.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "compiler/tensorize/conv2d.h"
+#include "compiler/tensorize/eltwise.h"
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::package {
+namespace {
+
+namespace q = kernels::q;
+using tensorize::AccelCode;
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+Status MapDType(ir::DType t, DType* out) {
+  switch (t) {
+    case ir::DType::kI8: *out = DType::Int8; return Status::Ok();
+    case ir::DType::kI32: *out = DType::Int32; return Status::Ok();
+    case ir::DType::kF32: *out = DType::Float32; return Status::Ok();
+    default: return Unimplemented(std::string("tensors of type ") + ir::DTypeName(t));
+  }
+}
+
+Window WindowOf(const ir::Node& n) {
+  const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
+  auto at = [](const std::vector<int64_t>& v, size_t i, int64_t d) {
+    return static_cast<uint32_t>(i < v.size() ? v[i] : d);
+  };
+  Window w;
+  w.kh = at(k, 0, 1);
+  w.kw = at(k, 1, 1);
+  w.stride_h = at(s, 0, 1);
+  w.stride_w = at(s, 1, 1);
+  w.pad_top = at(p, 0, 0);
+  w.pad_left = at(p, 1, 0);
+  w.pad_bottom = at(p, 2, 0);
+  w.pad_right = at(p, 3, 0);
+  return w;
+}
+
+tensorize::Window2d Geometry(const Window& w) {
+  return {w.kh, w.kw, w.stride_h, w.stride_w, w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
+}
+
+Requant RequantOf(const ir::Node& n) {
+  Requant r;
+  r.pre_shift = static_cast<int32_t>(n.GetInt("pre_shift", 0));
+  r.post_shift = static_cast<int32_t>(n.GetInt("post_shift", 0));
+  r.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
+  r.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+  return r;
+}
+
+// A byte range a layer's DMA may touch.
+struct Range {
+  Region region;
+  uint64_t begin, end;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const ir::Graph& g, const HwConfig& c, const LowerOptions& o, PackageSpec* spec,
+          LowerReport* report)
+      : g_(g), c_(c), o_(o), spec_(*spec), report_(*report),
+        blk_{c.batch, c.block_in},
+        align_(std::max<uint64_t>({64, c.inp_elem_bytes(), c.wgt_elem_bytes(),
+                                   c.acc_elem_bytes(), c.out_elem_bytes()})) {}
+
+  Status Run();
+
+ private:
+  std::string Where(const ir::Node& n) const { return "layer " + ir::NodeLabel(g_, n); }
+  Status CollectTensors();
+  Status ArenaTensor(ir::ValueId v, int32_t* index);
+  int32_t AddConstant(const std::string& name, DType dtype, TensorLayout layout,
+                      std::vector<uint32_t> shape, const void* bytes, size_t size, float scale);
+  Status ConstantInput(const ir::Node& n, size_t i, int32_t* index);
+  Status PlanArena();
+  Status BuildSegments();
+  Status MakeOp(const ir::Node& n, OpSpec* op);
+  Status LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer);
+  Status VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,
+                     const std::vector<Range>& allowed) const;
+  Status VerifyProgram(const std::string& segment, const AccelCode& code) const;
+  const TensorSpec& T(int32_t i) const { return spec_.tensors[static_cast<size_t>(i)]; }
+  // The identity weight block (one WGT element) the add and max pooling copy through.
+  int32_t Identity() {
+    if (identity_ < 0) {
+      const std::vector<int8_t> id = tensorize::IdentityWeights(c_);
+      identity_ = AddConstant("loom.identity", DType::Int8, TensorLayout::Plain,
+                              {static_cast<uint32_t>(id.size())}, id.data(), id.size(), 1.0f);
+    }
+    return identity_;
+  }
+
+  const ir::Graph& g_;
+  const HwConfig& c_;
+  const LowerOptions& o_;
+  PackageSpec& spec_;
+  LowerReport& report_;
+  const q::Blocking blk_;
+  const uint64_t align_;
+  std::map<ir::ValueId, int32_t> arena_;               // value → tensor
+  std::map<std::pair<ir::ValueId, int>, int32_t> const_;  // (value, role) → tensor
+  std::map<ir::ValueId, int32_t> diag_;                // depthwise weights → diagonal form
+  int32_t identity_ = -1;                              // the add's identity weight block
+};
+
+int32_t Lowerer::AddConstant(const std::string& name, DType dtype, TensorLayout layout,
+                             std::vector<uint32_t> shape, const void* bytes, size_t size,
+                             float scale) {
+  TensorSpec t;
+  t.name = name;
+  t.dtype = dtype;
+  t.layout = layout;
+  t.shape = std::move(shape);
+  t.storage = Storage::Constant;
+  t.offset = AlignUp(spec_.constants.size(), align_);
+  t.size = size;
+  t.scale = scale;
+  spec_.constants.resize(t.offset + size, 0);
+  if (size) std::memcpy(spec_.constants.data() + t.offset, bytes, size);
+  spec_.tensors.push_back(std::move(t));
+  return static_cast<int32_t>(spec_.tensors.size() - 1);
+}
+
+Status Lowerer::ArenaTensor(ir::ValueId v, int32_t* index) {
+  if (auto it = arena_.find(v); it != arena_.end()) {
+    *index = it->second;
+    return Status::Ok();
+  }
+  const ir::Value& val = g_.value(v);
+  TensorSpec t;
+  t.name = val.name();
+  LOOM_RETURN_IF_ERROR(MapDType(val.dtype, &t.dtype).WithContext("value " + val.name()));
+  for (int64_t d : val.shape) {
+    if (d < 0 || d > std::numeric_limits<uint32_t>::max()) {
+      return InvalidArgument("value " + val.name() + ": dimension out of range");
+    }
+    t.shape.push_back(static_cast<uint32_t>(d));
+  }
+  if (val.quant && !val.quant->scales.empty()) t.scale = val.quant->scales[0];
+  if (val.layout == ir::Layout::kBlocked) {
+    if (t.dtype != DType::Int8 || t.shape.size() != 4) {
+      return InvalidArgument("value " + val.name() + ": a blocked tensor must be 4-D int8");
+    }
+    t.layout = TensorLayout::Blocked;
+    t.size = q::BlockedBytes(blk_, {t.shape[0], t.shape[1], t.shape[2], t.shape[3]});
+  } else {
+    t.layout = TensorLayout::Plain;
+    t.size = static_cast<uint64_t>(ir::NumElementsUnchecked(val.shape)) * ir::DTypeSize(val.dtype);
+  }
+  t.storage = Storage::Arena;
+  spec_.tensors.push_back(std::move(t));
+  *index = static_cast<int32_t>(spec_.tensors.size() - 1);
+  arena_[v] = *index;
+  return Status::Ok();
+}
+
+// A constant input of a node, packed for the role it plays there.
+Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
+  const ir::ValueId v = n.inputs[i];
+  const ir::Value& val = g_.value(v);
+  const ir::Tensor& data = *val.constant;
+  const bool conv = n.op == "q.conv2d";
+  const int role = conv ? static_cast<int>(i) : 0;
+  if (auto it = const_.find({v, role}); it != const_.end()) {
+    *index = it->second;
+    return Status::Ok();
+  }
+  std::vector<uint32_t> shape;
+  for (int64_t d : val.shape) shape.push_back(static_cast<uint32_t>(d));
+  const float scale = val.quant && !val.quant->scales.empty() ? val.quant->scales[0] : 1.0f;
+  if (conv && i == 1) {
+    if (val.dtype != ir::DType::kI8 || shape.size() != 4) {
+      return InvalidArgument(Where(n) + ": weights must be a 4-D int8 constant");
+    }
+    const bool dw = n.GetInt("depthwise", 0) != 0;
+    std::vector<int8_t> packed;
+    if (dw) {
+      packed.resize(q::DepthwiseWeightBytes(blk_, shape[0], shape[2], shape[3]));
+      LOOM_RETURN_IF_ERROR(q::PackDepthwiseWeights(blk_, shape[0], shape[2], shape[3],
+                                                   data.data<int8_t>(), packed.data())
+                               .WithContext(Where(n)));
+    } else {
+      packed.resize(q::ConvWeightBytes(blk_, shape[0], shape[1], shape[2], shape[3]));
+      LOOM_RETURN_IF_ERROR(q::PackConvWeights(blk_, shape[0], shape[1], shape[2], shape[3],
+                                              data.data<int8_t>(), packed.data())
+                               .WithContext(Where(n)));
+    }
+    *index = AddConstant(val.name(), DType::Int8,
+                         dw ? TensorLayout::BlockedDepthwise : TensorLayout::BlockedWeights,
+                         shape, packed.data(), packed.size(), scale);
+    if (dw) {  // the accelerator runs depthwise with diagonal weight blocks
+      const std::vector<int8_t> diag = tensorize::DiagonalDepthwiseWeights(
+          c_, shape[0], shape[2], shape[3], data.data<int8_t>());
+      diag_[v] = AddConstant(val.name() + ".diagonal", DType::Int8, TensorLayout::Plain,
+                              {static_cast<uint32_t>(diag.size())}, diag.data(), diag.size(), 1.0f);
+    }
+  } else if (conv && (i == 2 || i == 3)) {
+    if (val.dtype != ir::DType::kI32 || shape.size() != 1) {
+      return InvalidArgument(Where(n) + ": bias and multipliers must be 1-D int32 constants");
+    }
+    std::vector<int32_t> packed(q::ChannelVectorElems(blk_, shape[0]));
+    LOOM_RETURN_IF_ERROR(
+        q::PackChannelVector(blk_, shape[0], data.data<int32_t>(), packed.data()).WithContext(Where(n)));
+    *index = AddConstant(val.name(), DType::Int32, TensorLayout::BlockedVector, shape,
+                         packed.data(), packed.size() * 4, scale);
+  } else {
+    DType dt;
+    LOOM_RETURN_IF_ERROR(MapDType(val.dtype, &dt).WithContext(Where(n) + ", constant " + val.name()));
+    *index = AddConstant(val.name(), dt, TensorLayout::Plain, shape, data.bytes(), data.byte_size(),
+                         scale);
+  }
+  const_[{v, role}] = *index;
+  return Status::Ok();
+}
+
+Status Lowerer::PlanArena() {
+  // Live interval of every arena value in node positions: graph inputs from -1, graph outputs to
+  // the end; a value is live from its producer through its last reader.
+  const auto& nodes = g_.nodes();
+  const int64_t end = static_cast<int64_t>(nodes.size());
+  std::map<ir::ValueId, std::pair<int64_t, int64_t>> live;
+  for (ir::ValueId v : g_.inputs()) live[v] = {-1, -1};
+  for (int64_t i = 0; i < end; ++i) {
+    for (ir::ValueId v : nodes[static_cast<size_t>(i)]->outputs) {
+      if (v != ir::kNoValue) live[v] = {i, i};
+    }
+    for (ir::ValueId v : nodes[static_cast<size_t>(i)]->inputs) {
+      if (auto it = live.find(v); it != live.end()) it->second.second = i;
+    }
+  }
+  for (ir::ValueId v : g_.outputs()) {
+    if (auto it = live.find(v); it != live.end()) it->second.second = end;
+  }
+  struct Placed {
+    int64_t first, last;
+    uint64_t offset, size;
+  };
+  std::vector<Placed> placed;
+  uint64_t arena = 0;
+  // First fit, values in order of definition.
+  std::vector<std::pair<ir::ValueId, std::pair<int64_t, int64_t>>> order(live.begin(), live.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+  for (const auto& [v, interval] : order) {
+    auto it = arena_.find(v);
+    if (it == arena_.end()) continue;  // not read or written by any node (nothing to hold)
+    TensorSpec& t = spec_.tensors[static_cast<size_t>(it->second)];
+    const uint64_t size = AlignUp(std::max<uint64_t>(t.size, 1), align_);
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (const Placed& p : placed) {
+      if (p.first <= interval.second && interval.first <= p.last) busy.push_back({p.offset, p.size});
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = 0;
+    for (const auto& [o, s] : busy) {
+      if (offset + size <= o) break;
+      offset = std::max(offset, o + s);
+    }
+    t.offset = offset;
+    placed.push_back({interval.first, interval.second, offset, size});
+    arena = std::max(arena, offset + size);
+  }
+  spec_.arena_bytes = arena;
+  report_.arena_bytes = arena;
+  return Status::Ok();
+}
+
+Status Lowerer::CollectTensors() {
+  for (ir::ValueId v : g_.inputs()) {
+    int32_t i;
+    LOOM_RETURN_IF_ERROR(ArenaTensor(v, &i));
+  }
+  for (const ir::Node* n : g_.nodes()) {
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const ir::ValueId v = n->inputs[i];
+      if (v == ir::kNoValue) continue;
+      int32_t index;
+      if (g_.value(v).is_constant()) {
+        LOOM_RETURN_IF_ERROR(ConstantInput(*n, i, &index));
+      } else {
+        LOOM_RETURN_IF_ERROR(ArenaTensor(v, &index));
+      }
+    }
+    for (ir::ValueId v : n->outputs) {
+      int32_t index;
+      if (v != ir::kNoValue) LOOM_RETURN_IF_ERROR(ArenaTensor(v, &index));
+    }
+  }
+  for (ir::ValueId v : g_.outputs()) {
+    if (g_.value(v).is_constant()) {
+      return Unimplemented("graph output " + g_.value(v).name() + " is a constant");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
+  op->name = n.name.empty() ? ir::NodeLabel(g_, n) : n.name;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ir::ValueId v = n.inputs[i];
+    if (v == ir::kNoValue) {
+      op->inputs.push_back(-1);
+    } else if (g_.value(v).is_constant()) {
+      int32_t index;
+      LOOM_RETURN_IF_ERROR(ConstantInput(n, i, &index));
+      op->inputs.push_back(index);
+    } else {
+      op->inputs.push_back(arena_.at(v));
+    }
+  }
+  for (ir::ValueId v : n.outputs) op->outputs.push_back(v == ir::kNoValue ? -1 : arena_.at(v));
+  if (n.op == "q.conv2d") {
+    Conv2dParams p;
+    p.window = WindowOf(n);
+    p.depthwise = n.GetInt("depthwise", 0) != 0;
+    p.requant = RequantOf(n);
+    const auto& x = T(op->inputs[0]).shape;
+    const auto& y = T(op->outputs[0]).shape;
+    op->macs = uint64_t{y[0]} * y[1] * y[2] * y[3] * p.window.kh * p.window.kw *
+               (p.depthwise ? 1 : x[1]);
+    op->params = p;
+    while (op->inputs.size() < 4) op->inputs.push_back(-1);
+  } else if (n.op == "q.add") {
+    AddParams p;
+    p.mult_a = static_cast<int32_t>(n.GetInt("mult_a", 1));
+    p.mult_b = static_cast<int32_t>(n.GetInt("mult_b", 1));
+    p.shift = static_cast<int32_t>(n.GetInt("shift", 0));
+    p.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
+    p.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+    op->params = p;
+  } else if (n.op == "q.max_pool") {
+    op->params = MaxPoolParams{WindowOf(n)};
+  } else if (n.op == "q.avg_pool") {
+    AvgPoolParams p;
+    p.window = WindowOf(n);
+    p.count_include_pad = n.GetInt("count_include_pad", 0) != 0;
+    p.requant = RequantOf(n);
+    op->params = p;
+  } else if (n.op == "q.concat") {
+    ConcatParams p;
+    for (int64_t m : n.GetInts("mults")) p.mults.push_back(static_cast<int32_t>(m));
+    for (int64_t s : n.GetInts("shifts")) p.shifts.push_back(static_cast<int32_t>(s));
+    op->params = p;
+  } else if (n.op == "q.quantize") {
+    op->params = QuantizeParams{};
+  } else if (n.op == "q.dequantize") {
+    op->params = DequantizeParams{};
+  } else if (n.op == "q.relayout") {
+    op->params = RelayoutParams{};
+  } else {
+    FloatOpParams p;
+    p.op = n.op;
+    for (const auto& [name, a] : n.attrs) {
+      if (name == "target") continue;
+      FloatAttr fa;
+      fa.name = name;
+      switch (a.kind()) {
+        case ir::Attribute::Kind::kInt: fa.ints = {a.i()}; break;
+        case ir::Attribute::Kind::kInts: fa.ints = a.ints(); break;
+        case ir::Attribute::Kind::kFloat: fa.floats = {a.f()}; break;
+        case ir::Attribute::Kind::kFloats: fa.floats = a.floats(); break;
+        default:
+          return Unimplemented(Where(n) + ": attribute " + name + " of kind " +
+                               ir::AttributeKindName(a.kind()) + " on a CPU float op");
+      }
+      p.attrs.push_back(std::move(fa));
+    }
+    op->params = std::move(p);
+  }
+  return Status::Ok();
+}
+
+Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer) {
+  const size_t first = code->insns.size();
+  std::vector<Range> allowed;
+  auto allow = [&](int32_t t) {
+    if (t < 0) return;
+    const TensorSpec& s = T(t);
+    allowed.push_back({s.storage == Storage::Arena ? Region::kArena : Region::kConstants,
+                       s.offset, s.offset + s.size});
+  };
+  OpSpec op;
+  LOOM_RETURN_IF_ERROR(MakeOp(n, &op));
+  for (int32_t t : op.inputs) allow(t);
+  for (int32_t t : op.outputs) allow(t);
+  if (n.op == "q.conv2d") {
+    const auto& p = std::get<Conv2dParams>(op.params);
+    const TensorSpec &x = T(op.inputs[0]), &y = T(op.outputs[0]);
+    if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
+      return Internal(Where(n) + ": accelerator convolution on unblocked tensors");
+    }
+    tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1],
+                                                         x.shape[2], x.shape[3], y.shape[1],
+                                                         Geometry(p.window));
+    l.has_bias = op.inputs[2] >= 0;
+    l.pre_shift = p.requant.pre_shift;
+    l.post_shift = p.requant.post_shift;
+    l.clip_lo = p.requant.clip_lo;
+    l.clip_hi = p.requant.clip_hi;
+    l.input = static_cast<uint32_t>(x.offset / c_.inp_elem_bytes());
+    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
+    const int32_t weights = p.depthwise ? diag_.at(n.inputs[1]) : op.inputs[1];
+    allow(weights);
+    l.weights = static_cast<uint32_t>(T(weights).offset / c_.wgt_elem_bytes());
+    if (l.has_bias) l.bias = static_cast<uint32_t>(T(op.inputs[2]).offset / c_.acc_elem_bytes());
+    l.mult = static_cast<uint32_t>(T(op.inputs[3]).offset / c_.acc_elem_bytes());
+    tensorize::TilingChoice choice;
+    if (p.depthwise) {
+      LOOM_RETURN_IF_ERROR(tensorize::ChooseConv2dTiling(c_, tensorize::DepthwiseBlockLayer(l), &choice));
+      LOOM_RETURN_IF_ERROR(tensorize::EmitDepthwiseConv2d(c_, l, choice.tiling, code));
+      choice.cycles *= uint64_t{l.n_blocks} * l.c_blocks;
+    } else {
+      LOOM_RETURN_IF_ERROR(tensorize::ChooseConv2dTiling(c_, l, &choice));
+      LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
+    }
+    layer->tiling = choice.tiling.ToString();
+    layer->est_cycles = choice.cycles;
+    layer->utilization =
+        choice.cycles ? double(op.macs) / (double(choice.cycles) * double(c_.macs_per_cycle())) : 0;
+  } else if (n.op == "q.add") {
+    const auto& p = std::get<AddParams>(op.params);
+    const TensorSpec &a = T(op.inputs[0]), &b = T(op.inputs[1]), &y = T(op.outputs[0]);
+    if (a.layout != TensorLayout::Blocked || b.layout != TensorLayout::Blocked ||
+        y.layout != TensorLayout::Blocked || a.size != y.size || b.size != y.size) {
+      return Internal(Where(n) + ": accelerator add needs blocked tensors of one shape");
+    }
+    allow(Identity());
+    tensorize::AddLayer l;
+    l.name = op.name;
+    l.elems = static_cast<uint32_t>(y.size / c_.inp_elem_bytes());
+    l.mult_a = p.mult_a;
+    l.mult_b = p.mult_b;
+    l.shift = p.shift;
+    l.clip_lo = p.clip_lo;
+    l.clip_hi = p.clip_hi;
+    l.a = static_cast<uint32_t>(a.offset / c_.inp_elem_bytes());
+    l.b = static_cast<uint32_t>(b.offset / c_.inp_elem_bytes());
+    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
+    l.identity = static_cast<uint32_t>(T(identity_).offset / c_.wgt_elem_bytes());
+    LOOM_RETURN_IF_ERROR(tensorize::EmitAdd(c_, l, code));
+    layer->tiling = "elementwise";
+  } else if (n.op == "q.max_pool") {
+    const Window& w = std::get<MaxPoolParams>(op.params).window;
+    const TensorSpec &x = T(op.inputs[0]), &y = T(op.outputs[0]);
+    if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
+      return Internal(Where(n) + ": accelerator max pooling on unblocked tensors");
+    }
+    tensorize::MaxPoolLayer l = tensorize::MaxPoolGeometry(c_, op.name, x.shape[0], x.shape[1],
+                                                           x.shape[2], x.shape[3], Geometry(w));
+    l.input = static_cast<uint32_t>(x.offset / c_.inp_elem_bytes());
+    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
+    l.identity = static_cast<uint32_t>(T(Identity()).offset / c_.wgt_elem_bytes());
+    allow(Identity());
+    LOOM_RETURN_IF_ERROR(tensorize::EmitMaxPool(c_, l, code));
+    layer->tiling = "rows";
+  } else {
+    return Internal(Where(n) + ": no accelerator lowering for " + n.op +
+                    " (the partitioner must place it on the CPU)");
+  }
+  return VerifyLayer(n, *code, first, allowed);
+}
+
+// Every DRAM access of the layer's instructions lies inside a tensor the layer reads or writes.
+Status Lowerer::VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,
+                            const std::vector<Range>& allowed) const {
+  for (size_t k = first; k < code.insns.size(); ++k) {
+    const isa::Insn& i = code.insns[k];
+    const Region r = code.regions[k];
+    if (r != Region::kArena && r != Region::kConstants) continue;
+    if (i.y_size == 0 || i.x_size == 0) continue;
+    uint32_t elem = 0;
+    switch (i.buffer) {
+      case isa::Buffer::kInp: elem = c_.inp_elem_bytes(); break;
+      case isa::Buffer::kWgt: elem = c_.wgt_elem_bytes(); break;
+      case isa::Buffer::kAcc: elem = c_.acc_elem_bytes(); break;
+      case isa::Buffer::kOut: elem = c_.out_elem_bytes(); break;
+      default: elem = HwConfig::kUopBytes; break;
+    }
+    const uint64_t begin = uint64_t{i.dram_base} * elem;
+    const uint64_t end =
+        begin + (uint64_t{i.y_size - 1} * i.x_stride + i.x_size) * elem;
+    const bool inside = std::any_of(allowed.begin(), allowed.end(), [&](const Range& a) {
+      return a.region == r && begin >= a.begin && end <= a.end;
+    });
+    if (!inside) {
+      return Internal(Where(n) + ": instruction " + std::to_string(k) + " (" +
+                      isa::Disassemble(i) + ") touches " +
+                      (r == Region::kArena ? "arena" : "constants") + " bytes [" +
+                      std::to_string(begin) + ", " + std::to_string(end) +
+                      ") outside the layer's tensors (compiler bug)");
+    }
+  }
+  return Status::Ok();
+}
+
+// Each instruction is valid for the config (field ranges, on-chip buffer bounds), and every
+// token queue is balanced.
+Status Lowerer::VerifyProgram(const std::string& segment, const AccelCode& code) const {
+  isa::Layout layout;
+  LOOM_RETURN_IF_ERROR(isa::Layout::Create(c_, &layout));
+  int64_t tokens[isa::kNumQueues] = {};
+  for (size_t k = 0; k < code.insns.size(); ++k) {
+    const isa::Insn& i = code.insns[k];
+    LOOM_RETURN_IF_ERROR(isa::Verify(layout, i).WithContext(
+        "segment " + segment + ", instruction " + std::to_string(k) + " (compiler bug)"));
+    const isa::Module m = i.module();
+    const auto q = [](isa::Queue x) { return static_cast<int>(x); };
+    if (m == isa::Module::kLoad) {
+      tokens[q(isa::Queue::kComputeToLoad)] -= i.deps.pop_next;
+      tokens[q(isa::Queue::kLoadToCompute)] += i.deps.push_next;
+    } else if (m == isa::Module::kCompute) {
+      tokens[q(isa::Queue::kLoadToCompute)] -= i.deps.pop_prev;
+      tokens[q(isa::Queue::kStoreToCompute)] -= i.deps.pop_next;
+      tokens[q(isa::Queue::kComputeToLoad)] += i.deps.push_prev;
+      tokens[q(isa::Queue::kComputeToStore)] += i.deps.push_next;
+    } else {
+      tokens[q(isa::Queue::kComputeToStore)] -= i.deps.pop_prev;
+      tokens[q(isa::Queue::kStoreToCompute)] += i.deps.push_prev;
+    }
+  }
+  for (int k = 0; k < isa::kNumQueues; ++k) {
+    if (tokens[k] != 0) {
+      return Internal("segment " + segment + ": queue " +
+                      isa::QueueName(static_cast<isa::Queue>(k)) + " ends with " +
+                      std::to_string(tokens[k]) + " tokens (compiler bug)");
+    }
+  }
+  if (code.uops.size() > std::numeric_limits<uint32_t>::max() / HwConfig::kUopBytes) {
+    return Internal("segment " + segment + ": micro-op table too large");
+  }
+  return Status::Ok();
+}
+
+Status Lowerer::BuildSegments() {
+  const auto& nodes = g_.nodes();
+  size_t accel_layers = 0, done = 0;
+  for (const ir::Node* n : nodes) accel_layers += n->GetString("target", "cpu") == "accel";
+  for (size_t i = 0; i < nodes.size();) {
+    const bool accel = nodes[i]->GetString("target", "cpu") == "accel";
+    SegmentSpec seg;
+    seg.kind = accel ? SegmentKind::Accel : SegmentKind::Cpu;
+    seg.name = (accel ? "accel" : "cpu") + std::to_string(spec_.segments.size());
+    AccelCode code;
+    for (; i < nodes.size() && (nodes[i]->GetString("target", "cpu") == "accel") == accel; ++i) {
+      const ir::Node& n = *nodes[i];
+      OpSpec op;
+      LOOM_RETURN_IF_ERROR(MakeOp(n, &op));
+      LayerLowering layer;
+      layer.name = op.name;
+      layer.op = n.op;
+      layer.segment = seg.name;
+      layer.accel = accel;
+      layer.macs = op.macs;
+      if (accel) {
+        if (!code.insns.empty()) tensorize::EmitLayerBarrier(&code);
+        LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
+        if (o_.progress) o_.progress(++done, accel_layers, layer.name);
+      }
+      seg.macs += op.macs;
+      seg.ops.push_back(std::move(op));
+      report_.layers.push_back(std::move(layer));
+    }
+    if (accel) {
+      isa::Insn finish;
+      finish.opcode = isa::Opcode::kFinish;
+      code.Emit(finish);
+      LOOM_RETURN_IF_ERROR(VerifyProgram(seg.name, code));
+      seg.has_program = true;
+      seg.program.insns = std::move(code.insns);
+      seg.program.regions = std::move(code.regions);
+      seg.program.uops = std::move(code.uops);
+      report_.insns += seg.program.insns.size();
+      report_.uops += seg.program.uops.size();
+    }
+    spec_.segments.push_back(std::move(seg));
+  }
+  return Status::Ok();
+}
+
+Status Lowerer::Run() {
+  LOOM_RETURN_IF_ERROR(c_.Validate());
+  if (c_.block_in != c_.block_out) {
+    return Unimplemented("configs with block_in != block_out (" + std::to_string(c_.block_in) +
+                         " vs " + std::to_string(c_.block_out) + ")");
+  }
+  spec_ = PackageSpec{};
+  report_ = LowerReport{};
+  spec_.config = c_;
+  spec_.board = o_.board;
+  spec_.provenance = o_.provenance;
+  LOOM_RETURN_IF_ERROR(CollectTensors());
+  LOOM_RETURN_IF_ERROR(PlanArena());
+  LOOM_RETURN_IF_ERROR(BuildSegments());
+  auto bind = [&](ir::ValueId v, std::vector<BindingSpec>* out) {
+    BindingSpec b;
+    b.name = g_.value(v).name();
+    b.tensor = arena_.at(v);
+    for (int64_t d : g_.value(v).shape) b.shape.push_back(static_cast<uint32_t>(d));
+    out->push_back(std::move(b));
+  };
+  for (ir::ValueId v : g_.inputs()) bind(v, &spec_.inputs);
+  for (ir::ValueId v : g_.outputs()) bind(v, &spec_.outputs);
+  spec_.constants.resize(AlignUp(spec_.constants.size(), align_), 0);
+  report_.constants_bytes = spec_.constants.size();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LowerToPackage(const ir::Graph& graph, const HwConfig& config, const LowerOptions& options,
+                      PackageSpec* out, LowerReport* report) {
+  Lowerer l(graph, config, options, out, report);
+  return l.Run();
+}
+
+}  // namespace loom::package

@@ -1,0 +1,59 @@
+// From a quantized, packed and partitioned graph (compiler/quantize, pack, partition) to a package
+// (PackageSpec, serialized by writer.h):
+//   - constants packed into the layouts of runtime/kernels/int8/qops.h, aligned for the DMA;
+//   - every other value placed in one DRAM arena by a liveness-based first-fit plan, so the arena
+//     size is fixed at compile time;
+//   - consecutive nodes with the same `target` form a segment; an accelerator segment carries the
+//     op-level description (what the cpu device runs) and the instruction stream computing the same
+//     numbers (conv2d, depthwise, dense, add; compiler/tensorize), layers separated by barriers;
+//   - before anything is serialized, every program is verified: each instruction against the
+//     config, token balance per queue, and every DRAM access inside a tensor of its layer. A
+//     violation is a compiler bug reported with the layer's name.
+// docs/package.md describes the result; docs/tensorize.md the programs.
+#ifndef LOOM_COMPILER_PACKAGE_LOWER_H_
+#define LOOM_COMPILER_PACKAGE_LOWER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/package/writer.h"
+#include "runtime/core/hw_config.h"
+#include "runtime/core/status.h"
+
+namespace loom::package {
+
+struct LowerOptions {
+  std::string board;
+  ProvenanceSpec provenance;
+  // Called once per accelerator layer as its tiling is chosen (progress output); may be empty.
+  std::function<void(size_t done, size_t total, const std::string& layer)> progress;
+};
+
+struct LayerLowering {
+  std::string name;
+  std::string op;
+  std::string segment;
+  bool accel = false;
+  uint64_t macs = 0;
+  std::string tiling;        // accelerator layers: the chosen tiling
+  uint64_t est_cycles = 0;   // fsim timing model, the layer alone (conv layers)
+  double utilization = 0.0;  // GEMM utilization of that estimate
+};
+
+struct LowerReport {
+  uint64_t arena_bytes = 0;
+  uint64_t constants_bytes = 0;
+  uint64_t insns = 0;
+  uint64_t uops = 0;
+  std::vector<LayerLowering> layers;
+};
+
+Status LowerToPackage(const ir::Graph& graph, const HwConfig& config, const LowerOptions& options,
+                      PackageSpec* out, LowerReport* report);
+
+}  // namespace loom::package
+
+#endif  // LOOM_COMPILER_PACKAGE_LOWER_H_

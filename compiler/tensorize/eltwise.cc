@@ -1,0 +1,325 @@
+#include "compiler/tensorize/eltwise.h"
+
+#include <algorithm>
+
+namespace loom::tensorize {
+
+using isa::AluOp;
+using isa::Buffer;
+using isa::Insn;
+using isa::Opcode;
+
+namespace {
+
+constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
+
+Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t n) {
+  Insn i;
+  i.opcode = op;
+  i.buffer = buffer;
+  i.sram_base = sram;
+  i.dram_base = dram;
+  i.y_size = n ? 1 : 0;
+  i.x_size = n;
+  i.x_stride = n;
+  return i;
+}
+
+// One pass over `n` consecutive elements: loop 1 x n, destination (and source) advancing by one.
+Insn Run(Opcode op, uint32_t uop, uint32_t n) {
+  Insn i;
+  i.opcode = op;
+  i.uop_bgn = uop;
+  i.uop_end = uop + (op == Opcode::kGemm ? 2 : 1);
+  i.loop_out = 1;
+  i.loop_in = n;
+  i.dst_factor_in = 1;
+  i.src_factor_in = 1;
+  return i;
+}
+
+Insn AluImm(AluOp op, uint32_t uop, uint32_t n, int32_t imm) {
+  Insn i = Run(Opcode::kAlu, uop, n);
+  i.alu_op = op;
+  i.use_imm = true;
+  i.imm = imm;
+  i.src_factor_in = 0;
+  return i;
+}
+
+}  // namespace
+
+std::vector<int8_t> IdentityWeights(const HwConfig& config) {
+  std::vector<int8_t> w(size_t{config.block_out} * config.block_in, 0);
+  for (uint32_t i = 0; i < std::min(config.block_in, config.block_out); ++i) {
+    w[size_t{i} * config.block_in + i] = 1;
+  }
+  return w;
+}
+
+Status AddLayer::Check(const HwConfig& config) const {
+  auto bad = [&](const std::string& why) { return InvalidArgument("layer " + name + ": " + why); };
+  if (elems == 0) return bad("empty tensor");
+  if (config.block_in != config.block_out) return bad("add needs block_in == block_out");
+  const int32_t imm_lo = -(1 << (isa::Layout::kImmBits - 1)), imm_hi = -imm_lo - 1;
+  if (mult_a < imm_lo || mult_a > imm_hi || mult_b < imm_lo || mult_b > imm_hi) {
+    return bad("multipliers must fit the ALU's 16-bit immediate");
+  }
+  if (shift < -31 || shift > 31) return bad("shift outside [-31, 31]");
+  if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
+  if (config.inp_depth() < 4 || config.acc_depth() < 4) return bad("buffers too small");
+  return Status::Ok();
+}
+
+Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint32_t tile) {
+  LOOM_RETURN_IF_ERROR(l.Check(config));
+  constexpr uint32_t V = 2;
+  // Per virtual thread r: INP and ACC hold [a tile | b tile] at r * 2 * te.
+  const uint32_t fit = std::min({config.inp_depth(), config.acc_depth()}) / (2 * V);
+  const uint32_t te = std::min({tile ? tile : fit, fit, l.elems, kMaxLoop});
+  const uint32_t T = (l.elems + te - 1) / te;
+
+  // Micro-ops per thread r: [a plane, b plane, add b into a].
+  std::vector<isa::Uop> uops;
+  for (uint32_t r = 0; r < V; ++r) {
+    const uint32_t a = r * 2 * te, b = a + te;
+    uops.push_back({a, a, 0});
+    uops.push_back({b, b, 0});
+    uops.push_back({a, b, 0});
+  }
+  const uint32_t first = code->AddUops(uops);
+  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+             Region::kUops);
+  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+
+  for (uint32_t t = 0; t < T; ++t) {
+    const uint32_t r = t % V, u = 3 * r, base = r * 2 * te;
+    const uint32_t off = t * te, n = std::min(te, l.elems - off);
+    // load: both operands into region r once compute has finished with it.
+    Insn la = Dma(Opcode::kLoad, Buffer::kInp, base, l.a + off, n);
+    la.deps.pop_next = t >= V;
+    code->Emit(la, Region::kArena);
+    Insn lb = Dma(Opcode::kLoad, Buffer::kInp, base + te, l.b + off, n);
+    lb.deps.push_next = true;
+    code->Emit(lb, Region::kArena);
+    // compute: ACC = [a | b] through the identity weights, then the requantization.
+    Insn reset = Run(Opcode::kGemm, u, n);
+    reset.reset = true;
+    reset.deps.pop_next = t >= V;  // the store of tile t - V has drained region r
+    code->Emit(reset);
+    Insn g = Run(Opcode::kGemm, u, n);
+    g.deps.pop_prev = true;
+    g.deps.push_prev = t + V < T;
+    code->Emit(g);
+    if (l.mult_a != 1) code->Emit(AluImm(AluOp::kMul, u, n, l.mult_a));
+    if (l.mult_b != 1) code->Emit(AluImm(AluOp::kMul, u + 1, n, l.mult_b));
+    Insn add = Run(Opcode::kAlu, u + 2, n);
+    add.alu_op = AluOp::kAdd;
+    code->Emit(add);
+    if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
+    if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, n, l.clip_lo));
+    if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));
+    code->last().deps.push_next = true;
+    // store
+    Insn st = Dma(Opcode::kStore, Buffer::kOut, base, l.output + off, n);
+    st.deps.pop_prev = true;
+    st.deps.push_prev = t + V < T;
+    code->Emit(st, Region::kArena);
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Input rows and padded width a max-pool tile of `oh_n` output rows reads.
+uint32_t PoolInRows(const MaxPoolLayer& l, uint32_t oh_n) { return (oh_n - 1) * l.stride_h + l.kh; }
+uint32_t PoolInCols(const MaxPoolLayer& l) { return (l.out_w() - 1) * l.stride_w + l.kw; }
+
+// The most output rows per tile that fit two virtual threads (0 if not even one row does).
+uint32_t PoolRowsThatFit(const HwConfig& c, const MaxPoolLayer& l) {
+  const uint64_t iw = PoolInCols(l), ow = l.out_w();
+  uint32_t best = 0;
+  for (uint32_t r = 1; r <= l.out_h(); ++r) {
+    const uint64_t x = uint64_t{PoolInRows(l, r)} * iw;
+    if (2 * x > c.inp_depth() || 2 * (x + r * ow) > c.acc_depth()) break;
+    best = r;
+  }
+  return best;
+}
+
+}  // namespace
+
+MaxPoolLayer MaxPoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
+                             uint32_t c, uint32_t h, uint32_t w, const Window2d& window) {
+  MaxPoolLayer l;
+  l.name = name;
+  l.n_blocks = (n + config.batch - 1) / config.batch;
+  l.c_blocks = (c + config.block_in - 1) / config.block_in;
+  l.h = h;
+  l.w = w;
+  l.kh = window.kh;
+  l.kw = window.kw;
+  l.stride_h = window.stride_h;
+  l.stride_w = window.stride_w;
+  l.pad_top = window.pad_top;
+  l.pad_left = window.pad_left;
+  l.pad_bottom = window.pad_bottom;
+  l.pad_right = window.pad_right;
+  return l;
+}
+
+Status MaxPoolLayer::Check(const HwConfig& config) const {
+  auto bad = [&](const std::string& why) { return InvalidArgument("layer " + name + ": " + why); };
+  if (!n_blocks || !c_blocks || !h || !w || !kh || !kw || !stride_h || !stride_w) {
+    return bad("zero-sized dimension");
+  }
+  if (config.block_in != config.block_out) return bad("max pooling needs block_in == block_out");
+  if (h + pad_top + pad_bottom < kh || w + pad_left + pad_right < kw) {
+    return bad("window larger than the padded input");
+  }
+  if (std::max(pad_top, pad_bottom) >= kh || std::max(pad_left, pad_right) >= kw ||
+      std::max({pad_top, pad_bottom, pad_left, pad_right}) > 15) {
+    return bad("padding must be smaller than the window and at most 15");
+  }
+  if (PoolInCols(*this) > kMaxLoop || out_w() > kMaxLoop || PoolInRows(*this, 1) > kMaxLoop) {
+    return bad("rows wider than the loop fields");
+  }
+  if (PoolRowsThatFit(config, *this) == 0) return bad("one output row does not fit the buffers");
+  return Status::Ok();
+}
+
+Status EmitMaxPool(const HwConfig& config, const MaxPoolLayer& l, AccelCode* code, uint32_t rows) {
+  LOOM_RETURN_IF_ERROR(l.Check(config));
+  constexpr uint32_t V = 2;
+  const uint32_t OH = l.out_h(), OW = l.out_w(), iw = PoolInCols(l);
+  const uint32_t fit = PoolRowsThatFit(config, l);
+  const uint32_t rt = std::min(rows ? rows : fit, fit);
+  const uint32_t x_cap = PoolInRows(l, rt) * iw;  // ACC per thread: [X: input copy | Y: output]
+  const uint32_t acc_tile = x_cap + rt * OW;
+  const uint32_t n_oh = (OH + rt - 1) / rt, T = l.n_blocks * l.c_blocks * n_oh;
+
+  // Micro-ops per thread r: [X copy, Y, then one per window position (Y, X + ky * iw + kx)].
+  const uint32_t per = 2 + l.kh * l.kw;
+  std::vector<isa::Uop> uops;
+  for (uint32_t r = 0; r < V; ++r) {
+    const uint32_t x = r * acc_tile, y = x + x_cap;
+    uops.push_back({x, r * x_cap, 0});
+    uops.push_back({y, 0, 0});
+    for (uint32_t ky = 0; ky < l.kh; ++ky)
+      for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
+  }
+  const uint32_t first = code->AddUops(uops);
+  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+             Region::kUops);
+  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+
+  uint32_t t = 0;
+  for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
+    for (uint32_t cb = 0; cb < l.c_blocks; ++cb) {
+      for (uint32_t oh0 = 0; oh0 < OH; oh0 += rt, ++t) {
+        const uint32_t r = t % V, u = r * per, oh_n = std::min(rt, OH - oh0);
+        const uint32_t ih_n = PoolInRows(l, oh_n);
+        // load: the input rows of the tile, the border as DMA padding.
+        const int64_t ih_lo = int64_t{oh0} * l.stride_h - l.pad_top;
+        const int64_t top = std::max<int64_t>(0, -ih_lo);
+        const int64_t bottom = std::max<int64_t>(0, ih_lo + ih_n - l.h);
+        const uint32_t left = l.pad_left;
+        const uint32_t right = iw > l.w + left ? iw - l.w - left : 0;
+        const uint64_t plane = (uint64_t{nb} * l.c_blocks + cb) * l.h;
+        Insn ld;
+        ld.opcode = Opcode::kLoad;
+        ld.buffer = Buffer::kInp;
+        ld.sram_base = r * x_cap;
+        ld.dram_base = static_cast<uint32_t>(l.input + (plane + static_cast<uint64_t>(ih_lo + top)) * l.w);
+        ld.y_size = static_cast<uint32_t>(ih_n - top - bottom);
+        ld.x_size = iw - left - right;
+        ld.x_stride = l.w;
+        ld.y_pad_top = static_cast<uint32_t>(top);
+        ld.y_pad_bottom = static_cast<uint32_t>(bottom);
+        ld.x_pad_left = left;
+        ld.x_pad_right = right;
+        ld.deps.pop_next = t >= V;
+        ld.deps.push_next = true;
+        code->Emit(ld, Region::kArena);
+        // compute: X = the input rows, in ACC.
+        auto reset = [&](uint32_t uop, uint32_t rows_n, uint32_t cols) {
+          Insn z;
+          z.opcode = Opcode::kGemm;
+          z.reset = true;
+          z.uop_bgn = uop;
+          z.uop_end = uop + 1;
+          z.loop_out = rows_n;
+          z.loop_in = cols;
+          z.dst_factor_out = cols;
+          z.dst_factor_in = 1;
+          return z;
+        };
+        Insn reset_x = reset(u, ih_n, iw);
+        reset_x.deps.pop_next = t >= V;  // the store of tile t - V has drained region r
+        Insn g;
+        g.opcode = Opcode::kGemm;
+        g.uop_bgn = u;
+        g.uop_end = u + 1;
+        g.loop_out = ih_n;
+        g.loop_in = iw;
+        g.dst_factor_out = iw;
+        g.dst_factor_in = 1;
+        g.src_factor_out = iw;
+        g.src_factor_in = 1;
+        g.deps.pop_prev = true;
+        g.deps.push_prev = t + V < T;
+        // Y = the window's first element, then the MAX of the others.
+        auto window = [&](AluOp op, uint32_t pos) {
+          Insn a;
+          a.opcode = Opcode::kAlu;
+          a.alu_op = op;
+          a.uop_bgn = u + 2 + pos;
+          a.uop_end = u + 3 + pos;
+          a.loop_out = oh_n;
+          a.loop_in = OW;
+          a.dst_factor_out = OW;
+          a.dst_factor_in = 1;
+          a.src_factor_out = l.stride_h * iw;
+          a.src_factor_in = l.stride_w;
+          return a;
+        };
+        code->Emit(reset_x);
+        code->Emit(reset(u + 1, oh_n, OW));
+        code->Emit(g);
+        code->Emit(window(AluOp::kAdd, 0));
+        for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) code->Emit(window(AluOp::kMax, pos));
+        code->last().deps.push_next = true;
+        // store
+        Insn st = Dma(Opcode::kStore, Buffer::kOut, r * acc_tile + x_cap,
+                      static_cast<uint32_t>(l.output + ((uint64_t{nb} * l.c_blocks + cb) * OH + oh0) * OW), 0);
+        st.y_size = oh_n;
+        st.x_size = OW;
+        st.x_stride = OW;
+        st.deps.pop_prev = true;
+        st.deps.push_prev = t + V < T;
+        code->Emit(st, Region::kArena);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+void EmitLayerBarrier(AccelCode* code) {
+  Insn st = Dma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
+  st.deps.push_prev = true;
+  code->Emit(st, Region::kArena);  // moves nothing; a region keeps the linker uniform
+  Insn g;
+  g.opcode = Opcode::kGemm;
+  g.uop_bgn = 0;
+  g.uop_end = 1;
+  g.loop_out = 0;
+  g.loop_in = 0;
+  g.deps.pop_next = true;
+  g.deps.push_prev = true;
+  code->Emit(g);
+  Insn ld = Dma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
+  ld.deps.pop_next = true;
+  code->Emit(ld, Region::kArena);
+}
+
+}  // namespace loom::tensorize

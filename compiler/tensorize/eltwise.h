@@ -1,0 +1,72 @@
+// Tensorization of the accelerator's non-convolution layers, and the glue between layers.
+//
+// Int8 activations reach the ALU (which works on ACC) through the GEMM core: a GEMM with the
+// identity weight block copies an INP element into an ACC element exactly (acc = x · I). The
+// identity block is one WGT element in the constants region, written by the package writer
+// (`identity` below).
+#ifndef LOOM_COMPILER_TENSORIZE_ELTWISE_H_
+#define LOOM_COMPILER_TENSORIZE_ELTWISE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/tensorize/accel_code.h"
+#include "compiler/tensorize/conv2d.h"
+
+namespace loom::tensorize {
+
+// Residual add of two blocked int8 tensors of the same shape (runtime/kernels/int8/qops.h Add):
+//   out = Saturate8(Clamp(ShrRnd(a * mult_a + b * mult_b, shift), clip_lo, clip_hi))
+// Both tensors are contiguous runs of `elems` INP elements; the output the same in OUT elements.
+struct AddLayer {
+  std::string name;
+  uint32_t elems = 0;
+  int32_t mult_a = 1, mult_b = 1, shift = 0;
+  int32_t clip_lo = -128, clip_hi = 127;
+  uint32_t a = 0, b = 0, output = 0;  // arena, in INP/OUT elements
+  uint32_t identity = 0;              // constants, in WGT elements
+  Status Check(const HwConfig& config) const;
+};
+
+// Emits the add with two virtual threads over tiles of up to `tile` elements (0: the largest
+// that fits). Every token it pushes is popped inside the layer.
+Status EmitAdd(const HwConfig& config, const AddLayer& layer, AccelCode* code,
+               uint32_t tile = 0);
+
+// Max pooling of a blocked int8 tensor (qops.h MaxPool) on the ALU. The image border is DMA
+// padding (zeros), so a padded window is only right when the input is non-negative (after a ReLU)
+// or there is no padding; the partitioner only places such layers here. Each tile is whole output
+// rows of one channel block: the input rows it needs are copied into ACC through the identity
+// weights, the output starts as the window's first element (ALU ADD onto a reset tile) and takes
+// the MAX of every other window position.
+struct MaxPoolLayer {
+  std::string name;
+  uint32_t n_blocks = 1, c_blocks = 1, h = 1, w = 1;
+  uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+  uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  uint32_t input = 0, output = 0;  // arena, in INP/OUT elements
+  uint32_t identity = 0;           // constants, in WGT elements
+  uint32_t out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
+  uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  Status Check(const HwConfig& config) const;
+};
+// The layer's shape from a logical NCHW input (offsets are the caller's).
+MaxPoolLayer MaxPoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
+                             uint32_t c, uint32_t h, uint32_t w, const Window2d& window);
+// `rows`: output rows per tile (0: the most that fit).
+Status EmitMaxPool(const HwConfig& config, const MaxPoolLayer& layer, AccelCode* code,
+                   uint32_t rows = 0);
+
+// The identity weight block (block_out x block_in int8, ones on the diagonal) as bytes of one
+// WGT element.
+std::vector<int8_t> IdentityWeights(const HwConfig& config);
+
+// Orders everything before it against everything after it across the DRAM: the last STORE of
+// the previous layer completes before the first LOAD of the next (store→compute, then
+// compute→load, with zero-size synchronization instructions; docs/isa.md §1.5).
+void EmitLayerBarrier(AccelCode* code);
+
+}  // namespace loom::tensorize
+
+#endif  // LOOM_COMPILER_TENSORIZE_ELTWISE_H_

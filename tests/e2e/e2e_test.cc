@@ -1,0 +1,235 @@
+// End to end: ONNX model → `loom compile` pipeline (import, passes, calibration + quantization,
+// pack, partition, lowering, package) → runtime on every device. The integer program is the
+// truth (DESIGN.md §2.5): the cpu device (int8 kernels from the op-level description), fsim and
+// tsim (the accelerator programs) and the compiler's own interpreter of the quantized graph must
+// agree bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "compiler/driver/compile.h"
+#include "compiler/exec/interpreter.h"
+#include "compiler/frontend/onnx_import.h"
+#include "compiler/package/lower.h"
+#include "compiler/package/writer.h"
+#include "runtime/exec/executor.h"
+#include "runtime/io/npy.h"
+
+namespace loom {
+namespace {
+
+std::string Src(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
+
+struct Model {
+  std::string name;
+  std::string onnx, calibration, input, expected;  // paths relative to the source tree
+};
+
+void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
+
+std::vector<Model> Blocks() {
+  std::vector<Model> v;
+  for (const char* b : {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire"}) {
+    const std::string p = std::string("tests/e2e/models/") + b;
+    v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy", p + "_expected.npy"});
+  }
+  v.push_back({"digits", "examples/digits/digits.onnx", "examples/digits/calibration.npy",
+               "examples/digits/test_images.npy", ""});
+  return v;
+}
+
+// One compiled model: the quantized graph and the package bytes.
+struct Compiled {
+  driver::CompileResult result;
+  package::LowerReport lowering;
+  std::vector<uint8_t> bytes;
+};
+
+Status Compile(const Model& m, const std::string& config, Compiled* out) {
+  driver::CompileOptions o;
+  o.model_path = Src(m.onnx);
+  o.config = config;
+  o.calibration = {Src(m.calibration)};
+  o.measure_sqnr = false;
+  LOOM_RETURN_IF_ERROR(driver::CompileModel(o, &out->result));
+  package::PackageSpec spec;
+  package::LowerOptions lo;
+  lo.provenance.model_name = m.name;
+  LOOM_RETURN_IF_ERROR(
+      package::LowerToPackage(out->result.graph, out->result.config, lo, &spec, &out->lowering));
+  return package::SerializePackage(spec, &out->bytes);
+}
+
+// Cache: every test of a model and config shares one compilation.
+const Compiled& Get(const Model& m, const std::string& config) {
+  static std::map<std::string, std::unique_ptr<Compiled>> cache;
+  auto& slot = cache[m.name + "@" + config];
+  if (!slot) {
+    slot = std::make_unique<Compiled>();
+    const Status st = Compile(m, config, slot.get());
+    EXPECT_TRUE(st.ok()) << m.name << ": " << st.ToString();
+  }
+  return *slot;
+}
+
+runtime::HostTensor FloatInput(const NpyArray& a, int64_t first, int64_t count) {
+  runtime::HostTensor t;
+  t.type = runtime::ElemType::kFloat32;
+  t.shape = a.shape;
+  t.shape[0] = count;
+  const size_t per = a.bytes.size() / static_cast<size_t>(a.shape[0]);
+  t.data.assign(a.bytes.begin() + static_cast<std::ptrdiff_t>(per * first),
+                a.bytes.begin() + static_cast<std::ptrdiff_t>(per * (first + count)));
+  return t;
+}
+
+struct DeviceRun {
+  Status status;
+  std::vector<runtime::HostTensor> out;  // float32 (dequantized)
+  runtime::SegmentProfile total;
+};
+
+DeviceRun RunOn(const std::string& device, const Compiled& c, const runtime::HostTensor& input) {
+  DeviceRun r;
+  std::unique_ptr<runtime::Package> pkg;
+  r.status = runtime::Package::LoadMemory(c.bytes.data(), c.bytes.size(), &pkg);
+  std::unique_ptr<runtime::Driver> drv;
+  if (r.status.ok()) r.status = runtime::CreateDriver(device, &drv);
+  std::unique_ptr<runtime::Executor> ex;
+  if (r.status.ok()) r.status = runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex);
+  if (!r.status.ok()) return r;
+  // Outputs are dequantized with one multiplication by the output scale, so equal float bits
+  // mean equal int8 results.
+  r.status = ex->Run({input}, {}, &r.out);
+  if (r.status.ok()) r.total = ex->profile().Total();
+  return r;
+}
+
+class EndToEnd : public ::testing::TestWithParam<std::tuple<Model, std::string>> {};
+
+TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
+  const auto& [m, config] = GetParam();
+  const Compiled& c = Get(m, config);
+  ASSERT_FALSE(c.bytes.empty());
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, 2);  // two samples: a stacked run
+
+  const DeviceRun cpu = RunOn("cpu", c, input);
+  ASSERT_TRUE(cpu.status.ok()) << cpu.status.ToString();
+  const DeviceRun fsim = RunOn("fsim", c, input);
+  ASSERT_TRUE(fsim.status.ok()) << fsim.status.ToString();
+  ASSERT_EQ(cpu.out.size(), fsim.out.size());
+  for (size_t i = 0; i < cpu.out.size(); ++i) {
+    EXPECT_EQ(cpu.out[i].data, fsim.out[i].data) << "output " << cpu.out[i].name;
+  }
+  EXPECT_GT(fsim.total.cycles, 0u);
+  EXPECT_GT(fsim.total.macs, 0u);
+
+  // The compiler's interpreter of the quantized graph, sample by sample.
+  for (int64_t s = 0; s < 2; ++s) {
+    const runtime::HostTensor one = FloatInput(in, s, 1);
+    ir::Tensor x;
+    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    std::vector<ir::Tensor> outs;
+    const Status st = exec::Run(c.result.graph, std::vector<ir::Tensor>{x}, &outs);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_EQ(outs.size(), cpu.out.size());
+    const size_t per = outs[0].byte_size();
+    ASSERT_EQ(per * 2, cpu.out[0].data.size());
+    EXPECT_TRUE(std::equal(outs[0].bytes(), outs[0].bytes() + per,
+                           cpu.out[0].data.begin() + static_cast<std::ptrdiff_t>(per * s)))
+        << "sample " << s << ": the runtime differs from the interpreter";
+  }
+
+  // tsim (the RTL) when this build has it; its configs are the ones verilated.
+  std::unique_ptr<runtime::Driver> probe;
+  if (!runtime::CreateDriver("tsim", &probe).ok()) GTEST_SKIP() << "this build has no tsim";
+  const DeviceRun tsim = RunOn("tsim", c, input);
+  if (tsim.status.code() == StatusCode::kUnimplemented) GTEST_SKIP() << tsim.status.ToString();
+  ASSERT_TRUE(tsim.status.ok()) << tsim.status.ToString();
+  for (size_t i = 0; i < cpu.out.size(); ++i) {
+    EXPECT_EQ(tsim.out[i].data, fsim.out[i].data) << "tsim output " << i;
+  }
+  std::cout << m.name << " on " << config << ": tsim " << tsim.total.cycles << " cycles, fsim "
+            << fsim.total.cycles << " (fsim/tsim " << double(fsim.total.cycles) / double(tsim.total.cycles)
+            << ")\n";
+}
+
+// The quantized blocks stay close to torch's fp32 output (a sanity bound on quantization error;
+// the digits accuracy test below is the real accuracy check).
+TEST_P(EndToEnd, QuantizedOutputTracksFloat) {
+  const auto& [m, config] = GetParam();
+  if (m.expected.empty()) GTEST_SKIP() << "no fp32 reference output";
+  const Compiled& c = Get(m, config);
+  NpyArray in, want;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  ASSERT_TRUE(ReadNpy(Src(m.expected), &want).ok());
+  const DeviceRun r = RunOn("fsim", c, FloatInput(in, 0, in.shape[0]));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.out[0].data.size(), want.bytes.size());
+  const float* got = reinterpret_cast<const float*>(r.out[0].data.data());
+  const float* ref = reinterpret_cast<const float*>(want.bytes.data());
+  double sig = 0, err = 0;
+  for (size_t i = 0; i < want.bytes.size() / 4; ++i) {
+    sig += double(ref[i]) * ref[i];
+    err += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
+  }
+  const double sqnr = 10 * std::log10(sig / std::max(err, 1e-30));
+  RecordProperty("sqnr_db", std::to_string(sqnr));
+  EXPECT_GT(sqnr, 20.0) << m.name << ": int8 output SQNR " << sqnr << " dB against fp32";
+}
+
+INSTANTIATE_TEST_SUITE_P(e2e, EndToEnd,
+                         ::testing::Combine(::testing::ValuesIn(Blocks()),
+                                            ::testing::Values("1x8x8", "1x16x16")),
+                         [](const auto& i) {
+                           return std::get<0>(i.param).name + "_" +
+                                  (std::get<1>(i.param) == "1x8x8" ? "1x8x8" : "1x16x16");
+                         });
+
+// The example model: int8 top-1 on fsim over the whole test set is within 1 point of fp32.
+TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
+  const Model m = Blocks().back();
+  const Compiled& c = Get(m, "1x16x16");
+  NpyArray images, labels;
+  ASSERT_TRUE(ReadNpy(Src("examples/digits/test_images.npy"), &images).ok());
+  ASSERT_TRUE(ReadNpy(Src("examples/digits/test_labels.npy"), &labels).ok());
+  std::vector<int64_t> y;
+  ASSERT_TRUE(NpyToVector(labels, &y).ok());
+  const DeviceRun r = RunOn("fsim", c, FloatInput(images, 0, images.shape[0]));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const float* logits = reinterpret_cast<const float*>(r.out[0].data.data());
+  const size_t classes = r.out[0].data.size() / 4 / y.size();
+  size_t correct = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const float* row = logits + i * classes;
+    correct += static_cast<int64_t>(std::max_element(row, row + classes) - row) == y[i];
+  }
+  const double int8_acc = 100.0 * double(correct) / double(y.size());
+  // fp32 accuracy: the imported float graph on the compiler's interpreter, image by image.
+  ir::Graph fp32;
+  ASSERT_TRUE(frontend::ImportOnnxFile(Src(m.onnx), {}, &fp32).ok());
+  size_t fp32_correct = 0;
+  for (int64_t i = 0; i < images.shape[0]; ++i) {
+    const runtime::HostTensor one = FloatInput(images, i, 1);
+    ir::Tensor x;
+    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    std::vector<ir::Tensor> outs;
+    ASSERT_TRUE(exec::Run(fp32, std::vector<ir::Tensor>{x}, &outs).ok());
+    const float* row = outs[0].data<float>();
+    const int64_t n = outs[0].num_elements();
+    fp32_correct += static_cast<int64_t>(std::max_element(row, row + n) - row) == y[static_cast<size_t>(i)];
+  }
+  const double fp32_acc = 100.0 * double(fp32_correct) / double(y.size());
+  std::cout << "digits: fp32 " << fp32_acc << " %, int8 on fsim " << int8_acc << " % ("
+            << correct << "/" << y.size() << "), " << r.total.cycles << " cycles\n";
+  EXPECT_GE(int8_acc, fp32_acc - 1.0);
+}
+
+}  // namespace
+}  // namespace loom

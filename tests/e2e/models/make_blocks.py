@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Writes the network blocks the end-to-end tests compile and run on every device.
+
+Each block is a torch module with random weights and non-trivial BatchNorm statistics (fixed
+seed), exported to ONNX (opset 13), plus a calibration set and a test input drawn from N(0, 1) and torch's fp32 output for it.
+Channel counts are deliberately not multiples of 16, so channel padding is exercised.
+
+  resnet_basic      conv3x3-BN-ReLU-conv3x3-BN + identity, ReLU        (ResNet-18/34)
+  resnet_bottleneck 1x1-3x3(stride 2)-1x1 + 1x1 stride-2 projection     (ResNet-50)
+  mbv2_inverted     1x1 expand-ReLU6, 3x3 depthwise-ReLU6, 1x1 project + identity (MobileNetV2)
+  squeeze_fire      1x1 squeeze-ReLU, 1x1 and 3x3 expand-ReLU, concat, maxpool (SqueezeNet 1.1)
+
+The outputs are committed (a few KB each), so CI needs no torch. To regenerate:
+    python3 -m pip install -r examples/digits/requirements.txt
+    tests/e2e/models/make_blocks.py
+"""
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = 1234
+
+
+def bn(c):
+    b = nn.BatchNorm2d(c)
+    with torch.no_grad():
+        b.weight.uniform_(0.5, 1.5)
+        b.bias.uniform_(-0.2, 0.2)
+        b.running_mean.uniform_(-0.2, 0.2)
+        b.running_var.uniform_(0.5, 2.0)
+    return b
+
+
+class ResNetBasic(nn.Module):
+    def __init__(self, c=24):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), bn(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), bn(c)
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        return torch.relu(self.b2(self.c2(y)) + x)
+
+
+class ResNetBottleneck(nn.Module):
+    def __init__(self, cin=20, mid=12, cout=40):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(cin, mid, 1, bias=False), bn(mid)
+        self.c2, self.b2 = nn.Conv2d(mid, mid, 3, stride=2, padding=1, bias=False), bn(mid)
+        self.c3, self.b3 = nn.Conv2d(mid, cout, 1, bias=False), bn(cout)
+        self.down, self.bd = nn.Conv2d(cin, cout, 1, stride=2, bias=False), bn(cout)
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        y = torch.relu(self.b2(self.c2(y)))
+        return torch.relu(self.b3(self.c3(y)) + self.bd(self.down(x)))
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, c=24, expand=4):
+        super().__init__()
+        h = c * expand
+        self.e, self.be = nn.Conv2d(c, h, 1, bias=False), bn(h)
+        self.d, self.bd = nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), bn(h)
+        self.p, self.bp = nn.Conv2d(h, c, 1, bias=False), bn(c)
+
+    def forward(self, x):
+        y = nn.functional.relu6(self.be(self.e(x)))
+        y = nn.functional.relu6(self.bd(self.d(y)))
+        return self.bp(self.p(y)) + x
+
+
+class Fire(nn.Module):
+    def __init__(self, cin=20, squeeze=8, expand=24):
+        super().__init__()
+        self.s = nn.Conv2d(cin, squeeze, 1)
+        self.e1 = nn.Conv2d(squeeze, expand, 1)
+        self.e3 = nn.Conv2d(squeeze, expand, 3, padding=1)
+        self.pool = nn.MaxPool2d(3, stride=2, ceil_mode=False)
+
+    def forward(self, x):
+        s = torch.relu(self.s(x))
+        y = torch.cat([torch.relu(self.e1(s)), torch.relu(self.e3(s))], 1)
+        return self.pool(y)
+
+
+BLOCKS = {
+    'resnet_basic': (ResNetBasic, (1, 24, 10, 10)),
+    'resnet_bottleneck': (ResNetBottleneck, (1, 20, 12, 12)),
+    'mbv2_inverted': (InvertedResidual, (1, 24, 8, 8)),
+    'squeeze_fire': (Fire, (1, 20, 11, 11)),
+}
+
+
+def main():
+    for name, (cls, shape) in BLOCKS.items():
+        torch.manual_seed(SEED)
+        model = cls().eval()
+        rng = np.random.default_rng(SEED)
+        calib = rng.standard_normal((8,) + shape[1:]).astype(np.float32)
+        test = rng.standard_normal((4,) + shape[1:]).astype(np.float32)
+        path = os.path.join(HERE, name + '.onnx')
+        torch.onnx.export(model, torch.from_numpy(test[:1]), path, opset_version=13,
+                          input_names=['x'], output_names=['y'], do_constant_folding=True,
+                          dynamo=False)
+        np.save(os.path.join(HERE, name + '_calibration.npy'), calib)
+        np.save(os.path.join(HERE, name + '_input.npy'), test)
+        with torch.no_grad():
+            expected = model(torch.from_numpy(test)).numpy()
+        np.save(os.path.join(HERE, name + '_expected.npy'), expected.astype(np.float32))
+        print(f'{name}: {path} ({os.path.getsize(path)} bytes)')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,340 @@
+// Residual add, depthwise convolution and layer chaining: the emitted code, run on fsim, must equal
+// the int8 CPU kernels (runtime/kernels/int8), which define the integer program every device
+// reproduces.
+#include "compiler/tensorize/eltwise.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "compiler/tensorize/conv2d.h"
+#include "runtime/kernels/int8/qops.h"
+#include "sim/fsim/fsim.h"
+#include "sim/programs/program.h"
+
+namespace loom::tensorize {
+namespace {
+
+namespace q = kernels::q;
+
+HwConfig Config(uint32_t block) {
+  HwConfig c;
+  c.name = "test";
+  c.block_in = c.block_out = block;
+  c.inp_buffer_bytes = 4096;  // small buffers: every layer needs several passes
+  c.acc_buffer_bytes = 8192;
+  c.wgt_buffer_bytes = 16384;
+  EXPECT_TRUE(c.Validate().ok());
+  return c;
+}
+
+std::vector<int8_t> Random8(size_t n, std::mt19937* rng) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(d(*rng));
+  return v;
+}
+
+// An fsim run of accelerator code: the arena and constants are byte images (element offsets in
+// the code are relative to them); returns the arena after the run.
+struct Machine {
+  HwConfig config;
+  std::vector<int8_t> arena, constants;
+  fsim::Stats stats;
+
+  Status Run(const AccelCode& code) {
+    programs::Program p(config);
+    const uint64_t arena_addr = p.AddData(programs::Bytes(arena), 4096);
+    const uint64_t consts_addr = p.AddData(programs::Bytes(constants), 4096);
+    uint64_t uops = 0;
+    LOOM_RETURN_IF_ERROR(p.AddUops(code.uops, &uops));
+    std::vector<isa::Insn> linked;
+    LOOM_RETURN_IF_ERROR(Link(config, code, RegionBases{arena_addr, consts_addr, uops}, &linked));
+    for (const isa::Insn& i : linked) p.Emit(i);
+    p.Emit(programs::Finish());
+    LOOM_RETURN_IF_ERROR(p.Finalize());
+    std::unique_ptr<fsim::Simulator> sim;
+    LOOM_RETURN_IF_ERROR(fsim::Simulator::Create(config, p.dram_bytes(), &sim));
+    LOOM_RETURN_IF_ERROR(p.Install(
+        [&](uint64_t a, const uint8_t* b, size_t n) { return sim->dram().Write(a, b, n); }));
+    fsim::RunOptions o;
+    o.insn_addr = p.insn_addr();
+    o.insn_count = p.insn_count();
+    LOOM_RETURN_IF_ERROR(sim->Run(o, &stats));
+    return sim->dram().Read(arena_addr, reinterpret_cast<uint8_t*>(arena.data()), arena.size());
+  }
+};
+
+struct AddCase {
+  const char* name;
+  uint32_t block, c, h, w;
+  int32_t mult_a, mult_b, shift, clip_lo, clip_hi;
+  uint32_t tile;
+};
+
+void PrintTo(const AddCase& c, std::ostream* os) { *os << c.name; }
+
+class AddTest : public ::testing::TestWithParam<AddCase> {};
+
+TEST_P(AddTest, MatchesInt8KernelOnFsim) {
+  const AddCase& k = GetParam();
+  const HwConfig c = Config(k.block);
+  const q::Blocking blk{c.batch, c.block_in};
+  const q::ActShape s{1, k.c, k.h, k.w};
+  const size_t bytes = q::BlockedBytes(blk, s);
+  std::mt19937 rng(7);
+  Machine m{c, {}, {}, {}};
+  // Arena: [a | b | out]; padding lanes of a and b are zero, as every producer writes them.
+  std::vector<int8_t> a_plain = Random8(size_t{k.c} * k.h * k.w, &rng);
+  std::vector<int8_t> b_plain = Random8(a_plain.size(), &rng);
+  std::vector<int8_t> a(bytes), b(bytes);
+  ASSERT_TRUE(q::PackActivation(blk, s, a_plain.data(), a.data()).ok());
+  ASSERT_TRUE(q::PackActivation(blk, s, b_plain.data(), b.data()).ok());
+  m.arena = a;
+  m.arena.insert(m.arena.end(), b.begin(), b.end());
+  m.arena.resize(3 * bytes, 0x55);
+  m.constants = IdentityWeights(c);
+
+  AddLayer l;
+  l.name = k.name;
+  l.elems = static_cast<uint32_t>(bytes / c.inp_elem_bytes());
+  l.mult_a = k.mult_a;
+  l.mult_b = k.mult_b;
+  l.shift = k.shift;
+  l.clip_lo = k.clip_lo;
+  l.clip_hi = k.clip_hi;
+  l.a = 0;
+  l.b = l.elems;
+  l.output = 2 * l.elems;
+  AccelCode code;
+  ASSERT_TRUE(EmitAdd(c, l, &code, k.tile).ok());
+  const Status st = m.Run(code);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+
+  q::AddParams p;
+  p.shape = s;
+  p.mult_a = k.mult_a;
+  p.mult_b = k.mult_b;
+  p.shift = k.shift;
+  p.clip_lo = k.clip_lo;
+  p.clip_hi = k.clip_hi;
+  std::vector<int8_t> want(bytes);
+  ASSERT_TRUE(q::Add(blk, p, a.data(), b.data(), want.data()).ok());
+  const std::vector<int8_t> got(m.arena.begin() + 2 * bytes, m.arena.end());
+  // Padding lanes: the accelerator computes them from zero inputs; only real lanes are compared.
+  std::vector<int8_t> got_plain(a_plain.size()), want_plain(a_plain.size());
+  ASSERT_TRUE(q::UnpackActivation(blk, s, got.data(), got_plain.data()).ok());
+  ASSERT_TRUE(q::UnpackActivation(blk, s, want.data(), want_plain.data()).ok());
+  EXPECT_EQ(got_plain, want_plain);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    tensorize, AddTest,
+    ::testing::Values(AddCase{"one_tile", 8, 16, 4, 4, 3, 5, 3, -128, 127, 0},
+                      AddCase{"many_tiles", 8, 20, 9, 7, 1200, -900, 11, -128, 127, 0},
+                      AddCase{"small_tiles_relu", 16, 40, 5, 5, 21000, 32767, 15, 0, 127, 7},
+                      AddCase{"relu6_unit", 8, 8, 3, 3, 1, 1, 0, 0, 90, 5},
+                      AddCase{"negative_mult", 16, 16, 2, 3, -32768, 17, 9, -100, 100, 0}),
+    [](const ::testing::TestParamInfo<AddCase>& i) { return std::string(i.param.name); });
+
+TEST(AddLayer, RejectsBadParameters) {
+  const HwConfig c = Config(8);
+  AddLayer l;
+  l.name = "bad";
+  l.elems = 4;
+  l.mult_a = 40000;
+  AccelCode code;
+  const Status st = EmitAdd(c, l, &code);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("layer bad"), std::string::npos) << st.message();
+  l.mult_a = 1;
+  l.shift = 32;
+  EXPECT_FALSE(EmitAdd(c, l, &code).ok());
+  l.shift = 0;
+  l.elems = 0;
+  EXPECT_FALSE(EmitAdd(c, l, &code).ok());
+}
+
+struct PoolCase {
+  const char* name;
+  uint32_t n, c, h, w, k, stride, pad, rows;
+};
+
+void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
+
+class MaxPoolTest : public ::testing::TestWithParam<PoolCase> {};
+
+TEST_P(MaxPoolTest, MatchesInt8KernelOnFsim) {
+  const PoolCase& k = GetParam();
+  const HwConfig c = Config(8);
+  const q::Blocking blk{c.batch, c.block_in};
+  q::PoolParams p;
+  p.in = {k.n, k.c, k.h, k.w};
+  p.kh = p.kw = k.k;
+  p.stride_h = p.stride_w = k.stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k.pad;
+  std::mt19937 rng(5);
+  std::vector<int8_t> x_plain = Random8(size_t{k.n} * k.c * k.h * k.w, &rng);
+  // With padding the input must be non-negative (it follows a ReLU): the border is zeros.
+  if (k.pad) for (auto& v : x_plain) v = static_cast<int8_t>(v < 0 ? -(v + 1) : v);
+  const size_t in_bytes = q::BlockedBytes(blk, p.in), out_bytes = q::BlockedBytes(blk, p.out());
+  std::vector<int8_t> x(in_bytes), want(out_bytes);
+  ASSERT_TRUE(q::PackActivation(blk, p.in, x_plain.data(), x.data()).ok());
+  ASSERT_TRUE(q::MaxPool(blk, p, x.data(), want.data()).ok());
+
+  Machine m{c, {}, {}, {}};
+  m.arena = x;
+  m.arena.resize(in_bytes + out_bytes, 0x44);
+  m.constants = IdentityWeights(c);
+  MaxPoolLayer l;
+  l.name = k.name;
+  l.n_blocks = k.n;
+  l.c_blocks = (k.c + c.block_in - 1) / c.block_in;
+  l.h = k.h;
+  l.w = k.w;
+  l.kh = l.kw = k.k;
+  l.stride_h = l.stride_w = k.stride;
+  l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = k.pad;
+  l.input = 0;
+  l.output = static_cast<uint32_t>(in_bytes / c.inp_elem_bytes());
+  AccelCode code;
+  Status st = EmitMaxPool(c, l, &code, k.rows);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = m.Run(code);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<int8_t> got_plain(size_t{k.n} * k.c * p.out_h() * p.out_w()), want_plain(got_plain.size());
+  ASSERT_TRUE(q::UnpackActivation(blk, p.out(), m.arena.data() + in_bytes, got_plain.data()).ok());
+  ASSERT_TRUE(q::UnpackActivation(blk, p.out(), want.data(), want_plain.data()).ok());
+  EXPECT_EQ(got_plain, want_plain);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    tensorize, MaxPoolTest,
+    ::testing::Values(PoolCase{"k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
+                      PoolCase{"k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
+                      PoolCase{"k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
+                      PoolCase{"k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1}),
+    [](const ::testing::TestParamInfo<PoolCase>& i) { return std::string(i.param.name); });
+
+struct DwCase {
+  const char* name;
+  uint32_t c, h, w, k, stride, pad;
+};
+
+void PrintTo(const DwCase& c, std::ostream* os) { *os << c.name; }
+
+class DepthwiseTest : public ::testing::TestWithParam<DwCase> {};
+
+// Depthwise convolution followed (through a barrier) by a residual add that reads its output:
+// the chain is one program, as in an accelerator segment.
+TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
+  const DwCase& k = GetParam();
+  const HwConfig c = Config(8);
+  const q::Blocking blk{c.batch, c.block_in};
+  q::Conv2dParams p;
+  p.in = {1, k.c, k.h, k.w};
+  p.out_c = k.c;
+  p.kh = p.kw = k.k;
+  p.stride_h = p.stride_w = k.stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k.pad;
+  p.depthwise = true;
+  p.rq = {4, 12, 0, 127};
+  std::mt19937 rng(11);
+  const std::vector<int8_t> x_plain = Random8(size_t{k.c} * k.h * k.w, &rng);
+  const std::vector<int8_t> w = Random8(size_t{k.c} * k.k * k.k, &rng);
+  std::vector<int32_t> bias(k.c), mult(k.c);
+  for (uint32_t i = 0; i < k.c; ++i) {
+    bias[i] = static_cast<int32_t>(rng() % 4001) - 2000;
+    mult[i] = static_cast<int32_t>(rng() % 2000) + 500;
+  }
+  const size_t in_bytes = q::BlockedBytes(blk, p.in), out_bytes = q::BlockedBytes(blk, p.out());
+  std::vector<int8_t> x(in_bytes);
+  ASSERT_TRUE(q::PackActivation(blk, p.in, x_plain.data(), x.data()).ok());
+  std::vector<int8_t> wq(q::DepthwiseWeightBytes(blk, k.c, k.k, k.k));
+  ASSERT_TRUE(q::PackDepthwiseWeights(blk, k.c, k.k, k.k, w.data(), wq.data()).ok());
+  const size_t vec = q::ChannelVectorElems(blk, k.c);
+  std::vector<int32_t> bias_q(vec), mult_q(vec);
+  ASSERT_TRUE(q::PackChannelVector(blk, k.c, bias.data(), bias_q.data()).ok());
+  ASSERT_TRUE(q::PackChannelVector(blk, k.c, mult.data(), mult_q.data()).ok());
+
+  // Reference: y = depthwise(x), z = add(y, y). The add reads what the depthwise layer stored,
+  // so it is only right if the barrier orders the stores before the loads.
+  std::vector<int8_t> y(out_bytes), z(out_bytes);
+  ASSERT_TRUE(q::Conv2d(blk, p, x.data(), wq.data(), bias_q.data(), mult_q.data(), y.data()).ok());
+  q::AddParams ap;
+  ap.shape = p.out();
+  ap.mult_a = 3;
+  ap.mult_b = -1;
+  ap.shift = 1;
+  ASSERT_TRUE(q::Add(blk, ap, y.data(), y.data(), z.data()).ok());
+
+  // Accelerator: arena [x | y | z]; constants [identity | diagonal weights | bias | mult].
+  Machine m{c, {}, {}, {}};
+  m.arena = x;
+  m.arena.resize(in_bytes + 2 * out_bytes, 0x33);
+  const uint32_t ie = c.inp_elem_bytes(), ae = c.acc_elem_bytes();
+  m.constants = IdentityWeights(c);
+  const std::vector<int8_t> diag = DiagonalDepthwiseWeights(c, k.c, k.k, k.k, w.data());
+  m.constants.insert(m.constants.end(), diag.begin(), diag.end());
+  const size_t bias_at = m.constants.size();
+  m.constants.resize(bias_at + 2 * vec * 4);
+  std::memcpy(m.constants.data() + bias_at, bias_q.data(), vec * 4);
+  std::memcpy(m.constants.data() + bias_at + vec * 4, mult_q.data(), vec * 4);
+
+  Conv2dLayer l;
+  l.name = k.name;
+  l.c_blocks = l.o_blocks = (k.c + c.block_in - 1) / c.block_in;
+  l.h = k.h;
+  l.w = k.w;
+  l.kh = l.kw = k.k;
+  l.stride_h = l.stride_w = k.stride;
+  l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = k.pad;
+  l.pre_shift = p.rq.pre_shift;
+  l.post_shift = p.rq.post_shift;
+  l.clip_lo = p.rq.clip_lo;
+  l.clip_hi = p.rq.clip_hi;
+  l.input = 0;
+  l.output = static_cast<uint32_t>(in_bytes / ie);
+  l.weights = 1;
+  l.bias = static_cast<uint32_t>(bias_at / ae);
+  l.mult = static_cast<uint32_t>((bias_at + vec * 4) / ae);
+  ASSERT_EQ(bias_at % ae, 0u);
+  TilingChoice choice;
+  ASSERT_TRUE(ChooseConv2dTiling(c, DepthwiseBlockLayer(l), &choice).ok());
+  AccelCode code;
+  Status st = EmitDepthwiseConv2d(c, l, choice.tiling, &code);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EmitLayerBarrier(&code);
+  AddLayer add;
+  add.name = "add";
+  add.elems = static_cast<uint32_t>(out_bytes / ie);
+  add.mult_a = ap.mult_a;
+  add.mult_b = ap.mult_b;
+  add.shift = ap.shift;
+  add.a = add.b = l.output;
+  add.output = static_cast<uint32_t>((in_bytes + out_bytes) / ie);
+  add.identity = 0;
+  ASSERT_TRUE(EmitAdd(c, add, &code, 5).ok());
+  st = m.Run(code);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+
+  auto real = [&](const int8_t* blocked) {
+    std::vector<int8_t> plain(size_t{k.c} * p.out_h() * p.out_w());
+    EXPECT_TRUE(q::UnpackActivation(blk, p.out(), blocked, plain.data()).ok());
+    return plain;
+  };
+  EXPECT_EQ(real(m.arena.data() + in_bytes), real(y.data())) << "depthwise output";
+  EXPECT_EQ(real(m.arena.data() + in_bytes + out_bytes), real(z.data())) << "add output";
+}
+
+INSTANTIATE_TEST_SUITE_P(tensorize, DepthwiseTest,
+                         ::testing::Values(DwCase{"dw3x3_s1_p1", 16, 9, 9, 3, 1, 1},
+                                           DwCase{"dw3x3_s2_p1_partial_block", 20, 10, 10, 3, 2, 1},
+                                           DwCase{"dw5x5_s1_p2", 8, 7, 6, 5, 1, 2}),
+                         [](const ::testing::TestParamInfo<DwCase>& i) {
+                           return std::string(i.param.name);
+                         });
+
+}  // namespace
+}  // namespace loom::tensorize
