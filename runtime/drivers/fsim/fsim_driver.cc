@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "runtime/drivers/device_heap.h"
+#include "runtime/drivers/sim/sim_driver.h"
 #include "runtime/drivers/trace_json.h"
 #include "sim/fsim/fsim.h"
 
@@ -25,17 +25,16 @@ const char* KindName(fsim::TraceEvent::Kind k) {
   return "?";
 }
 
-class FsimDriver final : public Driver {
+class FsimDriver final : public SimDriver {
  public:
   const char* name() const override { return "fsim"; }
-  bool executes_programs() const override { return true; }
 
   Status Open(const DriverOptions& options) override {
     if (sim_) return FailedPrecondition("fsim device is already open");
     LOOM_RETURN_IF_ERROR(options.config.Validate());
     const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
     sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);
-    heap_.Reset(kDramBase, bytes);
+    ResetHeap();
     trace_ = options.trace;
     trace_builder_ = TraceBuilder();
     trace_builder_.set_clock_mhz(options.config.clock_mhz);
@@ -43,46 +42,14 @@ class FsimDriver final : public Driver {
   }
   const HwConfig& config() const override { return sim_ ? sim_->config() : empty_; }
 
-  Status Allocate(uint64_t bytes, uint64_t align, uint64_t* addr) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    return heap_.Allocate(bytes, align, addr);
-  }
-  Status Free(uint64_t addr) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    return heap_.Free(addr);
-  }
-  Status CopyIn(uint64_t dst, const void* src, uint64_t bytes) override {
-    LOOM_RETURN_IF_ERROR(CheckRange(dst, bytes));
-    return sim_->dram().Write(dst, src, bytes);
-  }
-  Status CopyOut(void* dst, uint64_t src, uint64_t bytes) override {
-    LOOM_RETURN_IF_ERROR(CheckRange(src, bytes));
-    return sim_->dram().Read(src, dst, bytes);
-  }
-  Status Submit(uint64_t insn_addr, uint32_t insn_count) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    if (pending_) return FailedPrecondition("fsim: a submission is already in flight");
-    if (insn_addr % 16 != 0 || insn_count == 0 ||
-        !heap_.Contains(insn_addr, uint64_t{insn_count} * HwConfig::kInsnBytes)) {
-      return InvalidArgument("fsim: instruction stream at " + std::to_string(insn_addr) + " (" +
-                             std::to_string(insn_count) +
-                             " instructions) is not aligned or not inside an allocation");
-    }
-    options_ = fsim::RunOptions{};
-    options_.insn_addr = insn_addr;
-    options_.insn_count = insn_count;
-    options_.trace = trace_;
-    pending_ = true;
-    return Status::Ok();
-  }
   // fsim detects deadlocks itself (it never hangs), so the timeout is not needed here.
   Status Wait(uint32_t /*timeout_ms*/) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    if (!pending_) return FailedPrecondition("fsim: nothing submitted");
-    pending_ = false;
+    fsim::RunOptions run;
+    LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
+    run.trace = trace_;
     stats_ = fsim::Stats{};
     have_stats_ = false;
-    LOOM_RETURN_IF_ERROR(sim_->Run(options_, &stats_));
+    LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats_));
     have_stats_ = true;
     if (trace_) RecordTrace();
     label_.clear();
@@ -110,22 +77,14 @@ class FsimDriver final : public Driver {
   }
   void Close() override {
     sim_.reset();
-    pending_ = false;
+    ClearSubmission();
     have_stats_ = false;
   }
 
+ protected:
+  fsim::Dram* dram() override { return sim_ ? &sim_->dram() : nullptr; }
+
  private:
-  Status CheckOpen() const {
-    return sim_ ? Status::Ok() : FailedPrecondition("fsim device is not open");
-  }
-  Status CheckRange(uint64_t addr, uint64_t bytes) const {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    if (!heap_.Contains(addr, bytes)) {
-      return OutOfRange("fsim: device range [" + std::to_string(addr) + ", +" +
-                        std::to_string(bytes) + ") is not inside an allocation");
-    }
-    return Status::Ok();
-  }
   void RecordTrace() {
     static const char* const kTracks[] = {"load", "compute", "store"};
     trace_builder_.Begin("loom accelerator (fsim, " + sim_->config().name + ")", kTracks, 3);
@@ -150,10 +109,7 @@ class FsimDriver final : public Driver {
 
   HwConfig empty_;
   std::unique_ptr<fsim::Simulator> sim_;
-  DeviceHeap heap_;
-  fsim::RunOptions options_;
   fsim::Stats stats_;
-  bool pending_ = false;
   bool have_stats_ = false;
   bool trace_ = false;
   std::string label_;
