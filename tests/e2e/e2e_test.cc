@@ -150,7 +150,10 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   std::unique_ptr<runtime::Driver> probe;
   if (!runtime::CreateDriver("tsim", &probe).ok()) GTEST_SKIP() << "this build has no tsim";
   const DeviceRun tsim = RunOn("tsim", c, input);
-  if (tsim.status.code() == StatusCode::kUnimplemented) GTEST_SKIP() << tsim.status.ToString();
+  if (tsim.status.code() == StatusCode::kFailedPrecondition &&
+      tsim.status.message().find("no RTL model") != std::string::npos) {
+    GTEST_SKIP() << tsim.status.ToString();  // this build verilated other configs only
+  }
   ASSERT_TRUE(tsim.status.ok()) << tsim.status.ToString();
   for (size_t i = 0; i < cpu.out.size(); ++i) {
     EXPECT_EQ(tsim.out[i].data, fsim.out[i].data) << "tsim output " << i;
