@@ -561,8 +561,11 @@ Status Lowerer::BuildSegments() {
       layer.accel = accel;
       layer.macs = op.macs;
       if (accel) {
+        // The barrier before a layer belongs to it, so the layers' ranges tile the program.
+        op.insn_begin = static_cast<uint32_t>(code.insns.size());
         if (!code.insns.empty()) tensorize::EmitLayerBarrier(&code);
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
+        op.insn_end = static_cast<uint32_t>(code.insns.size());
         if (o_.progress) o_.progress(++done, accel_layers, layer.name);
       }
       seg.macs += op.macs;

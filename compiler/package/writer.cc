@@ -152,7 +152,8 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
     for (const OpSpec& op : s.ops) {
       const auto [type, params] = BuildParams(b, op.params);
       ops.push_back(pkg::CreateOp(b, b.CreateString(op.name), type, params, b.CreateVector(op.inputs),
-                                  b.CreateVector(op.outputs), op.macs));
+                                  b.CreateVector(op.outputs), op.macs, op.insn_begin,
+                                  op.insn_end));
       macs += op.macs;
     }
     fb::Offset<pkg::AccelProgram> program;

@@ -64,6 +64,8 @@ struct OpSpec {
   std::vector<int32_t> inputs;  // tensor indices; -1 for an omitted optional input
   std::vector<int32_t> outputs;
   uint64_t macs = 0;
+  // Accelerator segments: the op's instructions [insn_begin, insn_end) in the program; 0, 0: none.
+  uint32_t insn_begin = 0, insn_end = 0;
 };
 
 // An accelerator program with region-relative DRAM addresses (compiler/tensorize AccelCode).

@@ -409,11 +409,28 @@ bool WindowFits(const std::vector<int64_t>& k, const std::vector<int64_t>& pads)
          pads[1] < k[1] && pads[3] < k[1];
 }
 
+// ceil_mode as extra bottom/right padding: the output size (from shape inference) needs the last
+// window to end at (out - 1) * stride + kernel. Padded positions never take part in a max, so
+// this is exact; a window still always starts inside the input or its begin padding.
+std::vector<int64_t> CeilModePads(const ir::Shape& x, const ir::Shape& y,
+                                  const std::vector<int64_t>& k,
+                                  const std::vector<int64_t>& strides, std::vector<int64_t> pads) {
+  for (size_t i = 0; i < 2 && x.size() == 4 && y.size() == 4 && strides.size() == 2; ++i) {
+    const int64_t need = (y[2 + i] - 1) * strides[i] + k[i] - (x[2 + i] + pads[i] + pads[i + 2]);
+    if (need > 0) pads[i + 2] += need;
+  }
+  return pads;
+}
+
 Status Rewriter::RewriteMaxPool(Node& n, bool* done) {
   const ValueId x = n.input(0);
-  const auto k = n.GetInts("kernel_shape"), pads = n.GetInts("pads");
-  if (!IsActivation(x) || n.outputs.size() != 1 || n.GetInt("ceil_mode", 0) != 0 ||
-      !WindowFits(k, pads)) {
+  const auto k = n.GetInts("kernel_shape");
+  auto pads = n.GetInts("pads");
+  if (k.size() == 2 && pads.size() == 4 && n.GetInt("ceil_mode", 0) != 0 && !n.outputs.empty()) {
+    pads = CeilModePads(g_.value(x).shape, g_.value(n.outputs[0]).shape, k, n.GetInts("strides"),
+                        pads);
+  }
+  if (!IsActivation(x) || n.outputs.size() != 1 || !WindowFits(k, pads)) {
     return Status::Ok();
   }
   for (int64_t dl : n.GetInts("dilations")) {

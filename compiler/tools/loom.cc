@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   for (loom::tools::AddCommandFn add : kCommands) add(app, &exit_code);
   loom::runtime::AddRunCommand(app);
+  loom::runtime::AddProfileCommand(app);
   loom::runtime::AddInspectCommand(app);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

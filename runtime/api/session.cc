@@ -14,6 +14,7 @@ Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& optio
     LOOM_RETURN_IF_ERROR(LoadHwConfig(options.config, &eo.device_config));
   }
   eo.trace = options.trace;
+  eo.timeline = options.timeline;
   eo.timeout_ms = options.timeout_ms;
   eo.waves = options.waves;
   return Executor::Create(std::move(package), std::move(driver), eo, out);

@@ -14,6 +14,7 @@ struct SessionOptions {
   std::string device = "fsim";  // a CreateDriver name
   std::string config;           // HwConfig name or path for the device; empty: the package's
   bool trace = false;
+  bool timeline = false;  // ExecutorOptions::timeline
   uint32_t timeout_ms = 600000;
   std::string waves;  // tsim
 };

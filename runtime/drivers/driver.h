@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
@@ -34,6 +35,19 @@ struct DeviceCounters {
   std::array<uint64_t, isa::kNumModules> busy{};  // busy cycles per module (load, compute, store)
 };
 
+// Where one instruction of a submission spent its cycles (devices with an instruction timeline:
+// fsim). Cycles count from the submission's start; stalls are the waits charged to this
+// instruction by its module before or after it ran, by cause.
+struct InsnTiming {
+  isa::Module module = isa::Module::kLoad;
+  uint64_t begin = 0, end = 0;  // execution interval; end == 0: did not run
+  std::array<uint64_t, isa::kNumQueues> stall_pop{};   // waiting for a token, per queue
+  std::array<uint64_t, isa::kNumQueues> stall_push{};  // waiting for room in a full queue
+  uint64_t stall_port = 0;    // waiting for the shared DRAM port
+  uint64_t stall_fetch = 0;   // waiting to be fetched
+  uint64_t stall_finish = 0;  // FINISH waiting for load and store to drain
+};
+
 struct DriverOptions {
   // The config to instantiate (simulators) or to expect (hardware reports its own in config()).
   HwConfig config;
@@ -41,6 +55,8 @@ struct DriverOptions {
   uint64_t memory_bytes = 0;
   // Record an instruction timeline (TraceJson); drivers without one ignore it.
   bool trace = false;
+  // Record per-instruction timing of each submission (InsnTimeline); drivers without one ignore it.
+  bool timeline = false;
   // tsim only: FST waveform file of the whole run.
   std::string waves;
 };
@@ -84,6 +100,12 @@ class Driver {
   // submission after another on one time axis.
   virtual Status TraceJson(std::string* /*out*/) {
     return Unimplemented(std::string("the ") + name() + " device records no instruction timeline");
+  }
+
+  // Optional. Per-instruction timing of the last completed submission, indexed by instruction,
+  // when opened with `timeline`.
+  virtual Status InsnTimeline(std::vector<InsnTiming>* /*out*/) {
+    return Unimplemented(std::string("the ") + name() + " device records no per-instruction timing");
   }
 
   virtual void Close() = 0;

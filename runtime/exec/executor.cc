@@ -84,6 +84,7 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   dopt.config = options.has_device_config ? options.device_config : p.config();
   dopt.memory_bytes = bytes;
   dopt.trace = options.trace;
+  dopt.timeline = options.timeline;
   dopt.waves = options.waves;
   LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext(std::string("device ") + e->driver_->name()));
   const HwConfig& dev = e->driver_->config();
@@ -92,6 +93,7 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
                               p.config().HashHex() + "), device " + e->driver_->name() + " is " +
                               dev.name + " (hash " + dev.HashHex() + ")");
   }
+  e->timelines_.resize(p.num_segments());
   e->cpu_ = std::make_unique<CpuOpRunner>(p);
   LOOM_RETURN_IF_ERROR(e->Place());
   e->ResetProfile();
@@ -200,6 +202,11 @@ Status Executor::RunSegment(size_t index) {
     prof.bytes_stored += c.bytes_stored;
     prof.insns += c.insns;
     for (int m = 0; m < isa::kNumModules; ++m) prof.busy[m] += c.busy[m];
+    if (options_.timeline) {
+      // Devices without per-instruction timing leave the timeline empty.
+      const Status s = driver_->InsnTimeline(&timelines_[index]);
+      if (!s.ok() && s.code() != StatusCode::kUnimplemented) return s.WithContext(where);
+    }
   } else {
     // The device holds the current arena after every segment; fetch what these ops read, run
     // them on the host, and send back what they wrote.

@@ -31,6 +31,7 @@ struct ExecutorOptions {
   bool has_device_config = false;
   HwConfig device_config;
   bool trace = false;            // record the device's instruction timeline (TraceJson)
+  bool timeline = false;         // keep per-instruction timing of each segment's last run
   uint32_t timeout_ms = 600000;  // per accelerator submission, device time
   std::string waves;             // tsim: FST waveform file
 };
@@ -100,6 +101,9 @@ class Executor {
   void ResetProfile();
   // The device's instruction timeline over every accelerator submission (fsim).
   Status TraceJson(std::string* out) { return driver_->TraceJson(out); }
+  // With ExecutorOptions::timeline: per-instruction timing of segment `index`'s last run on the
+  // device, indexed like its program; empty for CPU segments and devices without a timeline.
+  const std::vector<InsnTiming>& timeline(size_t index) const { return timelines_[index]; }
 
  private:
   Executor() = default;
@@ -127,6 +131,7 @@ class Executor {
   uint8_t* arena_ = nullptr;  // host view of the arena
   std::vector<int8_t> io_scratch_;
   Profile profile_;
+  std::vector<std::vector<InsnTiming>> timelines_;  // per segment
 };
 
 }  // namespace loom::runtime

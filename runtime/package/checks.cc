@@ -181,18 +181,50 @@ Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program
       if (seg->program() != nullptr) {
         return InvalidArgument(where + ": a CPU segment must not carry an accelerator program");
       }
-      return Status::Ok();
+      return CheckInsnRanges(*seg, where, 0);
     case pkg::SegmentKind::Accel: {
       if (seg->program() == nullptr) {
         return InvalidArgument(where + ": accelerator segment without a program");
       }
       auto p = std::make_unique<Program>();
       LOOM_RETURN_IF_ERROR(CheckProgram(*seg->program(), where, p.get()));
+      LOOM_RETURN_IF_ERROR(CheckInsnRanges(*seg, where, p->insns.size()));
       *program = std::move(p);
       return Status::Ok();
     }
   }
   return InvalidArgument(where + ": unknown segment kind " + std::to_string(unsigned(seg->kind())));
+}
+
+// Ops' instruction ranges: either none recorded (every op 0, 0) or, in an accelerator segment,
+// non-empty, in op order, non-overlapping and inside the program.
+Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::string& where,
+                                       size_t insns) {
+  bool any = false;
+  for (const pkg::Op* op : *seg.ops()) any = any || op->insn_begin() != 0 || op->insn_end() != 0;
+  if (!any) return Status::Ok();
+  if (insns == 0) return InvalidArgument(where + ": a CPU segment's ops must not have instruction ranges");
+  uint64_t prev_end = 0;
+  for (fbu i = 0; i < seg.ops()->size(); ++i) {
+    const pkg::Op* op = seg.ops()->Get(i);
+    const std::string range = "[" + std::to_string(op->insn_begin()) + ", " +
+                              std::to_string(op->insn_end()) + ")";
+    const std::string at = where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'";
+    if (op->insn_begin() >= op->insn_end()) {
+      return InvalidArgument(at + ": empty instruction range " + range);
+    }
+    if (op->insn_end() > insns) {
+      return OutOfRange(at + ": instruction range " + range + " leaves the program (" +
+                        std::to_string(insns) + " instructions)");
+    }
+    if (op->insn_begin() < prev_end) {
+      return InvalidArgument(at + ": instruction range " + range +
+                             " overlaps or precedes the previous op's (ends at " +
+                             std::to_string(prev_end) + ")");
+    }
+    prev_end = op->insn_end();
+  }
+  return Status::Ok();
 }
 
 Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {

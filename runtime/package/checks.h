@@ -24,6 +24,7 @@ class PackageChecker {
 
  private:
   Status CheckOp(const pkg::Op& op, const std::string& where);
+  Status CheckInsnRanges(const pkg::Segment& seg, const std::string& where, size_t insns);
   Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);
   // Tensor `idx` exists (or is -1 when `optional`); returns it in *t (null for -1).
   Status Get(int32_t idx, bool optional, const std::string& where, const pkg::Tensor** t);

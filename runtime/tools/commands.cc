@@ -10,6 +10,7 @@
 #include "runtime/api/session.h"
 #include "runtime/drivers/driver.h"
 #include "runtime/io/npy.h"
+#include "runtime/tools/profile.h"
 
 namespace loom::runtime {
 namespace {
@@ -185,7 +186,63 @@ void Run(const RunArgs& a) {
   }
 }
 
+struct ProfileArgs {
+  std::string package;
+  std::string device = "fsim";
+  std::string config;
+  std::vector<std::string> inputs;
+  std::string trace;
+  std::string json;
+  uint32_t timeout_ms = 600000;
+};
+
+void RunProfile(const ProfileArgs& a) {
+  SessionOptions so;
+  so.device = a.device;
+  so.config = a.config;
+  so.trace = !a.trace.empty();
+  so.timeline = true;
+  so.timeout_ms = a.timeout_ms;
+  std::unique_ptr<Executor> exec;
+  Check(OpenSessionFile(a.package, so, &exec));
+  std::vector<HostTensor> inputs;
+  for (const std::string& arg : a.inputs) {
+    const auto [name, path] = SplitNamed(arg);
+    NpyArray array;
+    Check(ReadNpy(path, &array));
+    HostTensor t;
+    Check(ToHostTensor(name, array, path, &t));
+    inputs.push_back(std::move(t));
+  }
+  if (inputs.empty()) inputs = ZeroInputs(exec->package());
+  ProfileReport report;
+  Check(ProfileInference(*exec, inputs, &report));
+  std::fputs(FormatProfile(report).c_str(), stdout);
+  if (!a.json.empty()) Check(WriteText(a.json, ProfileToJson(report)));
+  if (!a.trace.empty()) {
+    std::string text;
+    Check(exec->TraceJson(&text));
+    Check(WriteText(a.trace, text));
+  }
+}
+
 }  // namespace
+
+CLI::App* AddProfileCommand(CLI::App& parent) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = parent.add_subcommand(
+      "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
+  cmd->add_option("package", args->package, "Package file (.loom)")->required();
+  cmd->add_option("--device", args->device, "Device with an accelerator: fsim (per layer) or tsim "
+                  "(per segment)")->capture_default_str();
+  cmd->add_option("--config", args->config, "Open the device with this HwConfig (name or path)");
+  cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy; repeatable (default: zeros)");
+  cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
+  cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
+  cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  cmd->callback([args] { RunProfile(*args); });
+  return cmd;
+}
 
 CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();

@@ -127,7 +127,8 @@ TEST(PackageBad, SchemaMajorVersion) {
   spec.version_major = 2;
   const Status s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.message(), HasSubstr("schema version 2.1 is not supported"));
+  EXPECT_THAT(s.message(), HasSubstr("schema version 2." + std::to_string(runtime::kSchemaVersionMinor) +
+                                     " is not supported"));
 }
 
 TEST(PackageBad, ConfigHashDoesNotMatchConfig) {
@@ -243,6 +244,45 @@ TEST(PackageBad, RegionsLengthAndDmaOutsideRegion) {
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("DMA reaches byte"));
   EXPECT_THAT(s.message(), HasSubstr("of the arena region"));
+}
+
+TEST(PackageBad, OpInstructionRanges) {
+  // Segment 0 is the accelerator conv, segment 1 a CPU op. A range covering the program loads.
+  package::PackageSpec spec = ConvSpec();
+  const uint32_t n = static_cast<uint32_t>(spec.segments[0].program.insns.size());
+  spec.segments[0].ops[0].insn_begin = 0;
+  spec.segments[0].ops[0].insn_end = n;
+  Status s = Load(Bytes(spec));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+
+  spec.segments[0].ops[0].insn_end = n + 1;
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("segment 0 'conv1' op 0"));
+  EXPECT_THAT(s.message(), HasSubstr("leaves the program"));
+
+  spec.segments[0].ops[0].insn_begin = 4;
+  spec.segments[0].ops[0].insn_end = 4;
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("empty instruction range [4, 4)"));
+
+  // Two ops whose ranges overlap.
+  spec.segments[0].ops.push_back(spec.segments[0].ops[0]);
+  spec.segments[0].ops[0].insn_begin = 0;
+  spec.segments[0].ops[0].insn_end = 3;
+  spec.segments[0].ops[1].insn_begin = 2;
+  spec.segments[0].ops[1].insn_end = n;
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("op 1"));
+  EXPECT_THAT(s.message(), HasSubstr("overlaps or precedes"));
+
+  spec = ConvSpec();
+  spec.segments[1].ops[0].insn_end = 1;
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("CPU segment's ops must not have instruction ranges"));
 }
 
 TEST(PackageBad, WriterRefusesWhatTheLoaderRefuses) {

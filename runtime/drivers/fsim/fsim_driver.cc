@@ -36,6 +36,7 @@ class FsimDriver final : public SimDriver {
     sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);
     ResetHeap();
     trace_ = options.trace;
+    timeline_ = options.timeline;
     trace_builder_ = TraceBuilder();
     trace_builder_.set_clock_mhz(options.config.clock_mhz);
     return Status::Ok();
@@ -46,12 +47,13 @@ class FsimDriver final : public SimDriver {
   Status Wait(uint32_t /*timeout_ms*/) override {
     fsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
-    run.trace = trace_;
+    run.trace = trace_ || timeline_;
     stats_ = fsim::Stats{};
     have_stats_ = false;
     LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats_));
     have_stats_ = true;
     if (trace_) RecordTrace();
+    if (timeline_) RecordTimeline();
     label_.clear();
     return Status::Ok();
   }
@@ -66,6 +68,12 @@ class FsimDriver final : public SimDriver {
     out->bytes_stored = stats_.bytes_stored;
     out->insns = stats_.insns;
     for (int m = 0; m < isa::kNumModules; ++m) out->busy[m] = stats_.module[m].busy;
+    return Status::Ok();
+  }
+  Status InsnTimeline(std::vector<InsnTiming>* out) override {
+    LOOM_RETURN_IF_ERROR(CheckOpen());
+    if (!timeline_) return FailedPrecondition("fsim: the device was opened without a timeline");
+    *out = timeline_data_;
     return Status::Ok();
   }
   void Annotate(const std::string& label) override { label_ = label; }
@@ -107,11 +115,34 @@ class FsimDriver final : public SimDriver {
     trace_builder_.EndSubmission(label_, stats_.cycles);
   }
 
+  // Folds the event list into one record per instruction.
+  void RecordTimeline() {
+    timeline_data_.assign(sim_->program().size(), InsnTiming{});
+    for (size_t i = 0; i < timeline_data_.size(); ++i) {
+      timeline_data_[i].module = sim_->program()[i].module();
+    }
+    for (const fsim::TraceEvent& e : sim_->trace()) {
+      if (e.insn >= timeline_data_.size()) continue;
+      InsnTiming& t = timeline_data_[e.insn];
+      const uint64_t d = e.end - e.begin;
+      switch (e.kind) {
+        case fsim::TraceEvent::Kind::kExec: t.begin = e.begin; t.end = e.end; break;
+        case fsim::TraceEvent::Kind::kStallFetch: t.stall_fetch += d; break;
+        case fsim::TraceEvent::Kind::kStallPop: t.stall_pop[static_cast<int>(e.queue)] += d; break;
+        case fsim::TraceEvent::Kind::kStallPush: t.stall_push[static_cast<int>(e.queue)] += d; break;
+        case fsim::TraceEvent::Kind::kStallPort: t.stall_port += d; break;
+        case fsim::TraceEvent::Kind::kStallFinish: t.stall_finish += d; break;
+      }
+    }
+  }
+
   HwConfig empty_;
   std::unique_ptr<fsim::Simulator> sim_;
   fsim::Stats stats_;
   bool have_stats_ = false;
   bool trace_ = false;
+  bool timeline_ = false;
+  std::vector<InsnTiming> timeline_data_;
   std::string label_;
   TraceBuilder trace_builder_;
 };

@@ -8,7 +8,7 @@ Channel counts are deliberately not multiples of 16, so channel padding is exerc
   resnet_basic      conv3x3-BN-ReLU-conv3x3-BN + identity, ReLU        (ResNet-18/34)
   resnet_bottleneck 1x1-3x3(stride 2)-1x1 + 1x1 stride-2 projection     (ResNet-50)
   mbv2_inverted     1x1 expand-ReLU6, 3x3 depthwise-ReLU6, 1x1 project + identity (MobileNetV2)
-  squeeze_fire      1x1 squeeze-ReLU, 1x1 and 3x3 expand-ReLU, concat, maxpool (SqueezeNet 1.1)
+  squeeze_fire      1x1 squeeze-ReLU, 1x1 and 3x3 expand-ReLU, concat, ceil-mode maxpool (SqueezeNet 1.1)
 
 The outputs are committed (a few KB each), so CI needs no torch. To regenerate:
     python3 -m pip install -r examples/digits/requirements.txt
@@ -79,7 +79,7 @@ class Fire(nn.Module):
         self.s = nn.Conv2d(cin, squeeze, 1)
         self.e1 = nn.Conv2d(squeeze, expand, 1)
         self.e3 = nn.Conv2d(squeeze, expand, 3, padding=1)
-        self.pool = nn.MaxPool2d(3, stride=2, ceil_mode=False)
+        self.pool = nn.MaxPool2d(3, stride=2, ceil_mode=True)  # as in SqueezeNet
 
     def forward(self, x):
         s = torch.relu(self.s(x))
@@ -91,7 +91,7 @@ BLOCKS = {
     'resnet_basic': (ResNetBasic, (1, 24, 10, 10)),
     'resnet_bottleneck': (ResNetBottleneck, (1, 20, 12, 12)),
     'mbv2_inverted': (InvertedResidual, (1, 24, 8, 8)),
-    'squeeze_fire': (Fire, (1, 20, 11, 11)),
+    'squeeze_fire': (Fire, (1, 20, 12, 12)),
 }
 
 

@@ -1,0 +1,131 @@
+// `loom profile`'s attribution (runtime/tools/profile.h) on compiled models: every accelerator
+// layer appears with its instruction range, per-layer cycles tile the segment up to the FINISH
+// tail, and per-layer MACs and bytes add up to the device's segment counters.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "compiler/driver/compile.h"
+#include "compiler/package/lower.h"
+#include "compiler/package/writer.h"
+#include "runtime/api/session.h"
+#include "runtime/io/npy.h"
+#include "runtime/tools/profile.h"
+
+namespace loom {
+namespace {
+
+std::string Src(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
+
+Status CompileBlock(const std::string& block, const std::string& config, std::vector<uint8_t>* bytes) {
+  driver::CompileOptions o;
+  o.model_path = Src("tests/e2e/models/" + block + ".onnx");
+  o.config = config;
+  o.calibration = {Src("tests/e2e/models/" + block + "_calibration.npy")};
+  o.measure_sqnr = false;
+  driver::CompileResult result;
+  LOOM_RETURN_IF_ERROR(driver::CompileModel(o, &result));
+  package::PackageSpec spec;
+  package::LowerReport report;
+  LOOM_RETURN_IF_ERROR(package::LowerToPackage(result.graph, result.config, {}, &spec, &report));
+  return package::SerializePackage(spec, bytes);
+}
+
+Status Open(const std::vector<uint8_t>& bytes, const std::string& device,
+            std::unique_ptr<runtime::Executor>* exec) {
+  std::unique_ptr<runtime::Package> pkg;
+  LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
+  runtime::SessionOptions so;
+  so.device = device;
+  so.timeline = true;
+  return runtime::OpenSession(std::move(pkg), so, exec);
+}
+
+class Profile : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Profile, LayersTileEachAcceleratorSegment) {
+  std::vector<uint8_t> bytes;
+  const Status cs = CompileBlock(GetParam(), "1x16x16", &bytes);
+  ASSERT_TRUE(cs.ok()) << cs.ToString();
+  std::unique_ptr<runtime::Executor> exec;
+  const Status os = Open(bytes, "fsim", &exec);
+  ASSERT_TRUE(os.ok()) << os.ToString();
+  runtime::ProfileReport r;
+  const Status ps = runtime::ProfileInference(*exec, runtime::ZeroInputs(exec->package()), &r);
+  ASSERT_TRUE(ps.ok()) << ps.ToString();
+  EXPECT_TRUE(r.timed);
+
+  // Every op of the package appears once, in order.
+  const runtime::Package& p = exec->package();
+  size_t ops = 0, accel_layers = 0;
+  for (const pkg::Segment* s : *p.root().segments()) ops += s->ops()->size();
+  ASSERT_EQ(r.layers.size(), ops);
+  ASSERT_EQ(r.segments.size(), p.num_segments());
+
+  for (size_t s = 0; s < r.segments.size(); ++s) {
+    const runtime::SegmentSummary& seg = r.segments[s];
+    if (!seg.accel) continue;
+    ASSERT_TRUE(seg.timed) << seg.name;
+    uint64_t cycles = 0, macs = 0, loaded = 0, stored = 0;
+    uint32_t next_insn = 0;
+    for (const runtime::LayerProfile& l : r.layers) {
+      if (l.segment != s) continue;
+      ++accel_layers;
+      SCOPED_TRACE(l.name);
+      EXPECT_TRUE(l.timed);
+      // The lowering's ranges tile the program: each layer starts where the previous ended.
+      EXPECT_EQ(l.insn_begin, next_insn);
+      EXPECT_LT(l.insn_begin, l.insn_end);
+      next_insn = l.insn_end;
+      EXPECT_GT(l.cycles, 0u);
+      EXPECT_GT(l.bytes_stored, 0u);
+      // Barriers separate layers, so no module is busy longer than the layer's interval.
+      for (uint64_t b : l.busy) EXPECT_LE(b, l.cycles);
+      if (l.op.rfind("Conv2d", 0) == 0) {
+        EXPECT_GE(l.macs, l.model_macs);  // channel padding only adds
+        EXPECT_GT(l.gemm_utilization, 0.0);
+        EXPECT_LE(l.gemm_utilization, 1.0);
+      }
+      cycles += l.cycles;
+      macs += l.macs;
+      loaded += l.bytes_loaded;
+      stored += l.bytes_stored;
+    }
+    // Only FINISH follows the last layer.
+    EXPECT_EQ(next_insn + 1, p.program(s)->insns.size()) << seg.name;
+    EXPECT_LE(cycles, seg.cycles) << seg.name;
+    EXPECT_EQ(cycles + seg.untimed_tail, seg.cycles) << seg.name;
+    EXPECT_LE(seg.untimed_tail, 8u) << seg.name;
+    EXPECT_EQ(macs, seg.macs) << seg.name;
+    EXPECT_EQ(loaded, seg.bytes_loaded) << seg.name;
+    EXPECT_EQ(stored, seg.bytes_stored) << seg.name;
+  }
+  EXPECT_GT(accel_layers, 0u);
+  const std::string table = runtime::FormatProfile(r);
+  for (const runtime::LayerProfile& l : r.layers) {
+    EXPECT_NE(table.find(l.name.size() <= 40 ? l.name : l.name.substr(l.name.size() - 38)),
+              std::string::npos) << l.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, Profile,
+                         ::testing::Values("resnet_basic", "mbv2_inverted", "squeeze_fire"));
+
+// On the cpu device nothing runs on an accelerator: layers keep their MACs, nothing is timed.
+TEST(ProfileCpu, NothingTimed) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(CompileBlock("resnet_basic", "1x16x16", &bytes).ok());
+  std::unique_ptr<runtime::Executor> exec;
+  ASSERT_TRUE(Open(bytes, "cpu", &exec).ok());
+  runtime::ProfileReport r;
+  ASSERT_TRUE(runtime::ProfileInference(*exec, runtime::ZeroInputs(exec->package()), &r).ok());
+  EXPECT_FALSE(r.timed);
+  for (const runtime::LayerProfile& l : r.layers) {
+    EXPECT_FALSE(l.timed);
+    EXPECT_EQ(l.macs, l.model_macs);
+  }
+  EXPECT_NE(runtime::FormatProfile(r).find("records no per-instruction timeline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace loom
