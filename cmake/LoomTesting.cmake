@@ -17,8 +17,11 @@ endfunction()
 # so each parser's crash-free behaviour on known inputs is part of the normal suite.
 option(LOOM_FUZZ "Build fuzz targets with libFuzzer (needs clang)" OFF)
 if(LOOM_FUZZ)
-  # Instrument all code for coverage, so the fuzzer sees inside the parsers it drives.
+  # Instrument all code for coverage, so the fuzzer sees inside the parsers it drives. Every
+  # program then needs the sanitizer runtimes (they define the coverage callbacks), not just the
+  # fuzz targets.
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined)
+  add_link_options(-fsanitize=address,undefined)
 endif()
 function(loom_add_fuzzer name)
   cmake_parse_arguments(F "" "SOURCE;CORPUS" "LIBS" ${ARGN})

@@ -448,19 +448,34 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     l.identity = static_cast<uint32_t>(T(identity_).offset / c_.wgt_elem_bytes());
     LOOM_RETURN_IF_ERROR(tensorize::EmitAdd(c_, l, code));
     layer->tiling = "elementwise";
-  } else if (n.op == "q.max_pool") {
-    const Window& w = std::get<MaxPoolParams>(op.params).window;
+  } else if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
+    const bool average = n.op == "q.avg_pool";
+    const Window& w = average ? std::get<AvgPoolParams>(op.params).window
+                              : std::get<MaxPoolParams>(op.params).window;
     const TensorSpec &x = T(op.inputs[0]), &y = T(op.outputs[0]);
     if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
-      return Internal(Where(n) + ": accelerator max pooling on unblocked tensors");
+      return Internal(Where(n) + ": accelerator pooling on unblocked tensors");
     }
-    tensorize::MaxPoolLayer l = tensorize::MaxPoolGeometry(c_, op.name, x.shape[0], x.shape[1],
-                                                           x.shape[2], x.shape[3], Geometry(w));
+    tensorize::PoolLayer l = tensorize::PoolGeometry(c_, op.name, x.shape[0], x.shape[1],
+                                                     x.shape[2], x.shape[3], Geometry(w));
+    if (average) {
+      // Every window counts kh x kw elements here (no padding, or padding counted).
+      const Requant& rq = std::get<AvgPoolParams>(op.params).requant;
+      const ir::Tensor& mults = *g_.value(n.inputs[1]).constant;
+      const int64_t count = int64_t{w.kh} * w.kw;
+      if (mults.num_elements() < count) return Internal(Where(n) + ": mult_by_count too short");
+      l.average = true;
+      l.mult = mults.data<int32_t>()[count - 1];
+      l.pre_shift = rq.pre_shift;
+      l.post_shift = rq.post_shift;
+      l.clip_lo = rq.clip_lo;
+      l.clip_hi = rq.clip_hi;
+    }
     l.input = static_cast<uint32_t>(x.offset / c_.inp_elem_bytes());
     l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
     l.identity = static_cast<uint32_t>(T(Identity()).offset / c_.wgt_elem_bytes());
     allow(Identity());
-    LOOM_RETURN_IF_ERROR(tensorize::EmitMaxPool(c_, l, code));
+    LOOM_RETURN_IF_ERROR(tensorize::EmitPool(c_, l, code));
     layer->tiling = "rows";
   } else {
     return Internal(Where(n) + ": no accelerator lowering for " + n.op +

@@ -116,8 +116,40 @@ bool MaxPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std
     *why = "not a 4-D activation";
     return false;
   }
-  const tensorize::MaxPoolLayer l =
-      tensorize::MaxPoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  const tensorize::PoolLayer l =
+      tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
+bool AvgPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  bool zero_pads = true;
+  for (int64_t p : n.GetInts("pads")) zero_pads = zero_pads && p == 0;
+  if (!zero_pads && n.GetInt("count_include_pad", 0) == 0) {
+    *why = "padded average pooling whose divisor varies at the border";
+    return false;
+  }
+  uint32_t x[4];
+  const ir::Value& mults = g.value(n.input(1));
+  if (!Nchw(g, n.input(0), x) || !mults.is_constant()) {
+    *why = "not a 4-D activation with constant multipliers";
+    return false;
+  }
+  tensorize::PoolLayer l = tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  const int64_t count = int64_t{l.kh} * l.kw;
+  if (mults.constant->num_elements() < count) {
+    *why = "mult_by_count shorter than the window";
+    return false;
+  }
+  l.average = true;
+  l.mult = mults.constant->data<int32_t>()[count - 1];
+  l.pre_shift = static_cast<int32_t>(n.GetInt("pre_shift", 0));
+  l.post_shift = static_cast<int32_t>(n.GetInt("post_shift", 0));
+  l.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
+  l.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;
@@ -135,6 +167,7 @@ const Rule kRules[] = {
     {"q.conv2d", ConvLowers},      // groups 1 or depthwise (by construction); fits the buffers
     {"q.add", AddLowers},          // GEMM identity copy + ALU; same shapes, 16-bit multipliers
     {"q.max_pool", MaxPoolLowers}, // ALU max; zero padding must not win; rows fit the buffers
+    {"q.avg_pool", AvgPoolLowers}, // ALU sums + requant; one divisor; 16-bit multiplier
 };
 
 int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }

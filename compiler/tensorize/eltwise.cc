@@ -132,11 +132,11 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
 namespace {
 
 // Input rows and padded width a max-pool tile of `oh_n` output rows reads.
-uint32_t PoolInRows(const MaxPoolLayer& l, uint32_t oh_n) { return (oh_n - 1) * l.stride_h + l.kh; }
-uint32_t PoolInCols(const MaxPoolLayer& l) { return (l.out_w() - 1) * l.stride_w + l.kw; }
+uint32_t PoolInRows(const PoolLayer& l, uint32_t oh_n) { return (oh_n - 1) * l.stride_h + l.kh; }
+uint32_t PoolInCols(const PoolLayer& l) { return (l.out_w() - 1) * l.stride_w + l.kw; }
 
 // The most output rows per tile that fit two virtual threads (0 if not even one row does).
-uint32_t PoolRowsThatFit(const HwConfig& c, const MaxPoolLayer& l) {
+uint32_t PoolRowsThatFit(const HwConfig& c, const PoolLayer& l) {
   const uint64_t iw = PoolInCols(l), ow = l.out_w();
   uint32_t best = 0;
   for (uint32_t r = 1; r <= l.out_h(); ++r) {
@@ -149,9 +149,9 @@ uint32_t PoolRowsThatFit(const HwConfig& c, const MaxPoolLayer& l) {
 
 }  // namespace
 
-MaxPoolLayer MaxPoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
+PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
                              uint32_t c, uint32_t h, uint32_t w, const Window2d& window) {
-  MaxPoolLayer l;
+  PoolLayer l;
   l.name = name;
   l.n_blocks = (n + config.batch - 1) / config.batch;
   l.c_blocks = (c + config.block_in - 1) / config.block_in;
@@ -168,7 +168,7 @@ MaxPoolLayer MaxPoolGeometry(const HwConfig& config, const std::string& name, ui
   return l;
 }
 
-Status MaxPoolLayer::Check(const HwConfig& config) const {
+Status PoolLayer::Check(const HwConfig& config) const {
   auto bad = [&](const std::string& why) { return InvalidArgument("layer " + name + ": " + why); };
   if (!n_blocks || !c_blocks || !h || !w || !kh || !kw || !stride_h || !stride_w) {
     return bad("zero-sized dimension");
@@ -185,10 +185,18 @@ Status MaxPoolLayer::Check(const HwConfig& config) const {
     return bad("rows wider than the loop fields");
   }
   if (PoolRowsThatFit(config, *this) == 0) return bad("one output row does not fit the buffers");
+  if (average) {
+    const int32_t imm_lo = -(1 << (isa::Layout::kImmBits - 1)), imm_hi = -imm_lo - 1;
+    if (mult < imm_lo || mult > imm_hi) return bad("multiplier must fit the ALU's 16-bit immediate");
+    if (pre_shift < -31 || pre_shift > 31 || post_shift < -31 || post_shift > 31) {
+      return bad("shift outside [-31, 31]");
+    }
+    if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
+  }
   return Status::Ok();
 }
 
-Status EmitMaxPool(const HwConfig& config, const MaxPoolLayer& l, AccelCode* code, uint32_t rows) {
+Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uint32_t rows) {
   LOOM_RETURN_IF_ERROR(l.Check(config));
   constexpr uint32_t V = 2;
   const uint32_t OH = l.out_h(), OW = l.out_w(), iw = PoolInCols(l);
@@ -287,7 +295,22 @@ Status EmitMaxPool(const HwConfig& config, const MaxPoolLayer& l, AccelCode* cod
         code->Emit(reset(u + 1, oh_n, OW));
         code->Emit(g);
         code->Emit(window(AluOp::kAdd, 0));
-        for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) code->Emit(window(AluOp::kMax, pos));
+        for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) {
+          code->Emit(window(l.average ? AluOp::kAdd : AluOp::kMax, pos));
+        }
+        if (l.average) {  // requantize the sums in Y
+          auto requant = [&](AluOp op, int32_t imm) {
+            Insn a = AluImm(op, u + 1, OW, imm);
+            a.loop_out = oh_n;
+            a.dst_factor_out = OW;
+            code->Emit(a);
+          };
+          if (l.pre_shift != 0) requant(AluOp::kShrRound, l.pre_shift);
+          requant(AluOp::kMul, l.mult);
+          if (l.post_shift != 0) requant(AluOp::kShrRound, l.post_shift);
+          if (l.clip_lo > -128) requant(AluOp::kMax, l.clip_lo);
+          if (l.clip_hi < 127) requant(AluOp::kMin, l.clip_hi);
+        }
         code->last().deps.push_next = true;
         // store
         Insn st = Dma(Opcode::kStore, Buffer::kOut, r * acc_tile + x_cap,

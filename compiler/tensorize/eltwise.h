@@ -34,14 +34,21 @@ struct AddLayer {
 Status EmitAdd(const HwConfig& config, const AddLayer& layer, AccelCode* code,
                uint32_t tile = 0);
 
-// Max pooling of a blocked int8 tensor (qops.h MaxPool) on the ALU. The image border is DMA
-// padding (zeros), so a padded window is only right when the input is non-negative (after a ReLU)
-// or there is no padding; the partitioner only places such layers here. Each tile is whole output
-// rows of one channel block: the input rows it needs are copied into ACC through the identity
-// weights, the output starts as the window's first element (ALU ADD onto a reset tile) and takes
-// the MAX of every other window position.
-struct MaxPoolLayer {
+// Max or average pooling of a blocked int8 tensor (qops.h MaxPool, AvgPool) on the ALU. Each
+// tile is whole output rows of one channel block: the input rows it needs are copied into ACC
+// through the identity weights, the output starts at zero, and takes the window's first element
+// (ADD) and then the MAX of every other position, or the ADD of every position followed by the
+// requantization (SHR_RND, MUL by the immediate multiplier, SHR_RND, clip).
+//
+// The image border is DMA padding (zeros). A padded max pool is therefore only exact on
+// non-negative input (after a ReLU), and a padded average only with count_include_pad; the
+// partitioner places other layers on the CPU.
+struct PoolLayer {
   std::string name;
+  bool average = false;
+  // Average pooling: the requantization of the window sum (one multiplier: every window counts
+  // kh x kw elements). The multiplier must fit the ALU's 16-bit immediate.
+  int32_t mult = 1, pre_shift = 0, post_shift = 0, clip_lo = -128, clip_hi = 127;
   uint32_t n_blocks = 1, c_blocks = 1, h = 1, w = 1;
   uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
@@ -51,11 +58,12 @@ struct MaxPoolLayer {
   uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
   Status Check(const HwConfig& config) const;
 };
-// The layer's shape from a logical NCHW input (offsets are the caller's).
-MaxPoolLayer MaxPoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
+// The layer's shape from a logical NCHW input (offsets and the average's requantization are the
+// caller's).
+PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
                              uint32_t c, uint32_t h, uint32_t w, const Window2d& window);
 // `rows`: output rows per tile (0: the most that fit).
-Status EmitMaxPool(const HwConfig& config, const MaxPoolLayer& layer, AccelCode* code,
+Status EmitPool(const HwConfig& config, const PoolLayer& layer, AccelCode* code,
                    uint32_t rows = 0);
 
 // The identity weight block (block_out x block_in int8, ones on the diagonal) as bytes of one

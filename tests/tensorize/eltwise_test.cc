@@ -159,13 +159,15 @@ TEST(AddLayer, RejectsBadParameters) {
 struct PoolCase {
   const char* name;
   uint32_t n, c, h, w, k, stride, pad, rows;
+  bool average = false;
+  int32_t mult = 1, pre = 0, post = 0, clip_lo = -128;
 };
 
 void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
 
-class MaxPoolTest : public ::testing::TestWithParam<PoolCase> {};
+class PoolTest : public ::testing::TestWithParam<PoolCase> {};
 
-TEST_P(MaxPoolTest, MatchesInt8KernelOnFsim) {
+TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   const PoolCase& k = GetParam();
   const HwConfig c = Config(8);
   const q::Blocking blk{c.batch, c.block_in};
@@ -176,18 +178,29 @@ TEST_P(MaxPoolTest, MatchesInt8KernelOnFsim) {
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k.pad;
   std::mt19937 rng(5);
   std::vector<int8_t> x_plain = Random8(size_t{k.n} * k.c * k.h * k.w, &rng);
-  // With padding the input must be non-negative (it follows a ReLU): the border is zeros.
-  if (k.pad) for (auto& v : x_plain) v = static_cast<int8_t>(v < 0 ? -(v + 1) : v);
+  // With padding a max pool's input must be non-negative (it follows a ReLU): the border is zeros.
+  if (k.pad && !k.average) for (auto& v : x_plain) v = static_cast<int8_t>(v < 0 ? -(v + 1) : v);
   const size_t in_bytes = q::BlockedBytes(blk, p.in), out_bytes = q::BlockedBytes(blk, p.out());
   std::vector<int8_t> x(in_bytes), want(out_bytes);
   ASSERT_TRUE(q::PackActivation(blk, p.in, x_plain.data(), x.data()).ok());
-  ASSERT_TRUE(q::MaxPool(blk, p, x.data(), want.data()).ok());
+  if (k.average) {
+    // Padding counts (count_include_pad), so every window divides by k * k.
+    q::AvgPoolParams ap;
+    ap.pool = p;
+    ap.count_include_pad = true;
+    ap.rq = {k.pre, k.post, k.clip_lo, 127};
+    std::vector<int32_t> mult_by_count(size_t{k.k} * k.k, 0);
+    mult_by_count.back() = k.mult;
+    ASSERT_TRUE(q::AvgPool(blk, ap, mult_by_count.data(), x.data(), want.data()).ok());
+  } else {
+    ASSERT_TRUE(q::MaxPool(blk, p, x.data(), want.data()).ok());
+  }
 
   Machine m{c, {}, {}, {}};
   m.arena = x;
   m.arena.resize(in_bytes + out_bytes, 0x44);
   m.constants = IdentityWeights(c);
-  MaxPoolLayer l;
+  PoolLayer l;
   l.name = k.name;
   l.n_blocks = k.n;
   l.c_blocks = (k.c + c.block_in - 1) / c.block_in;
@@ -198,8 +211,13 @@ TEST_P(MaxPoolTest, MatchesInt8KernelOnFsim) {
   l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = k.pad;
   l.input = 0;
   l.output = static_cast<uint32_t>(in_bytes / c.inp_elem_bytes());
+  l.average = k.average;
+  l.mult = k.mult;
+  l.pre_shift = k.pre;
+  l.post_shift = k.post;
+  l.clip_lo = k.clip_lo;
   AccelCode code;
-  Status st = EmitMaxPool(c, l, &code, k.rows);
+  Status st = EmitPool(c, l, &code, k.rows);
   ASSERT_TRUE(st.ok()) << st.ToString();
   st = m.Run(code);
   ASSERT_TRUE(st.ok()) << st.ToString();
@@ -210,11 +228,14 @@ TEST_P(MaxPoolTest, MatchesInt8KernelOnFsim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    tensorize, MaxPoolTest,
-    ::testing::Values(PoolCase{"k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
-                      PoolCase{"k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
-                      PoolCase{"k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
-                      PoolCase{"k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1}),
+    tensorize, PoolTest,
+    ::testing::Values(PoolCase{"max_k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
+                      PoolCase{"max_k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
+                      PoolCase{"max_k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
+                      PoolCase{"max_k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1},
+                      PoolCase{"avg_global_7x7", 1, 20, 7, 7, 7, 1, 0, 0, true, 21399, 0, 20},
+                      PoolCase{"avg_k3_s2_p1_relu_pre", 1, 12, 9, 9, 3, 2, 1, 2, true, 29127, 2, 16, 0},
+                      PoolCase{"avg_k2_s2_batch2", 2, 8, 6, 6, 2, 2, 0, 0, true, 16384, 0, 16}),
     [](const ::testing::TestParamInfo<PoolCase>& i) { return std::string(i.param.name); });
 
 struct DwCase {
