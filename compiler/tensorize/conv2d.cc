@@ -308,14 +308,7 @@ Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint
   l.h = h;
   l.w = w;
   l.o_blocks = CeilDiv(out_c, config.block_out);
-  l.kh = window.kh;
-  l.kw = window.kw;
-  l.stride_h = window.stride_h;
-  l.stride_w = window.stride_w;
-  l.pad_top = window.pad_top;
-  l.pad_left = window.pad_left;
-  l.pad_bottom = window.pad_bottom;
-  l.pad_right = window.pad_right;
+  SetWindow(window, &l);
   return l;
 }
 

@@ -49,6 +49,19 @@ struct Window2d {
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
 };
 
+// Copies a window into any layer struct with the eight window fields (Conv2dLayer, PoolLayer).
+template <typename Layer>
+void SetWindow(const Window2d& w, Layer* l) {
+  l->kh = w.kh;
+  l->kw = w.kw;
+  l->stride_h = w.stride_h;
+  l->stride_w = w.stride_w;
+  l->pad_top = w.pad_top;
+  l->pad_left = w.pad_left;
+  l->pad_bottom = w.pad_bottom;
+  l->pad_right = w.pad_right;
+}
+
 // The layer's shape from a logical NCHW input, rounded up to the config's blocks; offsets and
 // requantization are the caller's. The partitioner checks it (Check) and the lowering emits it.
 Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint32_t n, uint32_t c,

@@ -157,14 +157,7 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
   l.c_blocks = (c + config.block_in - 1) / config.block_in;
   l.h = h;
   l.w = w;
-  l.kh = window.kh;
-  l.kw = window.kw;
-  l.stride_h = window.stride_h;
-  l.stride_w = window.stride_w;
-  l.pad_top = window.pad_top;
-  l.pad_left = window.pad_left;
-  l.pad_bottom = window.pad_bottom;
-  l.pad_right = window.pad_right;
+  SetWindow(window, &l);
   return l;
 }
 
