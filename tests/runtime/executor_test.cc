@@ -76,6 +76,7 @@ TEST_P(Bitexact, CpuFsimTsimAgree) {
   // tsim has RTL models for 1x8x8 and 1x16x16 only (sim/tsim/CMakeLists.txt).
   if (HaveDevice("tsim") && (k.config == "1x8x8" || k.config == "1x16x16")) devices.push_back("tsim");
   std::vector<std::vector<HostTensor>> results;
+  std::vector<std::string> ran;  // devices that ran, parallel to results
   for (const std::string& d : devices) {
     SCOPED_TRACE(d);
     std::unique_ptr<Executor> e;
@@ -95,6 +96,7 @@ TEST_P(Bitexact, CpuFsimTsimAgree) {
       else {
         for (size_t o = 0; o < out.size(); ++o) EXPECT_EQ(out[o].data, first[o].data);
         results.push_back(out);
+        ran.push_back(d);
       }
     }
     const runtime::Profile& prof = e->profile();
@@ -117,12 +119,12 @@ TEST_P(Bitexact, CpuFsimTsimAgree) {
       }
     }
   }
-  ASSERT_EQ(results.size(), devices.size());
+  ASSERT_GE(ran.size(), 2u);  // cpu and fsim always
   for (size_t d = 1; d < results.size(); ++d) {
     ASSERT_EQ(results[d].size(), results[0].size());
     for (size_t o = 0; o < results[0].size(); ++o) {
-      EXPECT_EQ(results[d][o].shape, results[0][o].shape) << devices[d];
-      EXPECT_EQ(results[d][o].data, results[0][o].data) << devices[d] << " output " << results[0][o].name;
+      EXPECT_EQ(results[d][o].shape, results[0][o].shape) << ran[d];
+      EXPECT_EQ(results[d][o].data, results[0][o].data) << ran[d] << " output " << results[0][o].name;
     }
   }
   // The outputs are not trivially constant: the features take several distinct values.
