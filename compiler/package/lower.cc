@@ -491,25 +491,17 @@ Status Lowerer::VerifyLayer(const ir::Node& n, const AccelCode& code, size_t fir
     const isa::Insn& i = code.insns[k];
     const Region r = code.regions[k];
     if (r != Region::kArena && r != Region::kConstants) continue;
-    if (i.y_size == 0 || i.x_size == 0) continue;
-    uint32_t elem = 0;
-    switch (i.buffer) {
-      case isa::Buffer::kInp: elem = c_.inp_elem_bytes(); break;
-      case isa::Buffer::kWgt: elem = c_.wgt_elem_bytes(); break;
-      case isa::Buffer::kAcc: elem = c_.acc_elem_bytes(); break;
-      case isa::Buffer::kOut: elem = c_.out_elem_bytes(); break;
-      default: elem = HwConfig::kUopBytes; break;
-    }
+    if (i.dram_span() == 0) continue;
+    const uint64_t elem = isa::ElemBytes(c_, i.buffer);
     const uint64_t begin = uint64_t{i.dram_base} * elem;
-    const uint64_t end =
-        begin + (uint64_t{i.y_size - 1} * i.x_stride + i.x_size) * elem;
+    const uint64_t end = begin + i.dram_span() * elem;
     const bool inside = std::any_of(allowed.begin(), allowed.end(), [&](const Range& a) {
       return a.region == r && begin >= a.begin && end <= a.end;
     });
     if (!inside) {
       return Internal(Where(n) + ": instruction " + std::to_string(k) + " (" +
                       isa::Disassemble(i) + ") touches " +
-                      (r == Region::kArena ? "arena" : "constants") + " bytes [" +
+                      runtime::RegionName(r) + " bytes [" +
                       std::to_string(begin) + ", " + std::to_string(end) +
                       ") outside the layer's tensors (compiler bug)");
     }
@@ -527,20 +519,9 @@ Status Lowerer::VerifyProgram(const std::string& segment, const AccelCode& code)
     const isa::Insn& i = code.insns[k];
     LOOM_RETURN_IF_ERROR(isa::Verify(layout, i).WithContext(
         "segment " + segment + ", instruction " + std::to_string(k) + " (compiler bug)"));
-    const isa::Module m = i.module();
-    const auto q = [](isa::Queue x) { return static_cast<int>(x); };
-    if (m == isa::Module::kLoad) {
-      tokens[q(isa::Queue::kComputeToLoad)] -= i.deps.pop_next;
-      tokens[q(isa::Queue::kLoadToCompute)] += i.deps.push_next;
-    } else if (m == isa::Module::kCompute) {
-      tokens[q(isa::Queue::kLoadToCompute)] -= i.deps.pop_prev;
-      tokens[q(isa::Queue::kStoreToCompute)] -= i.deps.pop_next;
-      tokens[q(isa::Queue::kComputeToLoad)] += i.deps.push_prev;
-      tokens[q(isa::Queue::kComputeToStore)] += i.deps.push_next;
-    } else {
-      tokens[q(isa::Queue::kComputeToStore)] -= i.deps.pop_prev;
-      tokens[q(isa::Queue::kStoreToCompute)] += i.deps.push_prev;
-    }
+    const isa::TokenQueues t = isa::QueuesOf(i);
+    for (int p = 0; p < t.num_pops; ++p) --tokens[static_cast<int>(t.pops[p])];
+    for (int p = 0; p < t.num_pushes; ++p) ++tokens[static_cast<int>(t.pushes[p])];
   }
   for (int k = 0; k < isa::kNumQueues; ++k) {
     if (tokens[k] != 0) {

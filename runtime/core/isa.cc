@@ -80,6 +80,41 @@ Module Insn::module() const {
   }
 }
 
+TokenQueues QueuesOf(const Insn& insn) {
+  TokenQueues t;
+  auto pop = [&](Queue q) { t.pops[t.num_pops++] = q; };
+  auto push = [&](Queue q) { t.pushes[t.num_pushes++] = q; };
+  const Deps& d = insn.deps;
+  switch (insn.module()) {
+    case Module::kLoad:
+      if (d.pop_next) pop(Queue::kComputeToLoad);
+      if (d.push_next) push(Queue::kLoadToCompute);
+      break;
+    case Module::kCompute:
+      if (d.pop_prev) pop(Queue::kLoadToCompute);
+      if (d.pop_next) pop(Queue::kStoreToCompute);
+      if (d.push_prev) push(Queue::kComputeToLoad);
+      if (d.push_next) push(Queue::kComputeToStore);
+      break;
+    case Module::kStore:
+      if (d.pop_prev) pop(Queue::kComputeToStore);
+      if (d.push_prev) push(Queue::kStoreToCompute);
+      break;
+  }
+  return t;
+}
+
+uint32_t ElemBytes(const HwConfig& c, Buffer b) {
+  switch (b) {
+    case Buffer::kUop: return HwConfig::kUopBytes;
+    case Buffer::kWgt: return c.wgt_elem_bytes();
+    case Buffer::kInp: return c.inp_elem_bytes();
+    case Buffer::kAcc: return c.acc_elem_bytes();
+    case Buffer::kOut: return c.out_elem_bytes();
+  }
+  return 1;
+}
+
 uint32_t Layout::depth(Buffer b) const {
   switch (b) {
     case Buffer::kUop: return uop_depth;

@@ -100,7 +100,23 @@ struct Insn {
   uint64_t sram_extent() const {
     return uint64_t{y_pad_top + y_size + y_pad_bottom} * (x_pad_left + x_size + x_pad_right);
   }
+  // DRAM elements a LOAD/STORE spans from dram_base: one past the last element it touches, or 0
+  // for a synchronization-only (empty) transfer.
+  uint64_t dram_span() const {
+    if (y_size == 0 || x_size == 0) return 0;
+    return uint64_t{y_size - 1} * x_stride + x_size;
+  }
 };
+
+// The token queues an instruction pops before it starts and pushes after it ends, from its module
+// and dependency flags (docs/isa.md §1.5). At most two of each.
+struct TokenQueues {
+  Queue pops[2];
+  Queue pushes[2];
+  int num_pops = 0;
+  int num_pushes = 0;
+};
+TokenQueues QueuesOf(const Insn& insn);
 
 // A micro-op: buffer indices for one step of a GEMM (dst=acc, src=inp, wgt=wgt) or an ALU
 // (dst=acc, src=acc) instruction, before the loop offsets are added.
@@ -173,6 +189,9 @@ struct FieldSpec {
 std::vector<FieldSpec> Fields(const Layout& layout, Opcode op);
 // Micro-op fields: dst, src, wgt.
 std::vector<FieldSpec> UopFields(const Layout& layout);
+
+// Bytes of one element of `buffer`, in SRAM and in DRAM: what dram_base and sram_base count.
+uint32_t ElemBytes(const HwConfig& config, Buffer buffer);
 
 // Checks an instruction against the spec: fields in range for the layout, fields of other opcodes
 // zero, dependency flags that exist for its module, DMA extents inside the buffer.

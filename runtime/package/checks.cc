@@ -468,10 +468,8 @@ Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::st
       return InvalidArgument(at + " (" + isa::Disassemble(insn) + "): region " + RegionName(region) +
                              " is not valid for this instruction");
     }
-    if (insn.y_size == 0 || insn.x_size == 0) continue;
-    const uint64_t eb = ElementBytes(c_, insn.buffer);
-    const uint64_t last_elem = uint64_t{insn.dram_base} + uint64_t{insn.y_size - 1} * insn.x_stride + insn.x_size - 1;
-    const uint64_t end = (last_elem + 1) * eb;
+    if (insn.dram_span() == 0) continue;
+    const uint64_t end = (uint64_t{insn.dram_base} + insn.dram_span()) * isa::ElemBytes(c_, insn.buffer);
     const uint64_t limit = region_bytes[rv];
     if (end > limit) {
       return OutOfRange(at + " (" + isa::Disassemble(insn) + "): DMA reaches byte " + std::to_string(end) +

@@ -14,17 +14,6 @@ const char* RegionName(Region r) {
   return "?";
 }
 
-uint32_t ElementBytes(const HwConfig& c, isa::Buffer b) {
-  switch (b) {
-    case isa::Buffer::kUop: return HwConfig::kUopBytes;
-    case isa::Buffer::kWgt: return c.wgt_elem_bytes();
-    case isa::Buffer::kInp: return c.inp_elem_bytes();
-    case isa::Buffer::kAcc: return c.acc_elem_bytes();
-    case isa::Buffer::kOut: return c.out_elem_bytes();
-  }
-  return 1;
-}
-
 Status Link(const HwConfig& config, const isa::Insn* insns, const Region* regions, size_t count,
             const RegionBases& bases, std::vector<isa::Insn>* out) {
   out->clear();
@@ -39,7 +28,7 @@ Status Link(const HwConfig& config, const isa::Insn* insns, const Region* region
       case Region::kUops: base = bases.uops; break;
     }
     if (regions[i] != Region::kNone) {
-      const uint32_t eb = ElementBytes(config, insn.buffer);
+      const uint32_t eb = isa::ElemBytes(config, insn.buffer);
       if (base % eb != 0) {
         return InvalidArgument("instruction " + std::to_string(i) + ": region base " +
                                std::to_string(base) + " is not aligned to the " +

@@ -33,9 +33,6 @@ struct RegionBases {
   uint64_t uops = 0;
 };
 
-// Bytes of one element of `buffer` in DRAM.
-uint32_t ElementBytes(const HwConfig& config, isa::Buffer buffer);
-
 // Writes `count` instructions with every dram_base made absolute to *out. Fails, naming the
 // instruction, if a base is not aligned to the element size or an address does not fit 32 bits.
 Status Link(const HwConfig& config, const isa::Insn* insns, const Region* regions, size_t count,

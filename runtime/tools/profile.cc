@@ -27,7 +27,7 @@ double Utilization(uint64_t macs, uint64_t cycles, const HwConfig& c) {
 
 // MACs and DRAM bytes of one instruction, counted as the devices count them (fsim's Stats).
 void CountInsn(const HwConfig& c, const isa::Insn& insn, LayerProfile* l) {
-  const uint64_t moved = uint64_t{insn.y_size} * insn.x_size * ElementBytes(c, insn.buffer);
+  const uint64_t moved = uint64_t{insn.y_size} * insn.x_size * isa::ElemBytes(c, insn.buffer);
   switch (insn.opcode) {
     case isa::Opcode::kLoad: l->bytes_loaded += moved; break;
     case isa::Opcode::kStore: l->bytes_stored += moved; break;

@@ -24,25 +24,9 @@ int Idx(Queue q) { return static_cast<int>(q); }
 
 // Token queues an instruction pops before it starts and pushes after it ends (docs/isa.md).
 void FlagQueues(const Insn& insn, std::vector<Queue>* pops, std::vector<Queue>* pushes) {
-  pops->clear();
-  pushes->clear();
-  const isa::Deps& d = insn.deps;
-  switch (insn.module()) {
-    case Module::kLoad:
-      if (d.pop_next) pops->push_back(Queue::kComputeToLoad);
-      if (d.push_next) pushes->push_back(Queue::kLoadToCompute);
-      break;
-    case Module::kCompute:
-      if (d.pop_prev) pops->push_back(Queue::kLoadToCompute);
-      if (d.pop_next) pops->push_back(Queue::kStoreToCompute);
-      if (d.push_prev) pushes->push_back(Queue::kComputeToLoad);
-      if (d.push_next) pushes->push_back(Queue::kComputeToStore);
-      break;
-    case Module::kStore:
-      if (d.pop_prev) pops->push_back(Queue::kComputeToStore);
-      if (d.push_prev) pushes->push_back(Queue::kStoreToCompute);
-      break;
-  }
+  const isa::TokenQueues t = isa::QueuesOf(insn);
+  pops->assign(t.pops, t.pops + t.num_pops);
+  pushes->assign(t.pushes, t.pushes + t.num_pushes);
 }
 
 struct PendingPush {

@@ -73,16 +73,7 @@ Machine::Machine(const HwConfig& config, const isa::Layout& layout)
       acc_(size_t{config.acc_depth()} * lanes_),
       out_(size_t{config.out_depth()} * lanes_) {}
 
-uint32_t Machine::elem_bytes(Buffer b) const {
-  switch (b) {
-    case Buffer::kUop: return HwConfig::kUopBytes;
-    case Buffer::kWgt: return config_.wgt_elem_bytes();
-    case Buffer::kInp: return config_.inp_elem_bytes();
-    case Buffer::kAcc: return config_.acc_elem_bytes();
-    case Buffer::kOut: return config_.out_elem_bytes();
-  }
-  return 0;
-}
+uint32_t Machine::elem_bytes(Buffer b) const { return isa::ElemBytes(config_, b); }
 
 Status Machine::Execute(const Insn& insn, Dram& dram) {
   switch (insn.opcode) {

@@ -53,21 +53,6 @@ std::vector<std::tuple<std::string, std::string>> AllParams() {
   return params;
 }
 
-uint32_t ElemBytes(const HwConfig& c, isa::Buffer b) {
-  switch (b) {
-    case isa::Buffer::kUop:
-      return HwConfig::kUopBytes;
-    case isa::Buffer::kWgt:
-      return c.wgt_elem_bytes();
-    case isa::Buffer::kInp:
-      return c.inp_elem_bytes();
-    case isa::Buffer::kAcc:
-      return c.acc_elem_bytes();
-    case isa::Buffer::kOut:
-      return c.out_elem_bytes();
-  }
-  return 0;
-}
 
 // "offset 40 (element 5, byte 0): expected 0x12, got 0x00" for the first few differing bytes.
 std::string Differences(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
