@@ -73,25 +73,21 @@ module loom_dma_wr #(
   logic [loom_hw_pkg::MEM_Y_PAD_BOTTOM_W-1:0] y_pad_bottom;
   logic [loom_hw_pkg::MEM_X_PAD_LEFT_W-1:0]   x_pad_left;
   logic [loom_hw_pkg::MEM_X_PAD_RIGHT_W-1:0]  x_pad_right;
-  assign sram_base    = insn_i[loom_hw_pkg::MEM_SRAM_BASE_LSB +: loom_hw_pkg::MEM_SRAM_BASE_W];
-  assign dram_base    = insn_i[loom_hw_pkg::MEM_DRAM_BASE_LSB +: loom_hw_pkg::MEM_DRAM_BASE_W];
-  assign y_size       = insn_i[loom_hw_pkg::MEM_Y_SIZE_LSB +: loom_hw_pkg::MEM_Y_SIZE_W];
-  assign x_size       = insn_i[loom_hw_pkg::MEM_X_SIZE_LSB +: loom_hw_pkg::MEM_X_SIZE_W];
-  assign x_stride     = insn_i[loom_hw_pkg::MEM_X_STRIDE_LSB +: loom_hw_pkg::MEM_X_STRIDE_W];
-  assign y_pad_top    = insn_i[loom_hw_pkg::MEM_Y_PAD_TOP_LSB +: loom_hw_pkg::MEM_Y_PAD_TOP_W];
-  assign y_pad_bottom = insn_i[loom_hw_pkg::MEM_Y_PAD_BOTTOM_LSB +:
-                               loom_hw_pkg::MEM_Y_PAD_BOTTOM_W];
-  assign x_pad_left   = insn_i[loom_hw_pkg::MEM_X_PAD_LEFT_LSB +: loom_hw_pkg::MEM_X_PAD_LEFT_W];
-  assign x_pad_right  = insn_i[loom_hw_pkg::MEM_X_PAD_RIGHT_LSB +: loom_hw_pkg::MEM_X_PAD_RIGHT_W];
-  // Opcode, flags, buffer and the reserved bits are for fetch and the sequencer; sram_base wraps
-  // at the buffer's depth (a larger index is a static error, docs/isa.md §4).
-  logic unused_insn;
-  if (loom_hw_pkg::MEM_USED_BITS < loom_hw_pkg::INSN_BITS) begin : g_reserved
-    assign unused_insn = ^{insn_i[loom_hw_pkg::MEM_SRAM_BASE_LSB-1:0],
-                           insn_i[loom_hw_pkg::INSN_BITS-1:loom_hw_pkg::MEM_USED_BITS], sram_base};
-  end else begin : g_no_reserved
-    assign unused_insn = ^{insn_i[loom_hw_pkg::MEM_SRAM_BASE_LSB-1:0], sram_base};
-  end
+  loom_mem_fields u_fields (
+    .insn_i,
+    .sram_base_o   (sram_base),
+    .dram_base_o   (dram_base),
+    .y_size_o      (y_size),
+    .x_size_o      (x_size),
+    .x_stride_o    (x_stride),
+    .y_pad_top_o   (y_pad_top),
+    .y_pad_bottom_o(y_pad_bottom),
+    .x_pad_left_o  (x_pad_left),
+    .x_pad_right_o (x_pad_right)
+  );
+  // sram_base wraps at this buffer's depth, which may be smaller than the field (docs/isa.md §4).
+  logic unused_sram_base;
+  assign unused_sram_base = ^sram_base;
 
   wr_state_e         state_q, state_d;
   logic              aborting_q;  // finish the burst in flight, then stop

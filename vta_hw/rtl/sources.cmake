@@ -9,6 +9,7 @@ set(LOOM_RTL_SOURCES
   ${LOOM_RTL_DIR}/loom_token_queue.sv
   ${LOOM_RTL_DIR}/loom_beat_unpack.sv
   ${LOOM_RTL_DIR}/loom_axi_rd_arb.sv
+  ${LOOM_RTL_DIR}/loom_mem_fields.sv
   ${LOOM_RTL_DIR}/loom_dma_rd.sv
   ${LOOM_RTL_DIR}/loom_dma_wr.sv
   ${LOOM_RTL_DIR}/loom_insn_check.sv
