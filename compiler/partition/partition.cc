@@ -10,36 +10,8 @@
 namespace loom::partition {
 namespace {
 
-// Limits of the accelerator lowering (compiler/tensorize): window geometry is encoded in 4-bit
-// fields of the load/compute programs.
-constexpr int64_t kMaxKernel = 15;
-constexpr int64_t kMaxPad = 15;
-constexpr int64_t kMaxStride = 15;
-
 using Predicate = bool (*)(const ir::Graph& g, const ir::Node& n, const HwConfig& c,
                            std::string* why_not);
-
-bool ConvFits(const ir::Graph&, const ir::Node& n, const HwConfig&, std::string* why) {
-  const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
-  for (size_t i = 0; i < 2; ++i) {
-    if (k[i] > kMaxKernel) {
-      *why = "kernel " + std::to_string(k[i]) + " > " + std::to_string(kMaxKernel);
-      return false;
-    }
-    if (s[i] > kMaxStride) {
-      *why = "stride " + std::to_string(s[i]) + " > " + std::to_string(kMaxStride);
-      return false;
-    }
-    for (int64_t pad : {p[i], p[i + 2]}) {
-      if (pad >= k[i] || pad > kMaxPad) {
-        *why = "pad " + std::to_string(pad) + " not < kernel " + std::to_string(k[i]) +
-               " or > " + std::to_string(kMaxPad);
-        return false;
-      }
-    }
-  }
-  return true;
-}
 
 tensorize::Window2d WindowOf(const ir::Node& n) {
   const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
@@ -58,9 +30,9 @@ bool Nchw(const ir::Graph& g, ir::ValueId v, uint32_t out[4]) {
   return true;
 }
 
-// What the tensorizer itself accepts: buffer fit, loop and DMA field limits.
+// What the tensorizer itself accepts (Conv2dLayer::Check): DMA padding field, loop fields, buffer
+// and micro-op fit. There is no second list of limits here.
 bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
-  if (!ConvFits(g, n, c, why)) return false;
   uint32_t x[4], y[4];
   if (!Nchw(g, n.input(0), x) || !Nchw(g, n.outputs[0], y)) {
     *why = "not a 4-D activation";
@@ -84,7 +56,13 @@ bool AddLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
   }
   tensorize::AddLayer l;
   l.name = n.name;
-  l.elems = 1;
+  const uint64_t elems = uint64_t{(a[0] + c.batch - 1) / c.batch} *
+                         ((a[1] + c.block_in - 1) / c.block_in) * a[2] * a[3];
+  if (elems > UINT32_MAX) {
+    *why = "tensor larger than the DMA's element addresses";
+    return false;
+  }
+  l.elems = static_cast<uint32_t>(elems);
   l.mult_a = static_cast<int32_t>(n.GetInt("mult_a", 1));
   l.mult_b = static_cast<int32_t>(n.GetInt("mult_b", 1));
   l.shift = static_cast<int32_t>(n.GetInt("shift", 0));
@@ -164,7 +142,7 @@ struct Rule {
 
 // The offload table: op -> when it runs on the accelerator. Ops without a row run on the CPU.
 const Rule kRules[] = {
-    {"q.conv2d", ConvLowers},      // groups 1 or depthwise (by construction); fits the buffers
+    {"q.conv2d", ConvLowers},      // groups 1 or depthwise (by construction); what tensorize takes
     {"q.add", AddLowers},          // GEMM identity copy + ALU; same shapes, 16-bit multipliers
     {"q.max_pool", MaxPoolLowers}, // ALU max; zero padding must not win; rows fit the buffers
     {"q.avg_pool", AvgPoolLowers}, // ALU sums + requant; one divisor; 16-bit multiplier

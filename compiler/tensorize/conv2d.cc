@@ -273,7 +273,9 @@ Status Conv2dLayer::Check(const HwConfig& c) const {
     return bad("shift outside [-31, 31]");
   }
   if (clip_lo > clip_hi) return bad("clip_lo above clip_hi");
-  // The smallest tiling must fit, or nothing will.
+  // The smallest tiling must fit, or nothing will: its micro-ops (one per kernel position, plus
+  // the reset, bias and multiplier planes of each thread) and its buffer footprint.
+  if (uint64_t{kh} * kw + 6 > c.uop_depth()) return bad("kernel needs more micro-ops than the buffer holds");
   Conv2dTiling one;
   one.virtual_threads = 1;
   if (!Footprint(*this, one).Fits(c, 1, 1)) return bad("a single output row does not fit the buffers");
