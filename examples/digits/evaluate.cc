@@ -27,6 +27,10 @@ int Fail(const std::string& what) {
   return 1;
 }
 
+std::string Text(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "?";
+}
+
 size_t ArgMax(const float* row, size_t n) {
   return static_cast<size_t>(std::max_element(row, row + n) - row);
 }
@@ -86,7 +90,10 @@ int Main(int argc, char** argv) {
 
   std::ifstream in(stats_path);
   const nlohmann::json stats = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (stats.is_discarded() || !stats.contains("cycles") || !stats.contains("inferences")) {
+  if (stats.is_discarded() || !stats.is_object() || !stats.contains("cycles") ||
+      !stats["cycles"].is_number() || !stats.contains("inferences") ||
+      !stats["inferences"].is_number() ||
+      (stats.contains("gemm_utilization") && !stats["gemm_utilization"].is_number())) {
     return Fail(stats_path + ": not a loom-run --stats file");
   }
   Board board;
@@ -95,8 +102,7 @@ int Main(int argc, char** argv) {
   const double cycles = stats["cycles"].get<double>() / std::max(inferences, 1.0);
 
   std::printf("\ndigits: %zu test images, package run on %s (config %s)\n", n,
-              stats.value("device", std::string("?")).c_str(),
-              stats.value("config", std::string("?")).c_str());
+              Text(stats, "device").c_str(), Text(stats, "config").c_str());
   std::printf("  fp32 top-1 (ONNX model, float reference)   %6.2f %%  (%zu/%zu)\n",
               100.0 * double(fp32_correct) / double(n), fp32_correct, n);
   std::printf("  int8 top-1 (Loom package)                  %6.2f %%  (%zu/%zu)\n",

@@ -21,7 +21,8 @@ Status FindModel(const HwConfig& config, const ModelInfo** out) {
     *out = by_hash;
     return Status::Ok();
   }
-  return FailedPrecondition("tsim has no RTL model for config " + config.name + " (hash " +
+  // Unimplemented: this build can run the config, it just did not verilate a model for it.
+  return Unimplemented("tsim has no RTL model for config " + config.name + " (hash " +
                             config.HashHex() + "); this build has " +
                             (built.empty() ? std::string("none") : built) +
                             " (1x16x16 needs -DLOOM_TSIM_1X16X16=ON)");

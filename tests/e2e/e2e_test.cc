@@ -150,8 +150,7 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   std::unique_ptr<runtime::Driver> probe;
   if (!runtime::CreateDriver("tsim", &probe).ok()) GTEST_SKIP() << "this build has no tsim";
   const DeviceRun tsim = RunOn("tsim", c, input);
-  if (tsim.status.code() == StatusCode::kFailedPrecondition &&
-      tsim.status.message().find("no RTL model") != std::string::npos) {
+  if (tsim.status.code() == StatusCode::kUnimplemented) {
     GTEST_SKIP() << tsim.status.ToString();  // this build verilated other configs only
   }
   ASSERT_TRUE(tsim.status.ok()) << tsim.status.ToString();
@@ -163,8 +162,9 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
             << ")\n";
 }
 
-// The quantized blocks stay close to torch's fp32 output (a sanity bound on quantization error;
-// the digits accuracy test below is the real accuracy check).
+// The quantized blocks stay close to torch's fp32 output: every block measures 33.7–36.5 dB on both
+// configs today, so 30 dB catches a regression in quantization or lowering without being tuned to
+// one block.
 TEST_P(EndToEnd, QuantizedOutputTracksFloat) {
   const auto& [m, config] = GetParam();
   if (m.expected.empty()) GTEST_SKIP() << "no fp32 reference output";
@@ -184,7 +184,7 @@ TEST_P(EndToEnd, QuantizedOutputTracksFloat) {
   }
   const double sqnr = 10 * std::log10(sig / std::max(err, 1e-30));
   RecordProperty("sqnr_db", std::to_string(sqnr));
-  EXPECT_GT(sqnr, 20.0) << m.name << ": int8 output SQNR " << sqnr << " dB against fp32";
+  EXPECT_GT(sqnr, 30.0) << m.name << ": int8 output SQNR " << sqnr << " dB against fp32";
 }
 
 INSTANTIATE_TEST_SUITE_P(e2e, EndToEnd,

@@ -353,7 +353,7 @@ TEST(TsimDeviceTest, RefusesConfigWithoutModel) {
   ASSERT_TRUE(LoadHwConfig("1x32x32", &c).ok());
   std::unique_ptr<tsim::Device> dev;
   const Status s = tsim::Device::Create(c, kDramBytes, &dev);
-  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("no RTL model for config 1x32x32"));
   EXPECT_THAT(s.message(), HasSubstr("1x8x8"));
 }
