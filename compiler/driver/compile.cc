@@ -77,6 +77,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     Timer t(r, "import");
     frontend::ImportOptions import;
     import.input_shapes = o.input_shapes;
+    import.constant_inputs = o.constant_inputs;
     LOOM_RETURN_IF_ERROR(frontend::ImportOnnxFile(o.model_path, import, &g));
   }
   MaybeDump(o, "import", g);
@@ -103,7 +104,9 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   quantize::Ranges ranges;
   {
     Timer t(r, "calibration");
-    if (o.calibration.empty()) {
+    if (!o.calibration_samples.empty()) {
+      samples = o.calibration_samples;
+    } else if (o.calibration.empty()) {
       r->random_calibration = true;
       if (o.log) {
         *o.log << "warning: no --calibration data: calibrating on " << o.random_samples

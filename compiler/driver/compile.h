@@ -28,10 +28,15 @@ struct CompileOptions {
   std::string config;  // name or path; empty: the board's config, else 1x16x16
   std::string board;   // optional board name or path
   std::vector<std::string> calibration;  // FILE.npy or NAME=FILE.npy; empty: random N(0, 1)
+  // Calibration samples already in memory (one tensor per graph input each); used instead of
+  // `calibration` files when not empty.
+  std::vector<quantize::Sample> calibration_samples;
   int random_samples = quantize::kDefaultSamples;  // how many, when calibration is empty
   quantize::CalibrationMethod method = quantize::CalibrationMethod::kPercentile;
   double percentile = quantize::kDefaultPercentile;
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs compiled as constants (frontend::ImportOptions::constant_inputs).
+  std::map<std::string, ir::Tensor> constant_inputs;
   std::set<std::string> dump_ir_after;  // pass names ("quantize", "graph-pack", ...) or "all"
   bool measure_sqnr = true;
   std::string command_line;  // recorded in the package's provenance

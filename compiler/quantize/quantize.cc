@@ -508,7 +508,7 @@ Status Rewriter::RewriteAveragePool(Node& n, bool* done) {
 Status Rewriter::RewriteGlobalAveragePool(Node& n, bool* done) {
   const ValueId x = n.input(0);
   if (!IsActivation(x)) return Status::Ok();
-  const Shape& xs = g_.value(x).shape;
+  const Shape xs = g_.value(x).shape;  // a copy: the values below grow the graph's value list
   const ValueId xq = Int8Of(x, &n);
   bool given = false;
   const ValueId f_out = n.outputs[0];

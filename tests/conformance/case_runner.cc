@@ -7,10 +7,14 @@
 #include <fstream>
 #include <iterator>
 
+#include "compiler/driver/compile.h"
 #include "compiler/exec/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/package/lower.h"
+#include "compiler/package/writer.h"
 #include "compiler/passes/pass_manager.h"
+#include "runtime/exec/executor.h"
 
 namespace loom::conformance {
 namespace fs = std::filesystem;
@@ -105,9 +109,68 @@ bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol
   return false;
 }
 
-}  // namespace
+// Unimplemented means a missing operator, attribute or kernel; anything else is a failure.
+void Fail(const std::string& where, const Status& s, CaseResult* r) {
+  r->outcome = s.code() == StatusCode::kUnimplemented ? Outcome::kUnsupported : Outcome::kFailed;
+  r->detail = where + ": " + s.ToString();
+}
 
-namespace {
+// A test_data_set_N folder, read: inputs frozen into compile-time constants split from those fed
+// at run time, and the expected outputs.
+struct DataSet {
+  std::string where;  // "test_data_set_0"
+  frontend::ImportOptions import;
+  std::vector<ir::Tensor> inputs, expected;
+};
+
+// Reads every data set of the case; on failure fills r and returns false.
+bool ReadDataSets(const std::string& dir, const std::vector<frontend::OnnxInput>& onnx_inputs,
+                  std::vector<DataSet>* out, CaseResult* r) {
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      sets.push_back(e.path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) {
+    r->detail = "no test_data_set_* folders";
+    return false;
+  }
+  for (const fs::path& set : sets) {
+    DataSet d;
+    d.where = set.filename().string();
+    std::vector<ir::Tensor> all_inputs;
+    Status s;
+    for (const fs::path& p : Numbered(set, "input")) {
+      all_inputs.emplace_back();
+      s = ReadTensor(p, &all_inputs.back());
+      if (!s.ok()) break;
+    }
+    for (const fs::path& p : Numbered(set, "output")) {
+      if (!s.ok()) break;
+      d.expected.emplace_back();
+      s = ReadTensor(p, &d.expected.back());
+    }
+    if (s.ok() && all_inputs.size() != onnx_inputs.size()) {
+      s = InvalidArgument("the data set has " + std::to_string(all_inputs.size()) +
+                          " inputs, the model " + std::to_string(onnx_inputs.size()));
+    }
+    if (!s.ok()) {
+      Fail(d.where, s, r);
+      return false;
+    }
+    for (size_t i = 0; i < onnx_inputs.size(); ++i) {
+      if (onnx_inputs[i].compile_time) {
+        d.import.constant_inputs[onnx_inputs[i].name] = all_inputs[i];
+      } else {
+        d.inputs.push_back(all_inputs[i]);
+      }
+    }
+    out->push_back(std::move(d));
+  }
+  return true;
+}
 
 // Import + passes; on failure fills r and returns false.
 bool Compile(const std::string& model, const frontend::ImportOptions& import,
@@ -125,6 +188,174 @@ bool Compile(const std::string& model, const frontend::ImportOptions& import,
     return false;
   }
   return true;
+}
+
+// `g` is the compiled graph unless inputs are frozen (then each data set compiles its own).
+CaseResult RunFloat(const std::string& model, const std::vector<DataSet>& sets, bool freeze,
+                    const RunnerOptions& options, ir::Graph g, CaseResult r) {
+  for (const DataSet& d : sets) {
+    if (freeze && !Compile(model, d.import, options, &g, &r)) return r;
+    std::vector<ir::Tensor> outputs;
+    Status s = exec::Run(g, d.inputs, &outputs);
+    if (!s.ok()) {
+      Fail(d.where, s, &r);
+      return r;
+    }
+    if (outputs.size() != d.expected.size()) {
+      r.outcome = Outcome::kFailed;
+      r.detail = d.where + ": graph has " + std::to_string(outputs.size()) +
+                 " outputs, the data set " + std::to_string(d.expected.size());
+      return r;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string why;
+      if (!Compare(outputs[i], d.expected[i], options.tolerance, &r.max_abs_error, &why)) {
+        r.outcome = Outcome::kFailed;
+        r.detail = d.where + " output " + std::to_string(i) + ": " + why;
+        return r;
+      }
+    }
+    ++r.data_sets;
+  }
+  r.outcome = Outcome::kPassed;
+  return r;
+}
+
+// Runs the package on one device; outputs come back dequantized (one multiplication by the
+// output's scale, so equal float bits mean equal int8 results).
+Status RunPackage(const std::vector<uint8_t>& bytes, const std::string& device,
+                  const std::vector<runtime::HostTensor>& inputs,
+                  std::vector<runtime::HostTensor>* outputs, bool* accelerated) {
+  std::unique_ptr<runtime::Package> pkg;
+  LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
+  std::unique_ptr<runtime::Driver> drv;
+  LOOM_RETURN_IF_ERROR(runtime::CreateDriver(device, &drv));
+  std::unique_ptr<runtime::Executor> ex;
+  LOOM_RETURN_IF_ERROR(runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex));
+  LOOM_RETURN_IF_ERROR(ex->Run(inputs, {}, outputs));
+  if (accelerated != nullptr) *accelerated = ex->profile().Total().insns > 0;
+  return Status::Ok();
+}
+
+// 10 log10(signal / error) of `got` against `want`, +inf when they are equal.
+double Sqnr(const float* got, const float* want, int64_t n) {
+  double sig = 0, err = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sig += static_cast<double>(want[i]) * want[i];
+    const double e = static_cast<double>(got[i]) - want[i];
+    err += e * e;
+  }
+  if (err == 0) return INFINITY;
+  return 10 * std::log10(std::max(sig, 1e-30) / err);
+}
+
+std::string Db(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f dB", v);
+  return b;
+}
+
+CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
+                   const RunnerOptions& options, CaseResult r) {
+  r.sqnr_db = INFINITY;
+  for (const DataSet& d : sets) {
+    // The int8 path quantizes float tensors; integer and bool models are the float path's.
+    for (const ir::Tensor& t : d.inputs) {
+      if (t.dtype() != ir::DType::kF32) {
+        r.outcome = Outcome::kUnsupported;
+        r.detail = d.where + ": the int8 path takes float inputs only (an input is " +
+                   ir::TypeToString(t.dtype(), t.shape()) + ")";
+        return r;
+      }
+    }
+    for (const ir::Tensor& t : d.expected) {
+      if (t.dtype() != ir::DType::kF32) {
+        r.outcome = Outcome::kUnsupported;
+        r.detail = d.where + ": the int8 path gives float outputs only (an output is " +
+                   ir::TypeToString(t.dtype(), t.shape()) + ")";
+        return r;
+      }
+    }
+    driver::CompileOptions co;
+    co.model_path = model;
+    co.config = options.config;
+    co.constant_inputs = d.import.constant_inputs;
+    co.calibration_samples = {d.inputs};
+    co.method = quantize::CalibrationMethod::kMinMax;
+    co.measure_sqnr = false;
+    driver::CompileResult compiled;
+    Status s = driver::CompileModel(co, &compiled);
+    package::PackageSpec spec;
+    package::LowerReport lowering;
+    std::vector<uint8_t> bytes;
+    if (s.ok()) {
+      s = package::LowerToPackage(compiled.graph, compiled.config, {}, &spec, &lowering);
+    }
+    if (s.ok()) s = package::SerializePackage(spec, &bytes);
+    if (!s.ok()) {
+      Fail(d.where + ": compile", s, &r);
+      return r;
+    }
+    std::vector<runtime::HostTensor> inputs;
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+      runtime::HostTensor h;
+      h.name = compiled.graph.value(compiled.graph.inputs()[i]).name();
+      h.shape = d.inputs[i].shape();
+      h.data.assign(d.inputs[i].bytes(), d.inputs[i].bytes() + d.inputs[i].byte_size());
+      inputs.push_back(std::move(h));
+    }
+    std::vector<runtime::HostTensor> on_cpu, on_fsim;
+    s = RunPackage(bytes, "cpu", inputs, &on_cpu, nullptr);
+    if (!s.ok()) {
+      Fail(d.where + ": cpu", s, &r);
+      return r;
+    }
+    bool accelerated = false;
+    s = RunPackage(bytes, "fsim", inputs, &on_fsim, &accelerated);
+    if (!s.ok()) {
+      Fail(d.where + ": fsim", s, &r);
+      return r;
+    }
+    r.accelerated = r.accelerated || accelerated;
+    if (on_cpu.size() != d.expected.size() || on_fsim.size() != d.expected.size()) {
+      r.outcome = Outcome::kFailed;
+      r.detail = d.where + ": the package has " + std::to_string(on_cpu.size()) +
+                 " outputs, the data set " + std::to_string(d.expected.size());
+      return r;
+    }
+    for (size_t i = 0; i < on_cpu.size(); ++i) {
+      const std::string out = d.where + " output " + std::to_string(i);
+      const ir::Tensor& want = d.expected[i];
+      if (on_cpu[i].data.size() != want.byte_size() || on_fsim[i].data.size() != want.byte_size()) {
+        r.outcome = Outcome::kFailed;
+        r.detail = out + ": " + std::to_string(on_cpu[i].data.size()) + " bytes, expected " +
+                   std::to_string(want.byte_size());
+        return r;
+      }
+      if (on_cpu[i].data != on_fsim[i].data) {
+        const auto diff = std::mismatch(on_cpu[i].data.begin(), on_cpu[i].data.end(),
+                                        on_fsim[i].data.begin());
+        r.outcome = Outcome::kFailed;
+        r.detail = out + ": cpu and fsim differ from element " +
+                   std::to_string((diff.first - on_cpu[i].data.begin()) / 4);
+        return r;
+      }
+      const double db = Sqnr(reinterpret_cast<const float*>(on_cpu[i].data.data()),
+                             want.data<float>(), want.num_elements());
+      r.sqnr_db = std::min(r.sqnr_db, db);
+      if (accelerated && db < options.min_accel_sqnr_db) {
+        r.outcome = Outcome::kFailed;
+        r.detail = out + ": SQNR " + Db(db) + " against fp32, below the " +
+                   Db(options.min_accel_sqnr_db) + " required of accelerator operators";
+        return r;
+      }
+    }
+    ++r.data_sets;
+  }
+  r.outcome = Outcome::kPassed;
+  r.detail = "SQNR " + (std::isinf(r.sqnr_db) ? std::string("exact") : Db(r.sqnr_db)) +
+             (r.accelerated ? ", on the accelerator" : ", host only");
+  return r;
 }
 
 }  // namespace
@@ -147,74 +378,20 @@ CaseResult RunCase(const std::string& dir, const std::string& name, const Runner
   }
   bool freeze = false;
   for (const frontend::OnnxInput& in : onnx_inputs) freeze = freeze || in.compile_time;
-
+  // Import first: a model Loom cannot import is reported by what it lacks, before its data files
+  // (which may hold sequences or optionals, not tensors) are read.
   ir::Graph g;
-  if (!freeze && !Compile(model, {}, options, &g, &r)) return r;
-  std::vector<fs::path> sets;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
-      sets.push_back(e.path());
-    }
+  if (!freeze) {
+    RunnerOptions import_only = options;
+    if (options.path == Path::kInt8) import_only.passes.clear();
+    if (!Compile(model, {}, import_only, &g, &r)) return r;
   }
-  std::sort(sets.begin(), sets.end());
-  if (sets.empty()) {
-    r.detail = "no test_data_set_* folders";
-    return r;
+  std::vector<DataSet> sets;
+  if (!ReadDataSets(dir, onnx_inputs, &sets, &r)) return r;
+  if (options.path == Path::kFloat) {
+    return RunFloat(model, sets, freeze, options, std::move(g), std::move(r));
   }
-  for (const fs::path& set : sets) {
-    const std::string where = set.filename().string();
-    std::vector<ir::Tensor> all_inputs, inputs, outputs, expected;
-    Status s;
-    for (const fs::path& p : Numbered(set, "input")) {
-      all_inputs.emplace_back();
-      s = ReadTensor(p, &all_inputs.back());
-      if (!s.ok()) break;
-    }
-    for (const fs::path& p : Numbered(set, "output")) {
-      if (!s.ok()) break;
-      expected.emplace_back();
-      s = ReadTensor(p, &expected.back());
-    }
-    if (s.ok() && all_inputs.size() != onnx_inputs.size()) {
-      s = InvalidArgument("the data set has " + std::to_string(all_inputs.size()) +
-                          " inputs, the model " + std::to_string(onnx_inputs.size()));
-    }
-    if (!s.ok()) {
-      r.outcome = Outcome::kFailed;
-      r.detail = where + ": " + s.ToString();
-      return r;
-    }
-    frontend::ImportOptions import;
-    for (size_t i = 0; i < onnx_inputs.size(); ++i) {
-      if (onnx_inputs[i].compile_time) {
-        import.constant_inputs[onnx_inputs[i].name] = all_inputs[i];
-      } else {
-        inputs.push_back(all_inputs[i]);
-      }
-    }
-    if (freeze && !Compile(model, import, options, &g, &r)) return r;
-    s = exec::Run(g, inputs, &outputs);
-    if (!s.ok()) {
-      r.outcome = s.code() == StatusCode::kUnimplemented ? Outcome::kUnsupported : Outcome::kFailed;
-      r.detail = where + ": " + s.ToString();
-      return r;
-    }
-    if (outputs.size() != expected.size()) {
-      r.detail = where + ": graph has " + std::to_string(outputs.size()) +
-                 " outputs, the data set " + std::to_string(expected.size());
-      return r;
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string why;
-      if (!Compare(outputs[i], expected[i], options.tolerance, &r.max_abs_error, &why)) {
-        r.detail = where + " output " + std::to_string(i) + ": " + why;
-        return r;
-      }
-    }
-    ++r.data_sets;
-  }
-  r.outcome = Outcome::kPassed;
-  return r;
+  return RunInt8(model, sets, options, std::move(r));
 }
 
 }  // namespace loom::conformance

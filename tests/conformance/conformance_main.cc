@@ -1,5 +1,7 @@
-// loom-conformance: runs the ONNX backend test cases shipped by libonnx-testdata through
-// import -> passes -> reference interpreter and compares with the shipped outputs.
+// loom-conformance: runs the ONNX backend test cases shipped by libonnx-testdata, either through
+// import -> passes -> reference interpreter (--path float) or through the whole compiler to a
+// package run on the cpu and fsim devices (--path int8), and compares with the shipped outputs
+// (case_runner.h says how).
 //
 // Prints one line per case that did not pass, the pass/fail/unsupported counts, writes a JSON
 // summary, and — given --expected — fails (exit 1) if any listed case no longer passes. Newly
@@ -8,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -42,15 +45,24 @@ std::set<std::string> ReadList(const std::string& path, bool* ok) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Run the ONNX backend test cases through Loom's importer, passes and interpreter."};
-  std::string data_dir, json_path, expected_path, write_expected, filter;
+  CLI::App app{"Run the ONNX backend test cases through Loom's compiler and runtime."};
+  std::string data_dir, json_path, expected_path, write_expected, filter, path = "float";
+  loom::conformance::RunnerOptions options;
   std::vector<std::string> suites = {"node", "pytorch-converted"};
   std::string pipeline = "default";
   bool verbose = false;
   app.add_option("--data-dir", data_dir, "libonnx-testdata data folder (holds node/, ...)")
       ->required();
   app.add_option("--suites", suites, "sub-folders to run")->delimiter(',');
-  app.add_option("--passes", pipeline, "pass pipeline, or 'default' or 'none'");
+  app.add_option("--path", path,
+                 "float: reference interpreter; int8: quantized package on cpu and fsim")
+      ->check(CLI::IsMember({"float", "int8"}));
+  app.add_option("--passes", pipeline, "float path: pass pipeline, or 'default' or 'none'");
+  app.add_option("--config", options.config, "int8 path: accelerator configuration")
+      ->capture_default_str();
+  app.add_option("--min-sqnr", options.min_accel_sqnr_db,
+                 "int8 path: SQNR (dB) required when operators ran on the accelerator")
+      ->capture_default_str();
   app.add_option("--json", json_path, "write a JSON summary here");
   app.add_option("--expected", expected_path, "cases that must pass (one per line)");
   app.add_option("--write-expected", write_expected, "write the passing cases here");
@@ -63,7 +75,7 @@ int main(int argc, char** argv) {
                 data_dir.c_str());
     return 77;
   }
-  loom::conformance::RunnerOptions options;
+  options.path = path == "int8" ? loom::conformance::Path::kInt8 : loom::conformance::Path::kFloat;
   if (pipeline == "default") {
     options.passes = loom::passes::DefaultPipeline();
   } else if (pipeline != "none") {
@@ -96,6 +108,7 @@ int main(int argc, char** argv) {
       if (verbose || r.outcome == Outcome::kFailed) {
         std::printf("%-11s %s%s%s\n", OutcomeName(r.outcome), r.name.c_str(),
                     r.detail.empty() ? "" : ": ", r.detail.c_str());
+        std::fflush(stdout);
       }
     }
   }
@@ -107,6 +120,25 @@ int main(int argc, char** argv) {
   std::printf("\n%zu cases in %.1f s: %d passed, %d failed, %d unsupported\n", results.size(),
               seconds, counts[Outcome::kPassed], counts[Outcome::kFailed],
               counts[Outcome::kUnsupported]);
+  if (options.path == loom::conformance::Path::kInt8) {
+    // The SQNR picture of the int8 path: how many passing cases used the accelerator, and the
+    // worst of them.
+    int accel = 0;
+    double worst = INFINITY;
+    std::string worst_name;
+    for (const CaseResult& r : results) {
+      if (r.outcome != Outcome::kPassed || !r.accelerated) continue;
+      ++accel;
+      if (r.sqnr_db < worst) {
+        worst = r.sqnr_db;
+        worst_name = r.name;
+      }
+    }
+    std::printf("int8 path: %d passing cases ran operators on the accelerator (%s)", accel,
+                options.config.c_str());
+    if (!worst_name.empty()) std::printf("; lowest SQNR %.1f dB (%s)", worst, worst_name.c_str());
+    std::printf("\n");
+  }
 
   if (!json_path.empty()) {
     nlohmann::json j;
@@ -114,20 +146,35 @@ int main(int argc, char** argv) {
     j["failed"] = counts[Outcome::kFailed];
     j["unsupported"] = counts[Outcome::kUnsupported];
     j["seconds"] = seconds;
-    j["pipeline"] = options.passes;
+    j["path"] = path;
+    if (options.path == loom::conformance::Path::kInt8) {
+      j["config"] = options.config;
+      j["min_accel_sqnr_db"] = options.min_accel_sqnr_db;
+    } else {
+      j["pipeline"] = options.passes;
+    }
     for (const CaseResult& r : results) {
-      j["cases"].push_back({{"name", r.name},
-                            {"outcome", OutcomeName(r.outcome)},
-                            {"detail", r.detail},
-                            {"data_sets", r.data_sets},
-                            {"max_abs_error", r.max_abs_error}});
+      nlohmann::json c{{"name", r.name},
+                       {"outcome", OutcomeName(r.outcome)},
+                       {"detail", r.detail},
+                       {"data_sets", r.data_sets}};
+      if (options.path == loom::conformance::Path::kInt8) {
+        // JSON has no infinity: an exact result is null.
+        c["sqnr_db"] = std::isinf(r.sqnr_db) ? nlohmann::json() : nlohmann::json(r.sqnr_db);
+        c["accelerated"] = r.accelerated;
+      } else {
+        c["max_abs_error"] = r.max_abs_error;
+      }
+      j["cases"].push_back(std::move(c));
     }
     std::ofstream(json_path) << j.dump(2) << "\n";
   }
   if (!write_expected.empty()) {
     std::ofstream out(write_expected);
-    out << "# ONNX backend test cases that must keep passing (docs/compiler.md, section 6).\n"
-        << "# Regenerate: loom-conformance --data-dir DIR --write-expected FILE\n";
+    out << "# ONNX backend test cases that must keep passing on the " << path
+        << " path (docs/compiler.md, section 6).\n"
+        << "# Regenerate: loom-conformance --data-dir DIR --path " << path
+        << " --write-expected FILE\n";
     for (const CaseResult& r : results) {
       if (r.outcome == Outcome::kPassed) out << r.name << "\n";
     }
