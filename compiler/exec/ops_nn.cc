@@ -3,48 +3,20 @@
 #include <string>
 
 #include "compiler/exec/op_table.h"
+#include "runtime/kernels/op_attrs.h"
 
 namespace loom::exec {
 namespace {
 
 using kernels::TensorView;
 
-// Conv-family geometry from strides / pads / dilations / group.
+// Conv-family and pooling geometry, as the runtime's CPU path reads it (kernels/op_attrs.h).
 Status ConvParamsOf(const ExecContext& ctx, int rank, kernels::ConvParams* p) {
-  const ir::Node& n = ctx.node();
-  const int s = rank - 2;
-  if (s < 1 || s > kernels::kMaxSpatial) return ctx.Wrap(InvalidArgument("unsupported rank"));
-  const auto strides = n.GetInts("strides"), pads = n.GetInts("pads"),
-             dilations = n.GetInts("dilations");
-  p->spatial = s;
-  for (int i = 0; i < s; ++i) {
-    p->strides[i] = strides[static_cast<size_t>(i)];
-    p->dilations[i] = dilations[static_cast<size_t>(i)];
-    p->pads_begin[i] = pads[static_cast<size_t>(i)];
-    p->pads_end[i] = pads[static_cast<size_t>(s + i)];
-  }
-  p->group = n.GetInt("group", 1);
-  return Status::Ok();
+  return ctx.Wrap(kernels::ConvParamsFrom(ctx.node(), rank, p));
 }
 
 Status PoolParamsOf(const ExecContext& ctx, int rank, kernels::PoolParams* p) {
-  const ir::Node& n = ctx.node();
-  const int s = rank - 2;
-  if (s < 1 || s > kernels::kMaxSpatial) return ctx.Wrap(InvalidArgument("unsupported rank"));
-  const auto kernel = n.GetInts("kernel_shape"), strides = n.GetInts("strides"),
-             pads = n.GetInts("pads"), dilations = n.GetInts("dilations");
-  p->spatial = s;
-  for (int i = 0; i < s; ++i) {
-    const size_t u = static_cast<size_t>(i);
-    p->kernel[i] = kernel[u];
-    p->strides[i] = strides[u];
-    p->dilations[i] = dilations.empty() ? 1 : dilations[u];
-    p->pads_begin[i] = pads[u];
-    p->pads_end[i] = pads[u + static_cast<size_t>(s)];
-  }
-  p->count_include_pad = n.GetInt("count_include_pad", 0) != 0;
-  p->storage_order = static_cast<int>(n.GetInt("storage_order", 0));
-  return Status::Ok();
+  return ctx.Wrap(kernels::PoolParamsFrom(ctx.node(), rank, p));
 }
 
 Status ExecConv(ExecContext& ctx) {
@@ -92,14 +64,9 @@ Status ExecGemm(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.In(1, &b));
   LOOM_RETURN_IF_ERROR(ctx.InOpt(2, &c, &has_c));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
-  const ir::Node& n = ctx.node();
-  kernels::GemmParams p;
-  p.alpha = n.GetFloat("alpha", 1.0f);
-  p.beta = n.GetFloat("beta", 1.0f);
-  p.trans_a = n.GetInt("transA", 0) != 0;
-  p.trans_b = n.GetInt("transB", 0) != 0;
+  const kernels::GemmParams p = kernels::GemmParamsFrom(ctx.node());
   LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Gemm(p, a, b, has_c ? &c : nullptr, y)));
-  return ctx.Wrap(ApplyFusedActivation(n, y));
+  return ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
 }
 
 Status ExecMatMul(ExecContext& ctx) {

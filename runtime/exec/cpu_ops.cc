@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/op_attrs.h"
 
 namespace loom::runtime {
 namespace {
@@ -42,18 +45,110 @@ q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
   p.pad_right = w->pad_right();
   return p;
 }
-const pkg::FloatAttr* Attr(const pkg::FloatOp* op, const char* name) {
-  if (op->attrs() == nullptr) return nullptr;
-  for (const pkg::FloatAttr* a : *op->attrs()) {
-    if (a->name()->str() == name) return a;
-  }
-  return nullptr;
-}
 Status FloatView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
   int64_t dims[8];
   const int rank = static_cast<int>(t->shape()->size());
   for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
   return kernels::MakeView(kernels::DType::kF32, data, dims, rank, v);
+}
+
+// A FloatOp's attribute list with the lookups kernels/op_attrs.h reads (ir::Node's).
+class FloatAttrs {
+ public:
+  explicit FloatAttrs(const pkg::FloatOp& op) : op_(op) {}
+  std::vector<int64_t> GetInts(std::string_view name) const {
+    const pkg::FloatAttr* a = Find(name);
+    if (a == nullptr || a->ints() == nullptr) return {};
+    return {a->ints()->begin(), a->ints()->end()};
+  }
+  int64_t GetInt(std::string_view name, int64_t fallback) const {
+    const pkg::FloatAttr* a = Find(name);
+    return a && a->ints() && a->ints()->size() ? a->ints()->Get(0) : fallback;
+  }
+  float GetFloat(std::string_view name, float fallback) const {
+    const pkg::FloatAttr* a = Find(name);
+    return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : fallback;
+  }
+
+ private:
+  const pkg::FloatAttr* Find(std::string_view name) const {
+    if (op_.attrs() == nullptr) return nullptr;
+    for (const pkg::FloatAttr* a : *op_.attrs()) {
+      if (a->name()->string_view() == name) return a;
+    }
+    return nullptr;
+  }
+  const pkg::FloatOp& op_;
+};
+
+// One float operator of a CPU segment on the reference kernels. The loader has checked the
+// operator is in its table, the operand counts, and that every operand is float32 (checks.cc);
+// the kernels check the shapes.
+Status RunFloatOp(const pkg::FloatOp& op, const std::vector<kernels::TensorView>& in,
+                  const std::vector<bool>& present, const kernels::TensorView& y) {
+  const std::string name = op.op()->str();
+  const FloatAttrs attrs(op);
+  auto optional = [&](size_t i) { return i < in.size() && present[i] ? &in[i] : nullptr; };
+  const kernels::TensorView& x = in[0];
+  if (name == "Identity" || name == "Reshape" || name == "Flatten" || name == "Dropout") {
+    return kernels::Copy(x, y);  // Dropout at inference passes x through
+  }
+  if (name == "Softmax") return kernels::Softmax(x, static_cast<int>(attrs.GetInt("axis", -1)), y);
+  if (name == "GlobalAveragePool") return kernels::GlobalAvgPool(x, y);
+  if (name == "Add" || name == "Sub" || name == "Mul") {
+    const kernels::BinaryOp bop = name == "Add"   ? kernels::BinaryOp::kAdd
+                                  : name == "Sub" ? kernels::BinaryOp::kSub
+                                                  : kernels::BinaryOp::kMul;
+    return kernels::Binary(bop, x, in[1], y);
+  }
+  if (name == "Conv") {
+    kernels::ConvParams p;
+    LOOM_RETURN_IF_ERROR(kernels::ConvParamsFrom(attrs, x.rank, &p));
+    return kernels::Conv(p, x, in[1], optional(2), y);
+  }
+  if (name == "Gemm") return kernels::Gemm(kernels::GemmParamsFrom(attrs), x, in[1], optional(2), y);
+  if (name == "MatMul") return kernels::MatMul(x, in[1], y);
+  if (name == "BatchNormalization") {
+    return kernels::BatchNorm(x, in[1], in[2], in[3], in[4], attrs.GetFloat("epsilon", 1e-5f), y);
+  }
+  if (name == "MaxPool" || name == "AveragePool") {
+    kernels::PoolParams p;
+    LOOM_RETURN_IF_ERROR(kernels::PoolParamsFrom(attrs, x.rank, &p));
+    return name == "MaxPool" ? kernels::MaxPool(p, x, y, nullptr) : kernels::AvgPool(p, x, y);
+  }
+  if (name == "Concat") {
+    std::vector<const kernels::TensorView*> ptrs;
+    for (const kernels::TensorView& v : in) ptrs.push_back(&v);
+    return kernels::Concat(ptrs.data(), static_cast<int>(ptrs.size()),
+                           static_cast<int>(attrs.GetInt("axis", 0)), y);
+  }
+  if (name == "Transpose") {
+    std::vector<int64_t> perm = attrs.GetInts("perm");
+    if (perm.empty()) {  // ONNX's default reverses the dims
+      for (int d = x.rank - 1; d >= 0; --d) perm.push_back(d);
+    }
+    if (perm.size() != static_cast<size_t>(x.rank)) {
+      return InvalidArgument("Transpose: perm has " + std::to_string(perm.size()) +
+                             " entries for a rank-" + std::to_string(x.rank) + " input");
+    }
+    return kernels::Transpose(x, perm.data(), y);
+  }
+  kernels::ActivationParams ap;
+  if (name == "Relu") ap.kind = kernels::ActivationKind::kRelu;
+  if (name == "Sigmoid") ap.kind = kernels::ActivationKind::kSigmoid;
+  if (name == "LeakyRelu") {
+    ap.kind = kernels::ActivationKind::kLeakyRelu;
+    ap.alpha = attrs.GetFloat("alpha", 0.01f);
+  }
+  if (name == "Clip") {
+    ap.kind = kernels::ActivationKind::kClip;
+    ap.min = attrs.GetFloat("min", -3.4028235e38f);
+    ap.max = attrs.GetFloat("max", 3.4028235e38f);
+  }
+  if (ap.kind == kernels::ActivationKind::kNone) {
+    return Unimplemented("float operator '" + name + "' is not supported by the runtime");
+  }
+  return kernels::Activation(ap, x, y);
 }
 
 }  // namespace
@@ -162,49 +257,15 @@ Status CpuOpRunner::Run(const pkg::Op& op, uint8_t* arena) {
       return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
     }
     case pkg::OpParams::FloatOp: {
-      const pkg::FloatOp* p = op.params_as_FloatOp();
-      const std::string name = p->op()->str();
-      kernels::TensorView x, y;
-      LOOM_RETURN_IF_ERROR(FloatView(in(0), data(in(0)), &x));
+      std::vector<kernels::TensorView> ins(op.inputs()->size());
+      std::vector<bool> present(ins.size());
+      for (fbu i = 0; i < op.inputs()->size(); ++i) {
+        present[i] = in(i) != nullptr;  // an omitted optional operand (Conv's bias, Gemm's C)
+        if (present[i]) LOOM_RETURN_IF_ERROR(FloatView(in(i), data(in(i)), &ins[i]));
+      }
+      kernels::TensorView y;
       LOOM_RETURN_IF_ERROR(FloatView(out(0), data(out(0)), &y));
-      auto first_float = [&](const char* attr, float dflt) {
-        const pkg::FloatAttr* a = Attr(p, attr);
-        return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : dflt;
-      };
-      if (name == "Identity" || name == "Reshape" || name == "Flatten") {
-        std::memmove(data(out(0)), data(in(0)), Count(in(0)) * 4);
-        return Status::Ok();
-      }
-      if (name == "Softmax") {
-        const pkg::FloatAttr* a = Attr(p, "axis");
-        const int axis = a && a->ints() && a->ints()->size() ? static_cast<int>(a->ints()->Get(0)) : -1;
-        return kernels::Softmax(x, axis, y);
-      }
-      if (name == "GlobalAveragePool") return kernels::GlobalAvgPool(x, y);
-      if (name == "Add" || name == "Sub" || name == "Mul") {
-        kernels::TensorView b;
-        LOOM_RETURN_IF_ERROR(FloatView(in(1), data(in(1)), &b));
-        const kernels::BinaryOp bop = name == "Add"   ? kernels::BinaryOp::kAdd
-                                      : name == "Sub" ? kernels::BinaryOp::kSub
-                                                      : kernels::BinaryOp::kMul;
-        return kernels::Binary(bop, x, b, y);
-      }
-      kernels::ActivationParams ap;
-      if (name == "Relu") ap.kind = kernels::ActivationKind::kRelu;
-      if (name == "Sigmoid") ap.kind = kernels::ActivationKind::kSigmoid;
-      if (name == "LeakyRelu") {
-        ap.kind = kernels::ActivationKind::kLeakyRelu;
-        ap.alpha = first_float("alpha", 0.01f);
-      }
-      if (name == "Clip") {
-        ap.kind = kernels::ActivationKind::kClip;
-        ap.min = first_float("min", -3.4028235e38f);
-        ap.max = first_float("max", 3.4028235e38f);
-      }
-      if (ap.kind == kernels::ActivationKind::kNone) {
-        return Unimplemented("float operator '" + name + "' is not supported by the runtime");
-      }
-      return kernels::Activation(ap, x, y);
+      return RunFloatOp(*op.params_as_FloatOp(), ins, present, y);
     }
     default:
       return Internal("unknown operator type reached the executor");

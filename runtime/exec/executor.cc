@@ -273,16 +273,23 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     }
     const std::vector<int64_t> want = BindingShape(b);
     const std::vector<int64_t>& got = h->shape;
-    bool same_tail = !want.empty() && got.size() == want.size() && want[0] > 0 && got[0] > 0 &&
-                     got[0] % want[0] == 0;
-    for (size_t d = 1; same_tail && d < want.size(); ++d) same_tail = got[d] == want[d];
-    if (!same_tail) {
-      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
-                             ", the model expects " + ShapeText(want) +
-                             " (or a leading dimension that is a multiple of " +
-                             (want.empty() ? std::string("1") : std::to_string(want[0])) + ")");
+    if (want.empty()) {  // a scalar: nothing to stack
+      if (!got.empty()) {
+        return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
+                               ", the model expects a scalar");
+      }
+    } else {
+      bool same_tail = got.size() == want.size() && want[0] > 0 && got[0] > 0 &&
+                       got[0] % want[0] == 0;
+      for (size_t d = 1; same_tail && d < want.size(); ++d) same_tail = got[d] == want[d];
+      if (!same_tail) {
+        return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
+                               ", the model expects " + ShapeText(want) +
+                               " (or a leading dimension that is a multiple of " +
+                               std::to_string(want[0]) + ")");
+      }
     }
-    const uint64_t ki = static_cast<uint64_t>(got[0] / want[0]);
+    const uint64_t ki = want.empty() ? 1 : static_cast<uint64_t>(got[0] / want[0]);
     if (k != 0 && ki != k) {
       return InvalidArgument("input '" + name + "' stacks " + std::to_string(ki) +
                              " batches, another input stacks " + std::to_string(k));

@@ -67,11 +67,33 @@ uint64_t Elements(const pkg::Tensor* t) {
   return n;
 }
 
-const std::set<std::string>& FloatOps() {
-  static const std::set<std::string> ops = {"Softmax", "Relu",    "Sigmoid",  "LeakyRelu",
-                                            "Clip",    "Identity", "Reshape", "Flatten",
-                                            "Add",     "Sub",      "Mul",     "GlobalAveragePool"};
-  return ops;
+// The float operators the runtime runs on the host (runtime/exec/cpu_ops.cc), with their operand
+// counts: inputs from min_inputs to max_inputs (the ones past min_inputs optional, -1 when
+// omitted, except Concat's, which are all present), one output. `same_elements`: the output has
+// input 0's element count (elementwise and relabelling ops), checked here; the kernels check
+// every other shape when they run.
+struct FloatOpSignature {
+  const char* name;
+  size_t min_inputs, max_inputs;
+  bool same_elements;
+};
+constexpr size_t kManyInputs = 1024;
+constexpr FloatOpSignature kFloatOps[] = {
+    {"Identity", 1, 1, true},   {"Reshape", 1, 1, true},     {"Flatten", 1, 1, true},
+    {"Relu", 1, 1, true},       {"Sigmoid", 1, 1, true},     {"LeakyRelu", 1, 1, true},
+    {"Clip", 1, 1, true},       {"Softmax", 1, 1, true},     {"Transpose", 1, 1, true},
+    {"Add", 2, 2, false},       {"Sub", 2, 2, false},        {"Mul", 2, 2, false},
+    {"Conv", 2, 3, false},      {"Gemm", 2, 3, false},       {"MatMul", 2, 2, false},
+    {"MaxPool", 1, 1, false},   {"AveragePool", 1, 1, false}, {"GlobalAveragePool", 1, 1, false},
+    {"BatchNormalization", 5, 5, true}, {"Concat", 1, kManyInputs, false},
+    {"Dropout", 1, 3, true},  // inference: a copy; ratio and training_mode are ignored
+};
+
+const FloatOpSignature* FindFloatOp(const std::string& name) {
+  for (const FloatOpSignature& f : kFloatOps) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -266,7 +288,11 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
     }
   }
   for (fbu i = 0; i < in.size(); ++i) {
-    const bool optional = op.params_type() == pkg::OpParams::Conv2d && i == 2;
+    bool optional = op.params_type() == pkg::OpParams::Conv2d && i == 2;
+    if (op.params_type() == pkg::OpParams::FloatOp && op.params_as_FloatOp()->op() != nullptr) {
+      const FloatOpSignature* f = FindFloatOp(op.params_as_FloatOp()->op()->str());
+      optional = f != nullptr && i >= f->min_inputs && f->max_inputs != kManyInputs;
+    }
     LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, where + " input " + std::to_string(i), &ins[i]));
     for (const pkg::Tensor* o : outs) {
       if (ins[i] && ins[i]->storage() == pkg::Storage::Arena && ins[i]->size() && o->size() &&
@@ -397,12 +423,21 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
     case pkg::OpParams::FloatOp: {
       const pkg::FloatOp* p = op.params_as_FloatOp();
       const std::string name = p->op()->str();
-      if (FloatOps().count(name) == 0) return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
-      const bool binary = name == "Add" || name == "Sub" || name == "Mul";
-      LOOM_RETURN_IF_ERROR(arity(binary ? 2 : 1, 1));
-      for (const pkg::Tensor* t : ins) LOOM_RETURN_IF_ERROR(expect(t, F32, Plain, "input"));
+      const FloatOpSignature* f = FindFloatOp(name);
+      if (f == nullptr) return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
+      if (in.size() < f->min_inputs || in.size() > f->max_inputs || out.size() != 1) {
+        return InvalidArgument(where + ": " + name + " takes " + std::to_string(f->min_inputs) +
+                               (f->max_inputs == f->min_inputs ? std::string()
+                                : f->max_inputs == kManyInputs ? std::string(" or more")
+                                                               : " to " + std::to_string(f->max_inputs)) +
+                               " inputs and 1 output, has " + std::to_string(in.size()) + " and " +
+                               std::to_string(out.size()));
+      }
+      for (const pkg::Tensor* t : ins) {
+        if (t != nullptr) LOOM_RETURN_IF_ERROR(expect(t, F32, Plain, "input"));
+      }
       LOOM_RETURN_IF_ERROR(expect(outs[0], F32, Plain, "output"));
-      if (!binary && name != "GlobalAveragePool" && Elements(ins[0]) != Elements(outs[0])) {
+      if (f->same_elements && Elements(ins[0]) != Elements(outs[0])) {
         return InvalidArgument(where + ": input and output element counts differ");
       }
       return Status::Ok();

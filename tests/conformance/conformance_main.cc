@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   app.add_option("--passes", pipeline, "float path: pass pipeline, or 'default' or 'none'");
   app.add_option("--config", options.config, "int8 path: accelerator configuration")
       ->capture_default_str();
-  app.add_option("--min-sqnr", options.min_accel_sqnr_db,
-                 "int8 path: SQNR (dB) required when operators ran on the accelerator")
+  app.add_option("--min-sqnr", options.min_sqnr_db,
+                 "int8 path: SQNR (dB) every output must reach against the fp32 one")
       ->capture_default_str();
   app.add_option("--json", json_path, "write a JSON summary here");
   app.add_option("--expected", expected_path, "cases that must pass (one per line)");
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     j["path"] = path;
     if (options.path == loom::conformance::Path::kInt8) {
       j["config"] = options.config;
-      j["min_accel_sqnr_db"] = options.min_accel_sqnr_db;
+      j["min_sqnr_db"] = options.min_sqnr_db;
     } else {
       j["pipeline"] = options.passes;
     }

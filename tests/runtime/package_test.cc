@@ -188,6 +188,30 @@ TEST(PackageBad, OpWrongDtypeAndArity) {
   EXPECT_THAT(s.message(), HasSubstr("expects 4 inputs and 1 outputs"));
 }
 
+// Float operators: the loader's table names what the runtime lacks and checks operand counts;
+// only operands past an op's required ones may be omitted (-1).
+TEST(PackageBad, FloatOpTableAndOperandCounts) {
+  package::PackageSpec spec = ConvSpec();
+  auto& softmax = spec.segments[3].ops[2];
+  std::get<package::FloatOpParams>(softmax.params).op = "Erf";
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("op 2 'softmax': float operator 'Erf' is not supported"));
+
+  spec = ConvSpec();
+  spec.segments[3].ops[2].params = package::FloatOpParams{"Gemm", {}};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Gemm takes 2 to 3 inputs and 1 output, has 1 and 1"));
+
+  spec = ConvSpec();
+  spec.segments[3].ops[2].inputs = {spec.segments[3].ops[2].inputs[0], -1};  // B omitted
+  spec.segments[3].ops[2].params = package::FloatOpParams{"MatMul", {}};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("input 1: tensor index -1"));
+}
+
 TEST(PackageBad, ProgramNotEndingInFinish) {
   package::PackageSpec spec = ConvSpec();
   spec.segments[0].program.insns.pop_back();
