@@ -233,8 +233,8 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
   CLI::App* cmd = parent.add_subcommand(
       "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
   cmd->add_option("package", args->package, "Package file (.loom)")->required();
-  cmd->add_option("--device", args->device, "Device with an accelerator: fsim (per layer) or tsim "
-                  "(per segment)")->capture_default_str();
+  cmd->add_option("--device", args->device, "Device with an accelerator: fsim or tsim (the RTL)")
+      ->capture_default_str();
   cmd->add_option("--config", args->config, "Open the device with this HwConfig (name or path)");
   cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy; repeatable (default: zeros)");
   cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");

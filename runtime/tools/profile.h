@@ -5,8 +5,9 @@
 // end of its own last instruction (layers are separated by barriers, so these intervals tile the
 // segment; what is left is the FINISH tail), plus the stall cycles its instructions waited, by
 // cause. MACs and bytes come from the instructions themselves, counted as fsim counts them, so
-// per-layer sums equal the segment's counters. On a device without a timeline (tsim) only the
-// segments' counters have cycles; layers keep their MACs and bytes.
+// per-layer sums equal the segment's counters. fsim and tsim (the RTL's trace port) have timelines;
+// on a device without one (cpu) only the segments' counters have cycles; layers keep their MACs
+// and bytes.
 #ifndef LOOM_RUNTIME_TOOLS_PROFILE_H_
 #define LOOM_RUNTIME_TOOLS_PROFILE_H_
 

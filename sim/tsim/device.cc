@@ -35,6 +35,7 @@ std::string TokenCounts(uint32_t tokens, bool only_nonzero) {
 Device::Device(const HwConfig& config, std::unique_ptr<Harness> harness)
     : config_(config), harness_(std::move(harness)) {
   (void)isa::Layout::Create(config_, &layout_);  // validated in Create
+  harness_->ctrl().AddPlugin(&tracer_);           // records only while armed
 }
 
 Status Device::Create(const HwConfig& config, uint64_t dram_bytes, std::unique_ptr<Device>* out,
@@ -70,6 +71,24 @@ std::string Device::Describe(const RunOptions& options, uint32_t index) {
   isa::Insn insn;
   const Status s = isa::Decode(layout_, isa::LoadWord(dram().At(addr)), &insn);
   return s.ok() ? isa::Disassemble(insn) : "undecodable: " + s.message();
+}
+
+Status Device::ReadProgram(const RunOptions& options) {
+  const uint64_t bytes = uint64_t{options.insn_count} * HwConfig::kInsnBytes;
+  if (!dram().Contains(options.insn_addr, bytes)) {
+    return OutOfRange("the instruction stream [" + std::to_string(options.insn_addr) + ", +" +
+                      std::to_string(bytes) + ") is not in the DRAM model");
+  }
+  program_.resize(options.insn_count);
+  for (uint32_t i = 0; i < options.insn_count; ++i) {
+    const uint64_t addr = options.insn_addr + uint64_t{i} * HwConfig::kInsnBytes;
+    // An instruction the hardware will refuse is traced as what it decodes to, if anything; the
+    // run reports the error itself.
+    if (!isa::Decode(layout_, isa::LoadWord(dram().At(addr)), &program_[i]).ok()) {
+      program_[i] = isa::Insn{};
+    }
+  }
+  return Status::Ok();
 }
 
 Status Device::ReadStats(Stats* stats) {
@@ -160,10 +179,19 @@ Status Device::Run(const RunOptions& options, Stats* stats) {
   uint32_t ctrl_reg = 0;
   LOOM_RETURN_IF_ERROR(r.Read(reg::kCtrl, &ctrl_reg));
   if (!(ctrl_reg & reg::kCtrlIdle)) return FailedPrecondition("the accelerator is busy");
+  program_.clear();
+  trace_.clear();
+  if (options.trace) LOOM_RETURN_IF_ERROR(ReadProgram(options));
   LOOM_RETURN_IF_ERROR(r.Write(reg::kCtrl, reg::kCtrlStart));
+  // The run starts in the cycle after the START write is taken.
+  if (options.trace) tracer_.Arm(program_, ctrl.cycle());
 
   // Wait for the interrupt, as a driver would (it is raised when done is set).
   const bool done = ctrl.StepUntil([&] { return harness_->irq(); }, options.timeout_cycles);
+  if (options.trace) {
+    trace_ = tracer_.Events();
+    tracer_.Disarm();
+  }
   if (!done) {
     Status hang = HangStatus(options);
     ctrl.Reset();  // a real driver would reset the accelerator through its reset line

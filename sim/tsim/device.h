@@ -25,6 +25,7 @@
 #include "runtime/core/status.h"
 #include "sim/fsim/dram.h"
 #include "sim/tsim/harness.h"
+#include "sim/tsim/insn_tracer.h"
 
 namespace loom::tsim {
 
@@ -32,6 +33,7 @@ struct RunOptions {
   uint64_t insn_addr = 0;              // DRAM byte address of the first instruction
   uint32_t insn_count = 0;             // instructions in the stream; the last must be FINISH
   uint64_t timeout_cycles = 50000000;  // accelerator cycles before the run counts as hung
+  bool trace = false;                  // record the instruction timeline (Device::trace)
 };
 
 // What the accelerator's counters say about the last run.
@@ -67,9 +69,16 @@ class Device {
   // Register-level access to the model, for tests and tools.
   Harness& harness() { return *harness_; }
 
+  // After a run with RunOptions::trace: the stream as decoded from DRAM, and its timeline in
+  // fsim's form (insn_tracer.h), cycles counted from the START write.
+  const std::vector<isa::Insn>& program() const { return program_; }
+  const std::vector<fsim::TraceEvent>& trace() const { return trace_; }
+
  private:
   Device(const HwConfig& config, std::unique_ptr<Harness> harness);
   Status ReadStats(Stats* stats);
+  // Decodes the stream into program_ for the tracer.
+  Status ReadProgram(const RunOptions& options);
   Status ErrorStatus(uint32_t code, uint32_t insn, const RunOptions& options);
   Status HangStatus(const RunOptions& options);
   // "load.inp sram=0 ..." for stream instruction `index`, read back from DRAM.
@@ -78,6 +87,9 @@ class Device {
   HwConfig config_;
   isa::Layout layout_;
   std::unique_ptr<Harness> harness_;
+  InsnTracer tracer_;
+  std::vector<isa::Insn> program_;
+  std::vector<fsim::TraceEvent> trace_;
 };
 
 }  // namespace loom::tsim

@@ -68,6 +68,9 @@ struct Ports {
   uint32_t bresp = 0;  // in
   // Interrupt.
   bool irq = false;  // out
+  // Trace port (out): loom_pkg::SEQ_TRACE_W = 5 bits per module, load at bit 0
+  // (insn_tracer.h decodes it).
+  uint32_t trace = 0;
 };
 
 class Model {

@@ -106,6 +106,7 @@ class VerilatedModel final : public Model {
     p->wlast = t.m_axi_wlast_o;
     p->bready = t.m_axi_bready_o;
     p->irq = t.irq_o;
+    p->trace = t.trace_o;
   }
 
   bool OpenTrace(const std::string& path) override {

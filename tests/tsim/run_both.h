@@ -17,6 +17,8 @@ struct Outcome {
   fsim::Stats fsim;
   tsim::Stats tsim;
   std::vector<uint8_t> fsim_dram, tsim_dram;
+  std::vector<isa::Insn> tsim_program;         // with trace: the stream tsim decoded
+  std::vector<fsim::TraceEvent> tsim_trace;    // with trace: tsim's instruction timeline
 };
 
 // DRAM for a program: what it uses, plus slack for stores past its data.
@@ -24,7 +26,8 @@ inline uint64_t DramBytesFor(const programs::Program& p) { return p.dram_bytes()
 
 // `stall_percent` > 0 makes the DRAM model apply random back-pressure (AxiDram::SetStalls).
 inline Status RunBoth(const HwConfig& config, const programs::Program& p, Outcome* o,
-                      uint32_t stall_percent = 0, uint64_t timeout_cycles = 4000000) {
+                      uint32_t stall_percent = 0, uint64_t timeout_cycles = 4000000,
+                      bool trace = false) {
   const uint64_t bytes = DramBytesFor(p);
   auto install = [&](fsim::Dram& dram) {
     return p.Install([&](uint64_t a, const uint8_t* b, size_t n) { return dram.Write(a, b, n); });
@@ -42,7 +45,10 @@ inline Status RunBoth(const HwConfig& config, const programs::Program& p, Outcom
   options.insn_addr = p.insn_addr();
   options.insn_count = p.insn_count();
   options.timeout_cycles = timeout_cycles;
+  options.trace = trace;
   LOOM_RETURN_IF_ERROR(dev->Run(options, &o->tsim).WithContext("tsim"));
+  o->tsim_program = dev->program();
+  o->tsim_trace = dev->trace();
   o->fsim_dram.resize(bytes);
   o->tsim_dram.resize(bytes);
   LOOM_RETURN_IF_ERROR(sim->dram().Read(0, o->fsim_dram.data(), bytes));

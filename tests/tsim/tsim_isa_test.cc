@@ -6,6 +6,7 @@
 // is printed.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -106,7 +107,7 @@ TEST_P(TsimIsaTest, MatchesFsimBitForBit) {
   const IsaCase* ic = FindCase(all, case_name);
   ASSERT_NE(ic, nullptr);
   Outcome o;
-  const Status s = RunBoth(all.config, ic->program, &o);
+  const Status s = RunBoth(all.config, ic->program, &o, 0, 4000000, /*trace=*/true);
   ASSERT_TRUE(s.ok()) << s.ToString() << "\nprogram:\n" << ic->program.Listing();
 
   for (const programs::Check& check : ic->checks) {
@@ -124,6 +125,33 @@ TEST_P(TsimIsaTest, MatchesFsimBitForBit) {
   EXPECT_EQ(o.tsim.insns, o.fsim.insns);
   EXPECT_GT(o.tsim.cycles, 0u);
   for (int m = 0; m < isa::kNumModules; ++m) EXPECT_LE(o.tsim.busy[m], o.tsim.cycles) << m;
+
+  // The trace port's timeline (sim/tsim/insn_tracer.h): every instruction executes once, on its
+  // own module, each module's executions in stream order without overlap, and their lengths add
+  // up to the module's *_BUSY counter.
+  ASSERT_EQ(o.tsim_program.size(), ic->program.insn_count());
+  std::vector<int> executed(o.tsim_program.size(), 0);
+  std::array<uint64_t, isa::kNumModules> busy{}, last_end{};
+  std::array<int64_t, isa::kNumModules> last_insn;
+  last_insn.fill(-1);
+  for (const fsim::TraceEvent& e : o.tsim_trace) {
+    ASSERT_LT(e.insn, o.tsim_program.size());
+    EXPECT_LT(e.begin, e.end) << "insn " << e.insn;
+    EXPECT_LE(e.end, o.tsim.cycles + 1) << "insn " << e.insn;
+    EXPECT_EQ(e.module, o.tsim_program[e.insn].module()) << "insn " << e.insn;
+    if (e.kind != fsim::TraceEvent::Kind::kExec) continue;
+    const auto m = static_cast<size_t>(e.module);
+    ++executed[e.insn];
+    EXPECT_GT(static_cast<int64_t>(e.insn), last_insn[m]) << "module " << m << " out of order";
+    EXPECT_GE(e.begin, last_end[m]) << "insn " << e.insn << " overlaps its predecessor";
+    last_insn[m] = e.insn;
+    last_end[m] = e.end;
+    busy[m] += e.end - e.begin;
+  }
+  for (size_t i = 0; i < executed.size(); ++i) EXPECT_EQ(executed[i], 1) << "insn " << i;
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    EXPECT_EQ(busy[static_cast<size_t>(m)], o.tsim.busy[static_cast<size_t>(m)]) << "module " << m;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, TsimIsaTest, ::testing::ValuesIn(AllParams()),

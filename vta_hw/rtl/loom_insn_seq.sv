@@ -38,7 +38,8 @@ module loom_insn_seq #(
   output logic            busy_o,          // executing (a cycle of the module's busy count)
   output logic            idle_o,          // no instruction taken
   output logic [IdxW-1:0] cur_idx_o,       // stream index of the instruction in progress
-  output logic [IdxW-1:0] last_o           // 1 + index of the last completed instruction
+  output logic [IdxW-1:0] last_o,          // 1 + index of the last completed instruction
+  output logic [loom_pkg::SEQ_TRACE_W-1:0] trace_o  // for the simulator's timeline (loom_pkg)
 );
 
   typedef enum logic [1:0] {
@@ -138,6 +139,23 @@ module loom_insn_seq #(
   assign cur_idx_o = state_q == SeqIdle ? cmd_idx : idx_q;
   assign last_o    = last_q;
 
+  // The trace port: what this cycle was spent on.
+  logic [2:0] trace_state;
+  always_comb begin
+    if (issue || state_q == SeqExec) begin  // the cycles *_BUSY counts
+      trace_state = loom_pkg::SEQ_EXEC;
+    end else if (state_q == SeqPush) begin
+      trace_state = need_push_prev_q && !pushed_prev_q && !push_prev_ok_i ?
+                    loom_pkg::SEQ_PUSH_PREV : loom_pkg::SEQ_PUSH_NEXT;
+    end else if (state_q == SeqIdle && cmd_valid_i) begin
+      trace_state = need_pop_prev && !popped_prev_q && !pop_prev_ok_i ?
+                    loom_pkg::SEQ_POP_PREV : loom_pkg::SEQ_POP_NEXT;
+    end else begin
+      trace_state = loom_pkg::SEQ_NO_INSN;
+    end
+  end
+  assign trace_o = {issue, pushing && pushes_done, trace_state};
+
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
@@ -145,22 +163,6 @@ module loom_insn_seq #(
         else $error("loom_insn_seq: done while not executing");
     end
   end
-
-`ifdef LOOM_TRACE_INSNS
-  // One line per instruction start and completion, for calibrating fsim's timing model against
-  // the RTL (cmake -DLOOM_TSIM_TRACE=ON). Cycles count from reset.
-  logic [63:0] trace_cycle_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) trace_cycle_q <= '0;
-    else trace_cycle_q <= trace_cycle_q + 1'b1;
-  end
-  always_ff @(posedge clk_i) begin
-    if (rst_ni && issue) $display("LOOM_TRACE %0d start %0d %m", trace_cycle_q, cmd_idx);
-    if (rst_ni && pushing && pushes_done) begin
-      $display("LOOM_TRACE %0d end %0d %m", trace_cycle_q, idx_q);
-    end
-  end
-`endif
 `endif
 
 endmodule : loom_insn_seq

@@ -48,6 +48,20 @@ package loom_pkg;
 
   /* verilator lint_on UNUSEDPARAM */
 
+  // What a module's instruction sequencer does in a cycle, on loom_top's trace port: the
+  // simulator builds its per-instruction timeline from it (docs/rtl.md, "Trace port"). Hardware
+  // leaves the port unconnected and synthesis removes it.
+  // One module's entry: {start, done, state[2:0]}: start = an instruction issues this cycle, done =
+  // it completes (pushes included) this cycle, state = one of SEQ_*. Plain bits rather than a
+  // packed struct, which Yosys does not take on ports.
+  localparam int unsigned SEQ_TRACE_W = 5;
+  localparam logic [2:0] SEQ_NO_INSN = 3'd0;    // no instruction at the queue head, or none left
+  localparam logic [2:0] SEQ_EXEC = 3'd1;       // issuing or executing
+  localparam logic [2:0] SEQ_POP_PREV = 3'd2;   // the head waits for a token from the previous module
+  localparam logic [2:0] SEQ_POP_NEXT = 3'd3;   // the head waits for a token from the next module
+  localparam logic [2:0] SEQ_PUSH_PREV = 3'd4;  // done, no room in the queue to the previous module
+  localparam logic [2:0] SEQ_PUSH_NEXT = 3'd5;  // done, no room in the queue to the next module
+
   // saturate_int8 of docs/isa.md §3.3: what every ACC write leaves in OUT.
   function automatic logic [7:0] sat8(logic [31:0] v);
     if (v[31:7] == {25{v[31]}}) sat8 = v[7:0];

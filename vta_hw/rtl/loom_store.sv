@@ -43,6 +43,7 @@ module loom_store #(
   output logic                                 busy_o,
   output logic                                 idle_o,
   output logic [IdxW-1:0]                      last_o,
+  output logic [loom_pkg::SEQ_TRACE_W-1:0]     trace_o,         // loom_insn_seq's trace port
   output logic                                 err_o,
   output logic [IdxW-1:0]                      err_idx_o,
   output logic [31:0]                          wr_bytes_o       // DRAM bytes sent this cycle
@@ -72,7 +73,8 @@ module loom_store #(
     .busy_o,
     .idle_o        (seq_idle),
     .cur_idx_o     (err_idx_o),
-    .last_o
+    .last_o,
+    .trace_o
   );
 
   loom_dma_wr #(

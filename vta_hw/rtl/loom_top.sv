@@ -67,7 +67,11 @@ module loom_top #(
   output logic                             m_axi_bready_o,
   input  logic [1:0]                       m_axi_bresp_i,
   // interrupt: a run ended (GIE & IER & ISR)
-  output logic                             irq_o
+  output logic                             irq_o,
+  // Trace port, one loom_pkg::SEQ_TRACE_W-bit entry per module (isa::Module order: load at the
+  // low bits, compute, store): what each instruction sequencer did this cycle. For simulation (tsim's instruction timeline); a board
+  // design leaves it unconnected.
+  output logic [3*loom_pkg::SEQ_TRACE_W-1:0] trace_o
 );
 
   localparam int unsigned IdxW = loom_pkg::INSN_IDX_W;
@@ -367,6 +371,7 @@ module loom_top #(
     .busy_o        (busy[0]),
     .idle_o        (load_idle),
     .last_o        (load_last),
+    .trace_o       (trace_o[0*loom_pkg::SEQ_TRACE_W +: loom_pkg::SEQ_TRACE_W]),
     .err_o         (load_err),
     .err_idx_o     (load_err_idx),
     .rd_bytes_o    (load_rd_bytes)
@@ -411,6 +416,7 @@ module loom_top #(
     .busy_o        (busy[1]),
     .idle_o        (compute_idle),
     .last_o        (compute_last),
+    .trace_o       (trace_o[1*loom_pkg::SEQ_TRACE_W +: loom_pkg::SEQ_TRACE_W]),
     .err_o         (compute_err),
     .err_idx_o     (compute_err_idx),
     .rd_bytes_o    (compute_rd_bytes),
@@ -447,6 +453,7 @@ module loom_top #(
     .busy_o        (busy[2]),
     .idle_o        (store_idle),
     .last_o        (store_last),
+    .trace_o       (trace_o[2*loom_pkg::SEQ_TRACE_W +: loom_pkg::SEQ_TRACE_W]),
     .err_o         (store_err),
     .err_idx_o     (store_err_idx),
     .wr_bytes_o    (wr_bytes)

@@ -1,6 +1,21 @@
 #include "runtime/drivers/sim/sim_driver.h"
 
 namespace loom::runtime {
+namespace {
+
+const char* KindName(fsim::TraceEvent::Kind k) {
+  switch (k) {
+    case fsim::TraceEvent::Kind::kExec: return "exec";
+    case fsim::TraceEvent::Kind::kStallFetch: return "wait fetch";
+    case fsim::TraceEvent::Kind::kStallPop: return "wait token";
+    case fsim::TraceEvent::Kind::kStallPush: return "wait queue room";
+    case fsim::TraceEvent::Kind::kStallPort: return "wait DRAM port";
+    case fsim::TraceEvent::Kind::kStallFinish: return "wait drain";
+  }
+  return "?";
+}
+
+}  // namespace
 
 Status SimDriver::CheckOpen() {
   return dram() ? Status::Ok() : FailedPrecondition(std::string(name()) + " device is not open");
@@ -56,6 +71,78 @@ Status SimDriver::TakeSubmission(uint64_t* insn_addr, uint32_t* insn_count) {
   pending_ = false;
   *insn_addr = insn_addr_;
   *insn_count = insn_count_;
+  return Status::Ok();
+}
+
+
+void SimDriver::OpenRecording(const DriverOptions& options) {
+  trace_ = options.trace;
+  timeline_ = options.timeline;
+  timeline_data_.clear();
+  label_.clear();
+  trace_builder_ = TraceBuilder();
+  trace_builder_.set_clock_mhz(options.config.clock_mhz);
+}
+
+void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
+                          const std::vector<fsim::TraceEvent>& events, uint64_t cycles) {
+  if (trace_) {
+    static const char* const kTracks[] = {"load", "compute", "store"};
+    trace_builder_.Begin("loom accelerator (" + title + ")", kTracks, 3);
+    for (const fsim::TraceEvent& e : events) {
+      const bool exec = e.kind == fsim::TraceEvent::Kind::kExec;
+      const bool known = e.insn < program.size();
+      std::string name = exec && known ? isa::Mnemonic(program[e.insn]) : KindName(e.kind);
+      std::string args = "{\"insn\":" + std::to_string(e.insn);
+      if (exec && known) {
+        args += ",\"text\":\"" + TraceBuilder::Escape(isa::Disassemble(program[e.insn])) + "\"";
+      }
+      if (e.kind == fsim::TraceEvent::Kind::kStallPop || e.kind == fsim::TraceEvent::Kind::kStallPush) {
+        name += std::string(" ") + isa::QueueName(e.queue);
+      }
+      if (!label_.empty()) args += ",\"segment\":\"" + TraceBuilder::Escape(label_) + "\"";
+      args += "}";
+      trace_builder_.Event(static_cast<int>(e.module), name, exec ? "exec" : "stall", e.begin,
+                           e.end, args);
+    }
+    trace_builder_.EndSubmission(label_, cycles);
+  }
+  if (timeline_) {
+    // One record per instruction.
+    timeline_data_.assign(program.size(), InsnTiming{});
+    for (size_t i = 0; i < program.size(); ++i) timeline_data_[i].module = program[i].module();
+    for (const fsim::TraceEvent& e : events) {
+      if (e.insn >= timeline_data_.size()) continue;
+      InsnTiming& t = timeline_data_[e.insn];
+      const uint64_t d = e.end - e.begin;
+      switch (e.kind) {
+        case fsim::TraceEvent::Kind::kExec: t.begin = e.begin; t.end = e.end; break;
+        case fsim::TraceEvent::Kind::kStallFetch: t.stall_fetch += d; break;
+        case fsim::TraceEvent::Kind::kStallPop: t.stall_pop[static_cast<int>(e.queue)] += d; break;
+        case fsim::TraceEvent::Kind::kStallPush: t.stall_push[static_cast<int>(e.queue)] += d; break;
+        case fsim::TraceEvent::Kind::kStallPort: t.stall_port += d; break;
+        case fsim::TraceEvent::Kind::kStallFinish: t.stall_finish += d; break;
+      }
+    }
+  }
+  label_.clear();
+}
+
+Status SimDriver::InsnTimeline(std::vector<InsnTiming>* out) {
+  LOOM_RETURN_IF_ERROR(CheckOpen());
+  if (!timeline_) {
+    return FailedPrecondition(std::string(name()) + ": the device was opened without a timeline");
+  }
+  *out = timeline_data_;
+  return Status::Ok();
+}
+
+Status SimDriver::TraceJson(std::string* out) {
+  LOOM_RETURN_IF_ERROR(CheckOpen());
+  if (!trace_) {
+    return FailedPrecondition(std::string(name()) + ": the device was opened without tracing");
+  }
+  *out = trace_builder_.Json();
   return Status::Ok();
 }
 

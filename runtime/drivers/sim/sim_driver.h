@@ -1,16 +1,20 @@
 // What the two simulator drivers (fsim, tsim) share: device memory is the simulator's DRAM model,
 // handed out by a DeviceHeap; copies are checked against live allocations; a submission is checked
-// and kept until Wait() runs the simulator. A driver supplies the DRAM (null while closed), its
-// name, and the run itself.
+// and kept until Wait() runs the simulator; and a run's instruction events (fsim::TraceEvent, which
+// both simulators produce) become the Perfetto trace and the per-instruction timeline. A driver
+// supplies the DRAM (null while closed), its name, and the run itself.
 #ifndef LOOM_RUNTIME_DRIVERS_SIM_SIM_DRIVER_H_
 #define LOOM_RUNTIME_DRIVERS_SIM_SIM_DRIVER_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/drivers/device_heap.h"
 #include "runtime/drivers/driver.h"
+#include "runtime/drivers/trace_json.h"
 #include "sim/fsim/dram.h"
+#include "sim/fsim/fsim.h"
 
 namespace loom::runtime {
 
@@ -22,6 +26,9 @@ class SimDriver : public Driver {
   Status CopyIn(uint64_t dst, const void* src, uint64_t bytes) override;
   Status CopyOut(void* dst, uint64_t src, uint64_t bytes) override;
   Status Submit(uint64_t insn_addr, uint32_t insn_count) override;
+  Status InsnTimeline(std::vector<InsnTiming>* out) override;
+  void Annotate(const std::string& label) override { label_ = label; }
+  Status TraceJson(std::string* out) override;
 
  protected:
   // The simulator's DRAM, or null when the device is not open.
@@ -33,10 +40,24 @@ class SimDriver : public Driver {
   Status TakeSubmission(uint64_t* insn_addr, uint32_t* insn_count);
   void ClearSubmission() { pending_ = false; }
 
+  // At Open: which records the driver keeps (DriverOptions::trace, ::timeline).
+  void OpenRecording(const DriverOptions& options);
+  // Whether the simulator should record instruction events for the next run.
+  bool recording() const { return trace_ || timeline_; }
+  // After a run: folds its events into the trace and the timeline. `title` names the device in
+  // the trace ("fsim, 1x16x16").
+  void RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
+                 const std::vector<fsim::TraceEvent>& events, uint64_t cycles);
+
  private:
   Status CheckRange(uint64_t addr, uint64_t bytes);
 
   DeviceHeap heap_;
+  bool trace_ = false;
+  bool timeline_ = false;
+  std::vector<InsnTiming> timeline_data_;
+  std::string label_;
+  TraceBuilder trace_builder_;
   uint64_t insn_addr_ = 0;
   uint32_t insn_count_ = 0;
   bool pending_ = false;

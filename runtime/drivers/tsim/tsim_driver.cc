@@ -17,6 +17,7 @@ class TsimDriver final : public SimDriver {
     dev_options.waves = options.waves;
     LOOM_RETURN_IF_ERROR(tsim::Device::Create(options.config, bytes, &dev_, dev_options));
     ResetHeap();
+    OpenRecording(options);
     return Status::Ok();
   }
   const HwConfig& config() const override { return dev_ ? dev_->config() : empty_; }
@@ -28,8 +29,10 @@ class TsimDriver final : public SimDriver {
     have_stats_ = false;
     run.timeout_cycles =
         static_cast<uint64_t>(static_cast<double>(timeout_ms) * 1000.0 * dev_->config().clock_mhz);
+    run.trace = recording();
     LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats_));
     have_stats_ = true;
+    RecordRun("tsim, RTL " + dev_->config().name, dev_->program(), dev_->trace(), stats_.cycles);
     return Status::Ok();
   }
   Status ReadCounters(DeviceCounters* out) override {
@@ -55,7 +58,6 @@ class TsimDriver final : public SimDriver {
   fsim::Dram* dram() override { return dev_ ? &dev_->dram() : nullptr; }
 
  private:
-
   HwConfig empty_;
   std::unique_ptr<tsim::Device> dev_;
   bool have_stats_ = false;

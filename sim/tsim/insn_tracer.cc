@@ -1,0 +1,116 @@
+#include "sim/tsim/insn_tracer.h"
+
+namespace loom::tsim {
+namespace {
+
+using Kind = fsim::TraceEvent::Kind;
+
+// The token queue a module waits on, by direction (docs/isa.md §1.4): "prev" and "next" as the
+// module sees them.
+isa::Queue PopQueue(isa::Module m, bool prev) {
+  switch (m) {
+    case isa::Module::kLoad: return isa::Queue::kComputeToLoad;
+    case isa::Module::kCompute: return prev ? isa::Queue::kLoadToCompute : isa::Queue::kStoreToCompute;
+    case isa::Module::kStore: return isa::Queue::kComputeToStore;
+  }
+  return isa::Queue::kLoadToCompute;
+}
+isa::Queue PushQueue(isa::Module m, bool prev) {
+  switch (m) {
+    case isa::Module::kLoad: return isa::Queue::kLoadToCompute;
+    case isa::Module::kCompute: return prev ? isa::Queue::kComputeToLoad : isa::Queue::kComputeToStore;
+    case isa::Module::kStore: return isa::Queue::kStoreToCompute;
+  }
+  return isa::Queue::kLoadToCompute;
+}
+
+}  // namespace
+
+SeqTrace DecodeSeqTrace(uint32_t port, int module) {
+  const uint32_t bits = (port >> (kSeqTraceBits * module)) & ((1u << kSeqTraceBits) - 1);
+  SeqTrace t;
+  t.start = (bits >> 4) & 1;
+  t.done = (bits >> 3) & 1;
+  const uint32_t state = bits & 7;
+  t.state = state <= static_cast<uint32_t>(SeqState::kPushNext) ? static_cast<SeqState>(state)
+                                                                : SeqState::kNoInsn;
+  return t;
+}
+
+void InsnTracer::Arm(const std::vector<isa::Insn>& program, uint64_t first_cycle) {
+  armed_ = true;
+  first_cycle_ = last_cycle_ = first_cycle;
+  events_.clear();
+  for (ModuleTrack& t : tracks_) t = ModuleTrack{};
+  for (size_t i = 0; i < program.size(); ++i) {
+    tracks_[static_cast<size_t>(program[i].module())].insns.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+void InsnTracer::CloseWait(ModuleTrack& t, uint64_t at, std::vector<fsim::TraceEvent>* out) const {
+  if (!t.wait_open) return;
+  t.wait_open = false;
+  t.wait.end = at;
+  if (t.wait.end > t.wait.begin) out->push_back(t.wait);
+}
+
+void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
+  if (!armed_ || cycle < first_cycle_) return;
+  const uint64_t now = cycle - first_cycle_;
+  last_cycle_ = cycle;
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    ModuleTrack& t = tracks_[static_cast<size_t>(m)];
+    const isa::Module module = static_cast<isa::Module>(m);
+    const SeqTrace s = DecodeSeqTrace(ports.trace, m);
+    const bool have = t.next < t.insns.size();  // an instruction of this module is still to come
+    // Waits: one event per run of equal cycles, charged to the module's current instruction.
+    fsim::TraceEvent w;
+    w.module = module;
+    bool waiting = have;
+    switch (s.state) {
+      case SeqState::kNoInsn: w.kind = Kind::kStallFetch; break;
+      case SeqState::kPopPrev: w.kind = Kind::kStallPop; w.queue = PopQueue(module, true); break;
+      case SeqState::kPopNext: w.kind = Kind::kStallPop; w.queue = PopQueue(module, false); break;
+      case SeqState::kPushPrev: w.kind = Kind::kStallPush; w.queue = PushQueue(module, true); break;
+      case SeqState::kPushNext: w.kind = Kind::kStallPush; w.queue = PushQueue(module, false); break;
+      case SeqState::kExec: waiting = false; break;
+    }
+    if (t.wait_open && (!waiting || t.wait.kind != w.kind || t.wait.queue != w.queue)) {
+      CloseWait(t, now, &events_);
+    }
+    if (waiting && !t.wait_open) {
+      w.insn = t.insns[t.next];
+      w.begin = now;
+      t.wait = w;
+      t.wait_open = true;
+    }
+    if (s.start && have) t.exec_begin = now;
+    if (s.done && have) {
+      // Execution ends where a wait for queue room began, else with this cycle.
+      const bool push_wait = t.wait_open && t.wait.kind == Kind::kStallPush;
+      fsim::TraceEvent e;
+      e.kind = Kind::kExec;
+      e.module = module;
+      e.insn = t.insns[t.next];
+      e.begin = t.exec_begin;
+      e.end = push_wait ? t.wait.begin : now + 1;
+      CloseWait(t, now + 1, &events_);
+      events_.push_back(e);
+      ++t.next;
+    }
+  }
+}
+
+std::vector<fsim::TraceEvent> InsnTracer::Events() const {
+  std::vector<fsim::TraceEvent> out = events_;
+  for (const ModuleTrack& t : tracks_) {
+    if (t.wait_open && last_cycle_ + 1 > first_cycle_ + t.wait.begin) {
+      fsim::TraceEvent w = t.wait;
+      w.end = last_cycle_ + 1 - first_cycle_;
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+}  // namespace loom::tsim
