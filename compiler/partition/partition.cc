@@ -156,12 +156,18 @@ int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
   if (n.outputs.empty()) return 0;
   const int64_t out = Elems(g, n.outputs[0]);
   if (n.op == "q.conv2d" || n.op == "Conv") {
+    // Weights [M, C/group, K1..Ks]: each output sums C/group x K1 x .. x Ks products (a float
+    // Conv may be 1-D or 3-D).
     const ir::Shape& w = g.value(n.input(1)).shape;
-    return out * w[1] * w[2] * w[3];
+    int64_t per_output = 1;
+    for (size_t d = 1; d < w.size(); ++d) per_output *= w[d];
+    return out * per_output;
   }
   if (n.op == "Gemm" || n.op == "MatMul") {
     const ir::Shape& a = g.value(n.input(0)).shape;
-    return out * a.back();
+    if (a.empty()) return 0;
+    const bool trans_a = n.op == "Gemm" && n.GetInt("transA", 0) != 0;
+    return out * (trans_a ? a.front() : a.back());
   }
   if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
     const auto k = n.GetInts("kernel");
