@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Model-zoo benchmark: compile every model, run it on cpu and fsim (tsim for the small ones),
-check bit-exactness and fidelity, and report compile time, offload, arena, cycles, utilization,
-latency per board and per-layer utilization (`loom profile`).
+check bit-exactness and fidelity, time Loom's cpu device against ONNX Runtime, and report compile
+time, offload, arena, cycles, utilization, latency per board and per-layer utilization.
 
 Runs on the machine's python3 (pip: bench/zoo/requirements.txt). Writes OUT/zoo.json,
-OUT/zoo.md and PNG plots; prints the markdown table. See bench/zoo/README.md.
+OUT/zoo.md and PNG plots; prints the markdown tables. See bench/zoo/README.md.
 """
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -20,6 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ZOO = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "vgg11"]
 BOARDS = ["pynq-z1", "ultra96-v2", "zcu104", "alveo-u250"]
 BASE_CONFIG = "1x16x16"
+# Held-out zoo inputs. build_models.py draws each model's calibration input with seed 0.
+EVAL_SEED = 1
 
 
 def run(cmd, log):
@@ -28,6 +32,7 @@ def run(cmd, log):
     p = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
     log.write("$ " + " ".join(cmd) + f"\n# {dt:.2f} s, exit {p.returncode}\n{p.stderr}\n")
+    log.flush()
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
     return dt, p.stdout
@@ -40,10 +45,22 @@ def cosine(a, b):
     return float(a @ b / d) if d else 0.0
 
 
-def top1_agreement(a, b):
-    a = a.reshape(a.shape[0], -1)
-    b = b.reshape(b.shape[0], -1)
-    return float(np.mean(np.argmax(a, 1) == np.argmax(b, 1)))
+def fidelity(q, ref, labels):
+    """Cosine (whole set and worst sample), top-1 agreement with the fp32 logits, and how often
+    fp32's top-1 is among q's five largest."""
+    q = q.reshape(ref.shape[0], -1)
+    ref = ref.reshape(ref.shape[0], -1)
+    top1 = np.argmax(ref, 1)
+    f = {"cosine": cosine(q, ref),
+         "cosine_per_sample": [cosine(q[i], ref[i]) for i in range(ref.shape[0])],
+         "top1_agreement": float(np.mean(np.argmax(q, 1) == top1)),
+         "fp32_top1_in_top5": float(np.mean([t in np.argsort(-qi)[:5] for qi, t in zip(q, top1)]))}
+    f["cosine_min_per_sample"] = min(f["cosine_per_sample"])
+    if len(f["cosine_per_sample"]) > 16:  # digits: 360 samples, the minimum is enough
+        del f["cosine_per_sample"]
+    if labels is not None:
+        f["accuracy"] = float(np.mean(np.argmax(q, 1) == labels))
+    return f
 
 
 def load_boards():
@@ -56,38 +73,142 @@ def load_boards():
 
 
 def models(args):
-    """(name, onnx, input, fp32 logits or None, calibration, labels or None)."""
+    """One dict per model: name, onnx, calibration input, evaluation inputs, labels."""
     out = []
     wanted = set(args.models.split(",")) if args.models else None
     for m in ZOO:
         onnx = os.path.join(args.models_dir, m + ".onnx")
         if not os.path.exists(onnx) or (wanted and m not in wanted):
             continue
-        x = os.path.join(args.models_dir, m + "_input.npy")
-        out.append((m, onnx, x, os.path.join(args.models_dir, m + "_logits.npy"), x, None))
+        calib = os.path.join(args.models_dir, m + "_input.npy")
+        out.append({"name": m, "onnx": onnx, "calibration": calib, "eval": None, "labels": None})
     if not wanted or "digits" in wanted:
         d = os.path.join(ROOT, "examples", "digits")
-        out.append(("digits", os.path.join(d, "digits.onnx"), os.path.join(d, "test_images.npy"),
-                    None, os.path.join(d, "calibration.npy"), os.path.join(d, "test_labels.npy")))
+        out.append({"name": "digits", "onnx": os.path.join(d, "digits.onnx"),
+                    "calibration": os.path.join(d, "calibration.npy"),
+                    "eval": os.path.join(d, "test_images.npy"),
+                    "labels": os.path.join(d, "test_labels.npy")})
     return out
 
 
-def fp32_reference(onnx, x):
-    """Logits of the fp32 model from onnxruntime, one sample at a time."""
+def eval_inputs(spec, extra, path):
+    """Zoo: the calibration input followed by `extra` standard-normal inputs drawn with EVAL_SEED
+    (the same for every zoo model). Digits: the test set. Returns (path of the .npy, array)."""
+    if spec["eval"]:
+        return spec["eval"], np.load(spec["eval"])
+    x0 = np.load(spec["calibration"])
+    held_out = np.random.default_rng(EVAL_SEED).standard_normal((extra,) + x0.shape[1:])
+    x = np.concatenate([x0, held_out.astype(np.float32)])
+    np.save(path, x)
+    return path, x
+
+
+def per_inference_ms(stats):
+    """Host time of one inference from `loom run --stats`: the segments' wall_ms (process start and
+    package loading are not in them), summed and divided by the inferences run."""
+    return sum(s["wall_ms"] for s in stats["segments"]) / max(1, stats["inferences"])
+
+
+def cycles_per_s(stats):
+    """Simulated cycles per host second over the accelerator segments."""
+    ms = sum(s["wall_ms"] for s in stats["segments"] if s["ran_on"] == "device")
+    return stats["cycles"] / (ms / 1e3) if ms else 0.0
+
+
+def ort_session(path):
+    """One thread, sequential execution, default graph optimizations."""
     import onnxruntime as ort
-    s = ort.InferenceSession(onnx, providers=["CPUExecutionProvider"])
-    name = s.get_inputs()[0].name
-    return np.concatenate([s.run(None, {name: x[i:i + 1]})[0] for i in range(x.shape[0])])
+    o = ort.SessionOptions()
+    o.intra_op_num_threads = 1
+    o.inter_op_num_threads = 1
+    o.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
 
 
-def bench_model(args, loom, boards, spec, log):
-    name, onnx, x_path, logits_path, calib, labels_path = spec
+def ort_logits(sess, x):
+    name = sess.get_inputs()[0].name
+    return np.concatenate([sess.run(None, {name: x[i:i + 1]})[0] for i in range(x.shape[0])])
+
+
+def ort_quantize(onnx, calib, w):
+    """ONNX Runtime's static quantizer, QDQ, per-channel int8 weights, calibrated (MinMax) on the
+    input Loom calibrates on, after ORT's recommended pre-processing (shape inference, graph
+    optimization). Two activation types: QInt8 (symmetric int8 like Loom's) and QUInt8 (what ORT
+    recommends for x86). Returns {key: (path, seconds)}."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Reader(CalibrationDataReader):
+        def __init__(self, name, x):
+            self.it = iter([{name: x[i:i + 1]} for i in range(x.shape[0])])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    name = ort_session(onnx).get_inputs()[0].name
+    t0 = time.perf_counter()
+    pre = os.path.join(w, "ort_pre.onnx")
+    quant_pre_process(onnx, pre)
+    pre_s = time.perf_counter() - t0
+    out = {}
+    for key, act in (("int8", QuantType.QInt8), ("int8_u8s8", QuantType.QUInt8)):
+        path = os.path.join(w, f"ort_{key}.onnx")
+        t0 = time.perf_counter()
+        quantize_static(pre, path, Reader(name, calib), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=act, weight_type=QuantType.QInt8)
+        out[key] = (path, pre_s + time.perf_counter() - t0)
+    return out
+
+
+def cpu_comparison(args, pkg, spec, x, fp32, ref, labels, loom_ms, w, log):
+    """Loom's cpu device against ONNX Runtime (fp32, and its own int8 models) on the first sample.
+
+    A measurement is the mean of `batch` back-to-back inferences, batch sized to about 1 s of
+    Loom's time (loom_ms per inference) so tiny models are not timed one cold call at a time. The
+    rounds interleave Loom and ORT, so a change in the host's load falls on all of them alike.
+    """
+    import onnxruntime
+    sessions = {"fp32": fp32}
+    ort = {"version": onnxruntime.__version__, "threads": 1}
+    for key, (path, quantize_s) in ort_quantize(spec["onnx"], np.load(spec["calibration"]), w).items():
+        sessions[key] = ort_session(path)
+        ort[key] = {"quantize_s": quantize_s, **fidelity(ort_logits(sessions[key], x), ref, labels)}
+    batch = int(np.clip(1000 / loom_ms, 1, 100))
+    xb = os.path.join(w, "input_timing.npy")
+    np.save(xb, np.repeat(x[:1], batch, axis=0))
+    feeds = {k: {s.get_inputs()[0].name: x[:1]} for k, s in sessions.items()}
+    times = {k: [] for k in ["loom_cpu"] + list(sessions)}
+    r = {"loadavg": [os.getloadavg()[0]]}
+    for _ in range(args.timing_runs):
+        st = os.path.join(w, "cpu_timing_stats.json")
+        run([args.loom, "run", pkg, "--device", "cpu", "--input", xb, "--output",
+             os.path.join(w, "cpu_timing.npy"), "--stats", st, "-q"], log)
+        with open(st) as f:
+            times["loom_cpu"].append(per_inference_ms(json.load(f)))
+        for k, sess in sessions.items():
+            sess.run(None, feeds[k])  # warm-up
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                sess.run(None, feeds[k])
+            times[k].append(1e3 * (time.perf_counter() - t0) / batch)
+    r["loadavg"].append(os.getloadavg()[0])
+    r["loom_cpu"] = {"ms": float(np.median(times["loom_cpu"])), "runs_ms": times["loom_cpu"], "batch": batch}
+    for k in sessions:
+        ort.setdefault(k, {}).update({"ms": float(np.median(times[k])), "runs_ms": times[k]})
+    r["ort"] = ort
+    for key in sessions:
+        r[f"loom_cpu_vs_ort_{key}"] = r["loom_cpu"]["ms"] / ort[key]["ms"]
+    return r
+
+
+def bench_model(args, boards, spec, log):
+    name, onnx, loom = spec["name"], spec["onnx"], args.loom
     w = os.path.join(args.work, name)
     os.makedirs(w, exist_ok=True)
     pkg, report = os.path.join(w, name + ".loom"), os.path.join(w, "compile_report.json")
     r = {"model": name, "config": BASE_CONFIG}
     r["compile_s"], _ = run([loom, "compile", onnx, "-o", pkg, "--board", "pynq-z1",
-                             "--calibration", calib, "--report", report, "--no-sqnr"], log)
+                             "--calibration", spec["calibration"], "--report", report, "--no-sqnr"], log)
     _, insp = run([loom, "inspect", pkg, "--json"], log)
     insp = json.loads(insp)
     r["arena_bytes"] = insp["arena_bytes"]
@@ -96,16 +217,19 @@ def bench_model(args, loom, boards, spec, log):
     r["offload_macs"] = insp["offload"]["macs"]
     r["model_macs"] = sum(s["macs"] for s in insp["segments"])
     r["segments"] = len(insp["segments"])
-    with open(report) as f:
-        rep = json.load(f)
-    r["compile_report_offload"] = rep.get("package", {}).get("offload")
 
+    x_path, x = eval_inputs(spec, args.extra_samples, os.path.join(w, "eval_input.npy"))
+    x1 = os.path.join(w, "input1.npy")
+    np.save(x1, x[:1])
+    labels = np.load(spec["labels"]) if spec["labels"] else None
+
+    # Every device on the evaluation set.
     outs, stats = {}, {}
     for dev in ["cpu", "fsim"] + (["tsim"] if name in args.tsim.split(",") else []):
         o, s = os.path.join(w, dev + ".npy"), os.path.join(w, dev + "_stats.json")
         try:
-            r[dev + "_host_s"], _ = run([loom, "run", pkg, "--device", dev, "--input", x_path,
-                                         "--output", o, "--stats", s, "-q"], log)
+            r[dev + "_process_s"], _ = run([loom, "run", pkg, "--device", dev, "--input", x_path,
+                                            "--output", o, "--stats", s, "-q"], log)
         except RuntimeError as e:
             if dev != "tsim":
                 raise
@@ -114,43 +238,47 @@ def bench_model(args, loom, boards, spec, log):
         outs[dev] = np.load(o)
         with open(s) as f:
             stats[dev] = json.load(f)
-    r["cpu_fsim_bit_exact"] = bool(np.array_equal(outs["cpu"], outs["fsim"]))
-    if "tsim" in outs:
-        r["cpu_tsim_bit_exact"] = bool(np.array_equal(outs["cpu"], outs["tsim"]))
-        r["tsim_cycles"] = stats["tsim"]["cycles"] // max(1, stats["tsim"]["segments"][0]["runs"])
+        r[dev + "_ms_per_inference"] = per_inference_ms(stats[dev])
     fs = stats["fsim"]
-    runs = max(1, max(s["runs"] for s in fs["segments"]))
+    runs = max(1, fs["inferences"])
     r["inferences"] = runs
+    r["cpu_fsim_bit_exact"] = bool(np.array_equal(outs["cpu"], outs["fsim"]))
     r["cycles"] = fs["cycles"] // runs
     r["gemm_macs"] = fs["macs"] // runs
     r["gemm_utilization"] = fs["gemm_utilization"]
     r["bytes_loaded"] = fs["bytes_loaded"] // runs
     r["bytes_stored"] = fs["bytes_stored"] // runs
     r["cpu_segment_ms"] = sum(s["wall_ms"] for s in fs["segments"] if s["ran_on"] == "host") / runs
+    r["fsim_cycles_per_s"] = cycles_per_s(fs)
+    if "tsim" in outs:
+        ts = stats["tsim"]
+        r["cpu_tsim_bit_exact"] = bool(np.array_equal(outs["cpu"], outs["tsim"]))
+        r["tsim_cycles"] = ts["cycles"] // max(1, ts["inferences"])
+        r["tsim_fsim_cycles"] = ts["cycles"] / fs["cycles"] if fs["cycles"] else 0.0
+        seg = [t["cycles"] / f["cycles"] for t, f in zip(ts["segments"], fs["segments"]) if f["cycles"]]
+        r["tsim_fsim_cycles_per_segment"] = [min(seg), max(seg)] if seg else None
+        r["tsim_cycles_per_s"] = cycles_per_s(ts)
     r["latency_ms"] = {}
     for b, d in boards.items():
         r["latency_ms"][b] = {"ms": r["cycles"] / (d["clock_mhz"] * 1e3), "clock_mhz": d["clock_mhz"],
                               "board_config": d["config"],
                               "scaled_from": BASE_CONFIG if d["config"] != BASE_CONFIG else None}
 
-    # Fidelity against fp32.
-    x = np.load(x_path)
-    ref = np.load(logits_path) if logits_path else fp32_reference(onnx, x)
-    q = outs["cpu"].reshape(ref.shape)
-    r["cosine"] = cosine(q, ref)
-    r["cosine_min_per_sample"] = min(cosine(q[i], ref[i]) for i in range(ref.shape[0]))
-    r["top1_agreement"] = top1_agreement(q, ref)
+    # Fidelity against fp32 (onnxruntime, the same one-thread session that is timed below).
+    fp32 = ort_session(onnx)
+    ref = ort_logits(fp32, x)
     r["samples"] = int(ref.shape[0])
-    if labels_path:
-        labels = np.load(labels_path)
-        r["accuracy_int8"] = float(np.mean(np.argmax(q, 1) == labels))
-        r["accuracy_fp32"] = float(np.mean(np.argmax(ref, 1) == labels))
+    # Gap between fp32's two largest logits, in logit standard deviations: small on random weights.
+    srt = np.sort(ref.reshape(ref.shape[0], -1), 1)
+    r["fp32_top2_gap_over_std"] = float(np.median((srt[:, -1] - srt[:, -2]) / srt.std(1)))
+    r.update(fidelity(outs["cpu"], ref, labels))
+    if labels is not None:
+        r["accuracy_int8"] = r.pop("accuracy")
+        r["accuracy_fp32"] = float(np.mean(np.argmax(ref.reshape(ref.shape[0], -1), 1) == labels))
+
+    r.update(cpu_comparison(args, pkg, spec, x, fp32, ref, labels, r["cpu_ms_per_inference"], w, log))
 
     # Per-layer view: one inference on the first sample.
-    x1 = x_path
-    if x.shape[0] > 1:
-        x1 = os.path.join(w, "input1.npy")
-        np.save(x1, x[:1])
     prof = os.path.join(w, "profile.json")
     r["profile_host_s"], _ = run([loom, "profile", pkg, "--device", "fsim", "--input", x1,
                                   "--json", prof], log)
@@ -205,30 +333,91 @@ def plot(results, out):
         plt.close(fig)
 
 
-def table(results, boards):
-    head = ["model", "MMACs", "compile s", "offload ops/MACs", "arena MiB", "Mcycles",
-            "GEMM util"] + [f"{b} ms" for b in boards] + ["fsim host s", "cpu=fsim", "cosine", "top-1"]
-    rows = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+def md_table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def yes(b):
+    return "yes" if b else "**no**"
+
+
+def tables(results, boards):
+    """Three markdown tables: the accelerator, correctness and fidelity, the CPU comparison."""
+    acc = []
     for r in results:
-        lat = []
-        for b in boards:
-            v = r["latency_ms"][b]
-            lat.append(f"{v['ms']:.3g}" + ("*" if v["scaled_from"] else ""))
-        exact = "yes" if r["cpu_fsim_bit_exact"] else "**no**"
+        lat = [f"{r['latency_ms'][b]['ms']:.3g}" + ("*" if r["latency_ms"][b]["scaled_from"] else "")
+               for b in boards]
+        acc.append([r["model"], f"{r['model_macs'] / 1e6:.1f}", f"{r['compile_s']:.1f}",
+                    f"{100 * r['offload_ops']:.0f}% / {100 * r['offload_macs']:.1f}%",
+                    f"{r['arena_bytes'] / 2**20:.1f}", f"{r['cycles'] / 1e6:.3g}",
+                    f"{100 * r['gemm_utilization']:.1f}%"] + lat +
+                   [f"{r['fsim_ms_per_inference'] / 1e3:.2g}"])
+    md = md_table(["model", "MMACs", "compile s", "offload ops/MACs", "arena MiB", "Mcycles",
+                   "GEMM util"] + [f"{b} ms" for b in boards] + ["fsim host s"], acc)
+
+    fid = []
+    for r in results:
         if "cpu_tsim_bit_exact" in r:
-            exact += ", tsim " + ("yes" if r["cpu_tsim_bit_exact"] else "**no**")
-        elif "tsim_skipped" in r:
-            exact += ", tsim skipped"
-        top1 = f"{100 * r['top1_agreement']:.0f}% of {r['samples']}"
+            tsim = [yes(r["cpu_tsim_bit_exact"]), f"{r['tsim_fsim_cycles']:.4f}",
+                    f"{r['tsim_ms_per_inference'] / 1e3:.3g}"]
+        else:
+            tsim = ["skipped" if "tsim_skipped" in r else "-", "-", "-"]
+        o = r["ort"]["int8"]
+        top1 = f"{100 * r['top1_agreement']:.0f}% / {100 * r['fp32_top1_in_top5']:.0f}%"
+        ort_top1 = f"{100 * o['top1_agreement']:.0f}% / {100 * o['fp32_top1_in_top5']:.0f}%"
         if "accuracy_int8" in r:
-            top1 += f" (acc {100 * r['accuracy_int8']:.1f}% vs fp32 {100 * r['accuracy_fp32']:.1f}%)"
-        rows.append("| " + " | ".join([
-            r["model"], f"{r['model_macs'] / 1e6:.1f}", f"{r['compile_s']:.1f}",
-            f"{100 * r['offload_ops']:.0f}% / {100 * r['offload_macs']:.1f}%",
-            f"{r['arena_bytes'] / 2**20:.1f}", f"{r['cycles'] / 1e6:.3g}",
-            f"{100 * r['gemm_utilization']:.1f}%"] + lat + [
-            f"{r['fsim_host_s']:.1f}", exact, f"{r['cosine']:.4f}", top1]) + " |")
-    return "\n".join(rows) + "\n"
+            top1 += f" (acc {100 * r['accuracy_int8']:.1f}%)"
+            ort_top1 += f" (acc {100 * o['accuracy']:.1f}%)"
+        fid.append([r["model"], str(r["samples"]), yes(r["cpu_fsim_bit_exact"])] + tsim + [
+            f"{r['cosine']:.4f} / {r['cosine_min_per_sample']:.4f}", top1,
+            f"{o['cosine']:.4f} / {o['cosine_min_per_sample']:.4f}", ort_top1])
+    md += "\n" + md_table(["model", "samples", "cpu=fsim", "cpu=tsim", "tsim/fsim cycles", "tsim host s",
+                           "Loom cosine (all / worst)", "Loom top-1 / top-5",
+                           "ORT int8 cosine (all / worst)", "ORT int8 top-1 / top-5"], fid)
+
+    cpu = []
+    for r in results:
+        o = r["ort"]
+        cpu.append([r["model"], f"{r['loom_cpu']['ms']:.3g}", f"{o['fp32']['ms']:.3g}",
+                    f"{o['int8']['ms']:.3g}", f"{o['int8_u8s8']['ms']:.3g}",
+                    f"{r['loom_cpu_vs_ort_fp32']:.1f}x", f"{r['loom_cpu_vs_ort_int8']:.1f}x",
+                    f"{r['loom_cpu_vs_ort_int8_u8s8']:.1f}x"])
+    md += "\n" + md_table(["model", "Loom cpu ms", "ORT fp32 ms", "ORT int8 ms", "ORT u8s8 ms",
+                           "Loom / ORT fp32", "Loom / ORT int8", "Loom / ORT u8s8"], cpu)
+    return md
+
+
+def notes(results, failed, boards, args):
+    scaled = [b for b, d in boards.items() if d["config"] != BASE_CONFIG]
+    ver = results[0]["ort"]["version"] if results else "?"
+    load = [x for r in results for x in r["loadavg"]] or [0.0]
+    md = (f"\nFirst table: all on {BASE_CONFIG} (pynq-z1 board), cycles from fsim for one inference; "
+          "latency = cycles / board clock, accelerator segments only (CPU segments excluded). "
+          f"* {', '.join(scaled)} use another config; their column is the {BASE_CONFIG} cycle count "
+          "at that board's clock, not a compile for its config. fsim host s: host time of one "
+          "simulated inference.\n"
+          "\nSecond table: outputs of Loom's int8 package (cpu device) and of ONNX Runtime's own "
+          "int8 quantization (QDQ, per-channel, QInt8 activations and weights) against the fp32 "
+          "model in onnxruntime. Zoo models: the calibration input plus "
+          f"{args.extra_samples} held-out standard-normal inputs (seed {EVAL_SEED}); digits: the "
+          "360 test images. Cosine over all logits and for the worst sample; top-1: agreement "
+          "with fp32's argmax (digits: and accuracy on the labels); top-5: fp32's top-1 is among "
+          "the five largest int8 logits. tsim/fsim cycles: cycles the RTL took over the cycles "
+          "fsim's timing model predicts, same inputs.\n"
+          f"\nThird table: time of one inference of one input on this host ({os.cpu_count()} "
+          f"CPUs), one thread each, median of {args.timing_runs} measurements; onnxruntime {ver}; loom "
+          f"built {args.build}. Loom cpu: "
+          "the package's segments on Loom's int8 CPU kernels, process start and package loading "
+          "excluded. ORT int8: QInt8 activations (as in the second table); ORT u8s8: QUInt8 "
+          "activations, which ORT recommends on x86. Ratio > 1: Loom is slower. Host load average "
+          f"during the timings: {min(load):.1f}-{max(load):.1f}.\n")
+    for r in results:
+        if "tsim_skipped" in r:
+            md += f"\n{r['model']}: tsim skipped — {r['tsim_skipped']}\n"
+    for f in failed:
+        md += f"\n{f['model']}: not measured — {f['error']}\n"
+    return md
 
 
 def main():
@@ -236,42 +425,48 @@ def main():
     ap.add_argument("--loom", default=os.path.join(ROOT, "build", "bin", "loom"))
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "bench", "models", "out"))
     ap.add_argument("--models", default="", help="comma-separated subset (default: every model found + digits)")
-    ap.add_argument("--tsim", default="digits,squeezenet1_1", help="models also run on tsim ('' for none)")
+    ap.add_argument("--tsim", default="digits,squeezenet1_1,mobilenet_v2",
+                    help="models also run on tsim ('' for none)")
+    ap.add_argument("--extra-samples", type=int, default=4,
+                    help="held-out inputs per zoo model besides the calibration input (default 4)")
+    ap.add_argument("--timing-runs", type=int, default=7, help="measurements per CPU timing (default 7)")
+    ap.add_argument("--build", default="",
+                    help="how the loom binary was built, for the record (default: CMAKE_BUILD_TYPE "
+                         "from the CMakeCache.txt above its bin/)")
     ap.add_argument("--work", default="/tmp/loom-zoo", help="packages, outputs and logs")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = ap.parse_args()
     if not shutil.which(args.loom) and not os.path.exists(args.loom):
         sys.exit(f"no loom binary at {args.loom} (build it, or pass --loom)")
+    if not args.build:
+        cache = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.loom))), "CMakeCache.txt")
+        if os.path.exists(cache):
+            with open(cache) as f:
+                args.build = next((l.split("=", 1)[1].strip() or "(no build type)" for l in f
+                                   if l.startswith("CMAKE_BUILD_TYPE:")), "")
+        args.build = args.build or "(unknown)"
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
     boards = load_boards()
     results, failed = [], []
+    t0 = time.perf_counter()
     with open(os.path.join(args.work, "log.txt"), "w") as log:
         for spec in models(args):
-            print(f"{spec[0]} ...", file=sys.stderr, flush=True)
+            print(f"{spec['name']} ...", file=sys.stderr, flush=True)
             try:
-                results.append(bench_model(args, args.loom, boards, spec, log))
-            except RuntimeError as e:  # a model Loom cannot compile or run yet: report, go on
-                failed.append({"model": spec[0], "error": str(e).splitlines()[-1]})
+                results.append(bench_model(args, boards, spec, log))
+            except Exception as e:  # a model Loom (or onnxruntime) cannot handle: report, go on
+                log.write(traceback.format_exc())
+                failed.append({"model": spec["name"], "error": str(e).strip().splitlines()[-1]})
                 print(f"  failed: {failed[-1]['error']}", file=sys.stderr)
-            log.flush()
-    scaled = [b for b, d in boards.items() if d["config"] != BASE_CONFIG]
-    md = table(results, boards)
-    md += (f"\nAll on {BASE_CONFIG} (pynq-z1 board), cycles from fsim for one inference; latency = cycles / "
-           "board clock, accelerator segments only (CPU segments excluded). "
-           f"* {', '.join(scaled)} use another config; their column is the {BASE_CONFIG} cycle count at "
-           "that board's clock, not a compile for its config.\n")
-    for r in results:
-        if "tsim_skipped" in r:
-            md += f"\n{r['model']}: tsim skipped — {r['tsim_skipped']}\n"
-    for f in failed:
-        md += f"\n{f['model']}: not measured — {f['error']}\n"
+    md = tables(results, boards) + notes(results, failed, boards, args)
     print(md)
     with open(os.path.join(args.out, "zoo.md"), "w") as f:
         f.write(md)
-    meta = {"command": " ".join(sys.argv), "boards": boards, "base_config": BASE_CONFIG,
-            "host": os.uname().nodename, "cpus": os.cpu_count(), "results": results,
-            "failed": failed}
+    meta = {"command": shlex.join(sys.argv), "wall_s": time.perf_counter() - t0, "boards": boards,
+            "base_config": BASE_CONFIG, "host": os.uname().nodename, "cpus": os.cpu_count(),
+            "eval_seed": EVAL_SEED, "extra_samples": args.extra_samples,
+            "timing_runs": args.timing_runs, "loom_build": args.build, "results": results, "failed": failed}
     with open(os.path.join(args.out, "zoo.json"), "w") as f:
         json.dump(meta, f, indent=1)
     plot(results, args.out)
