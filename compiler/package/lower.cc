@@ -27,10 +27,6 @@ Status MapDType(ir::DType t, DType* out) {
   }
 }
 
-// The inputs the runtime op takes. Clip's bounds are inputs in the IR (opset 11 and later) and
-// attributes of the runtime's CPU op (ClipBounds below), so only x is passed.
-size_t RuntimeInputs(const ir::Node& n) { return n.op == "Clip" ? 1 : n.inputs.size(); }
-
 Window WindowOf(const ir::Node& n) {
   const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
   auto at = [](const std::vector<int64_t>& v, size_t i, int64_t d) {
@@ -88,8 +84,6 @@ class Lowerer {
   Status PlanArena();
   Status BuildSegments();
   Status MakeOp(const ir::Node& n, OpSpec* op);
-  // Clip's constant min/max inputs as the float attributes the runtime's CPU op reads.
-  Status ClipBounds(const ir::Node& n, std::vector<FloatAttr>* attrs) const;
   Status LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer);
   Status VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,
                      const std::vector<Range>& allowed) const;
@@ -290,7 +284,7 @@ Status Lowerer::CollectTensors() {
     LOOM_RETURN_IF_ERROR(ArenaTensor(v, &i));
   }
   for (const ir::Node* n : g_.nodes()) {
-    for (size_t i = 0; i < RuntimeInputs(*n); ++i) {
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
       const ir::ValueId v = n->inputs[i];
       if (v == ir::kNoValue) continue;
       int32_t index;
@@ -313,24 +307,9 @@ Status Lowerer::CollectTensors() {
   return Status::Ok();
 }
 
-Status Lowerer::ClipBounds(const ir::Node& n, std::vector<FloatAttr>* attrs) const {
-  for (size_t i = 1; i < n.inputs.size() && i < 3; ++i) {
-    const ir::ValueId v = n.inputs[i];
-    if (v == ir::kNoValue) continue;  // unbounded on that side
-    const ir::Value& bound = g_.value(v);
-    if (!bound.is_constant() || bound.constant->num_elements() != 1) {
-      return Unimplemented(Where(n) + ": a CPU Clip needs constant scalar bounds; " +
-                           bound.name() + " is not one");
-    }
-    attrs->push_back({i == 1 ? "min" : "max", {},
-                      {static_cast<float>(bound.constant->ElementAsDouble(0))}});
-  }
-  return Status::Ok();
-}
-
 Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   op->name = n.name.empty() ? ir::NodeLabel(g_, n) : n.name;
-  for (size_t i = 0; i < RuntimeInputs(n); ++i) {
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
     const ir::ValueId v = n.inputs[i];
     if (v == ir::kNoValue) {
       op->inputs.push_back(-1);
@@ -399,7 +378,6 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
       }
       p.attrs.push_back(std::move(fa));
     }
-    if (n.op == "Clip") LOOM_RETURN_IF_ERROR(ClipBounds(n, &p.attrs));
     op->params = std::move(p);
   }
   return Status::Ok();

@@ -44,11 +44,23 @@ Status MeasureSqnr(const ir::Graph& float_graph, const ir::Graph& q_graph,
     }));
   }
   sqnr_db->assign(n, 0.0);
-  for (size_t i = 0; i < n; ++i) {
-    (*sqnr_db)[i] = noise[i] == 0.0 ? std::numeric_limits<double>::infinity()
-                                    : 10.0 * std::log10(signal[i] / noise[i]);
-  }
+  for (size_t i = 0; i < n; ++i) (*sqnr_db)[i] = SqnrDb(signal[i], noise[i]);
   return Status::Ok();
+}
+
+double SqnrDb(double signal, double noise) {
+  return noise == 0.0 ? std::numeric_limits<double>::infinity()
+                      : 10.0 * std::log10(signal / noise);
+}
+
+double SqnrDb(const float* got, const float* want, size_t n) {
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double e = static_cast<double>(got[i]) - want[i];
+    signal += static_cast<double>(want[i]) * want[i];
+    noise += e * e;
+  }
+  return SqnrDb(signal, noise);
 }
 
 nlohmann::json LayerToJson(const LayerInfo& l, double sqnr_db) {

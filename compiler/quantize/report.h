@@ -22,6 +22,11 @@ Status MeasureSqnr(const ir::Graph& float_graph, const ir::Graph& q_graph,
                    const std::vector<Sample>& samples, const QuantizeResult& result,
                    std::vector<double>* sqnr_db);
 
+// 10 log10(signal / noise) in dB, +inf when the noise is 0: the SQNR of every report and test.
+double SqnrDb(double signal, double noise);
+// The SQNR of `got` against the reference `want` (n values).
+double SqnrDb(const float* got, const float* want, size_t n);
+
 nlohmann::json LayerToJson(const LayerInfo& l, double sqnr_db);
 void PrintLayerTable(const QuantizeResult& result, const std::vector<double>& sqnr_db,
                      std::ostream& os);

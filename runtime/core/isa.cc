@@ -80,27 +80,37 @@ Module Insn::module() const {
   }
 }
 
-TokenQueues QueuesOf(const Insn& insn) {
-  TokenQueues t;
-  auto pop = [&](Queue q) { t.pops[t.num_pops++] = q; };
-  auto push = [&](Queue q) { t.pushes[t.num_pushes++] = q; };
-  const Deps& d = insn.deps;
-  switch (insn.module()) {
-    case Module::kLoad:
-      if (d.pop_next) pop(Queue::kComputeToLoad);
-      if (d.push_next) push(Queue::kLoadToCompute);
-      break;
-    case Module::kCompute:
-      if (d.pop_prev) pop(Queue::kLoadToCompute);
-      if (d.pop_next) pop(Queue::kStoreToCompute);
-      if (d.push_prev) push(Queue::kComputeToLoad);
-      if (d.push_next) push(Queue::kComputeToStore);
-      break;
-    case Module::kStore:
-      if (d.pop_prev) pop(Queue::kComputeToStore);
-      if (d.push_prev) push(Queue::kStoreToCompute);
-      break;
+bool PopQueue(Module m, Side side, Queue* q) {
+  const bool prev = side == Side::kPrev;
+  switch (m) {
+    case Module::kLoad: *q = Queue::kComputeToLoad; return !prev;
+    case Module::kCompute: *q = prev ? Queue::kLoadToCompute : Queue::kStoreToCompute; return true;
+    case Module::kStore: *q = Queue::kComputeToStore; return prev;
   }
+  return false;
+}
+
+bool PushQueue(Module m, Side side, Queue* q) {
+  const bool prev = side == Side::kPrev;
+  switch (m) {
+    case Module::kLoad: *q = Queue::kLoadToCompute; return !prev;
+    case Module::kCompute: *q = prev ? Queue::kComputeToLoad : Queue::kComputeToStore; return true;
+    case Module::kStore: *q = Queue::kStoreToCompute; return prev;
+  }
+  return false;
+}
+
+TokenQueues QueuesOf(const Insn& insn) {
+  // Pops prev before next, pushes likewise (docs/isa.md §1.4). A flag a module does not have is
+  // never set (Verify), and would name no queue here.
+  TokenQueues t;
+  const Deps& d = insn.deps;
+  const Module m = insn.module();
+  Queue q;
+  if (d.pop_prev && PopQueue(m, Side::kPrev, &q)) t.pops[t.num_pops++] = q;
+  if (d.pop_next && PopQueue(m, Side::kNext, &q)) t.pops[t.num_pops++] = q;
+  if (d.push_prev && PushQueue(m, Side::kPrev, &q)) t.pushes[t.num_pushes++] = q;
+  if (d.push_next && PushQueue(m, Side::kNext, &q)) t.pushes[t.num_pushes++] = q;
   return t;
 }
 

@@ -118,6 +118,13 @@ struct TokenQueues {
 };
 TokenQueues QueuesOf(const Insn& insn);
 
+// The queue a module pops from / pushes to on one side ("prev" and "next" as the module sees
+// them: load - compute - store). False when the module has no neighbour there (load has no
+// previous module, store no next one).
+enum class Side : uint8_t { kPrev, kNext };
+bool PopQueue(Module m, Side side, Queue* q);
+bool PushQueue(Module m, Side side, Queue* q);
+
 // A micro-op: buffer indices for one step of a GEMM (dst=acc, src=inp, wgt=wgt) or an ALU
 // (dst=acc, src=acc) instruction, before the loop offsets are added.
 struct Uop {

@@ -90,10 +90,17 @@ Status RunFloatOp(const pkg::FloatOp& op, const std::vector<kernels::TensorView>
   const FloatAttrs attrs(op);
   auto optional = [&](size_t i) { return i < in.size() && present[i] ? &in[i] : nullptr; };
   const kernels::TensorView& x = in[0];
+  // An axis attribute as ONNX allows it (negative counts from the end), resolved for the kernels,
+  // which check the range.
+  auto axis = [&](int64_t fallback, int rank) {
+    const int64_t a = attrs.GetInt("axis", fallback);
+    if (a < -rank || a >= rank) return -1;  // out of range: the kernel says so
+    return static_cast<int>(a < 0 ? a + rank : a);
+  };
   if (name == "Identity" || name == "Reshape" || name == "Flatten" || name == "Dropout") {
     return kernels::Copy(x, y);  // Dropout at inference passes x through
   }
-  if (name == "Softmax") return kernels::Softmax(x, static_cast<int>(attrs.GetInt("axis", -1)), y);
+  if (name == "Softmax") return kernels::Softmax(x, axis(-1, x.rank), y);
   if (name == "GlobalAveragePool") return kernels::GlobalAvgPool(x, y);
   if (name == "Add" || name == "Sub" || name == "Mul") {
     const kernels::BinaryOp bop = name == "Add"   ? kernels::BinaryOp::kAdd
@@ -119,8 +126,7 @@ Status RunFloatOp(const pkg::FloatOp& op, const std::vector<kernels::TensorView>
   if (name == "Concat") {
     std::vector<const kernels::TensorView*> ptrs;
     for (const kernels::TensorView& v : in) ptrs.push_back(&v);
-    return kernels::Concat(ptrs.data(), static_cast<int>(ptrs.size()),
-                           static_cast<int>(attrs.GetInt("axis", 0)), y);
+    return kernels::Concat(ptrs.data(), static_cast<int>(ptrs.size()), axis(0, y.rank), y);
   }
   if (name == "Transpose") {
     std::vector<int64_t> perm = attrs.GetInts("perm");
@@ -140,10 +146,19 @@ Status RunFloatOp(const pkg::FloatOp& op, const std::vector<kernels::TensorView>
     ap.kind = kernels::ActivationKind::kLeakyRelu;
     ap.alpha = attrs.GetFloat("alpha", 0.01f);
   }
-  if (name == "Clip") {
+  if (name == "Clip") {  // bounds are optional scalar inputs (ONNX opset 11 on)
     ap.kind = kernels::ActivationKind::kClip;
-    ap.min = attrs.GetFloat("min", -3.4028235e38f);
-    ap.max = attrs.GetFloat("max", 3.4028235e38f);
+    ap.min = -3.4028235e38;
+    ap.max = 3.4028235e38;
+    for (size_t i = 1; i <= 2; ++i) {
+      const kernels::TensorView* b = optional(i);
+      if (b == nullptr) continue;
+      if (b->NumElements() != 1) {
+        return InvalidArgument("Clip: bound " + std::to_string(i) + " has " +
+                               std::to_string(b->NumElements()) + " elements, not 1");
+      }
+      (i == 1 ? ap.min : ap.max) = static_cast<const float*>(b->data)[0];
+    }
   }
   if (ap.kind == kernels::ActivationKind::kNone) {
     return Unimplemented("float operator '" + name + "' is not supported by the runtime");

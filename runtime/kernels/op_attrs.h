@@ -40,13 +40,21 @@ inline Status Spatial(int rank, int* s) {
   return Status::Ok();
 }
 
-// pads as ONNX orders them: all begins, then all ends.
-inline Status Pads(const std::vector<int64_t>& pads, int s, int64_t* begin, int64_t* end) {
-  int64_t both[2 * kMaxSpatial];
-  LOOM_RETURN_IF_ERROR(Fill("pads", pads, static_cast<size_t>(2 * s), 0, both));
+// The sliding-window geometry ConvParams and PoolParams share: spatial, strides, dilations and
+// pads (ONNX orders pads all begins, then all ends).
+template <typename Attrs, typename Params>
+Status Window(const Attrs& a, int rank, Params* p) {
+  int s = 0;
+  LOOM_RETURN_IF_ERROR(Spatial(rank, &s));
+  const size_t n = static_cast<size_t>(s);
+  p->spatial = s;
+  LOOM_RETURN_IF_ERROR(Fill("strides", a.GetInts("strides"), n, 1, p->strides));
+  LOOM_RETURN_IF_ERROR(Fill("dilations", a.GetInts("dilations"), n, 1, p->dilations));
+  int64_t pads[2 * kMaxSpatial];
+  LOOM_RETURN_IF_ERROR(Fill("pads", a.GetInts("pads"), 2 * n, 0, pads));
   for (int i = 0; i < s; ++i) {
-    begin[i] = both[i];
-    end[i] = both[s + i];
+    p->pads_begin[i] = pads[i];
+    p->pads_end[i] = pads[s + i];
   }
   return Status::Ok();
 }
@@ -56,13 +64,7 @@ inline Status Pads(const std::vector<int64_t>& pads, int s, int64_t* begin, int6
 // Conv, ConvInteger, QLinearConv over an input of rank `rank`.
 template <typename Attrs>
 Status ConvParamsFrom(const Attrs& a, int rank, ConvParams* p) {
-  int s = 0;
-  LOOM_RETURN_IF_ERROR(attrs_detail::Spatial(rank, &s));
-  const size_t n = static_cast<size_t>(s);
-  p->spatial = s;
-  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("strides", a.GetInts("strides"), n, 1, p->strides));
-  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("dilations", a.GetInts("dilations"), n, 1, p->dilations));
-  LOOM_RETURN_IF_ERROR(attrs_detail::Pads(a.GetInts("pads"), s, p->pads_begin, p->pads_end));
+  LOOM_RETURN_IF_ERROR(attrs_detail::Window(a, rank, p));
   p->group = a.GetInt("group", 1);
   return Status::Ok();
 }
@@ -70,16 +72,11 @@ Status ConvParamsFrom(const Attrs& a, int rank, ConvParams* p) {
 // MaxPool and AveragePool over an input of rank `rank`; kernel_shape is required.
 template <typename Attrs>
 Status PoolParamsFrom(const Attrs& a, int rank, PoolParams* p) {
-  int s = 0;
-  LOOM_RETURN_IF_ERROR(attrs_detail::Spatial(rank, &s));
-  const size_t n = static_cast<size_t>(s);
-  p->spatial = s;
+  LOOM_RETURN_IF_ERROR(attrs_detail::Window(a, rank, p));
   const std::vector<int64_t> kernel = a.GetInts("kernel_shape");
   if (kernel.empty()) return InvalidArgument("attribute kernel_shape is missing");
-  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("kernel_shape", kernel, n, 1, p->kernel));
-  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("strides", a.GetInts("strides"), n, 1, p->strides));
-  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("dilations", a.GetInts("dilations"), n, 1, p->dilations));
-  LOOM_RETURN_IF_ERROR(attrs_detail::Pads(a.GetInts("pads"), s, p->pads_begin, p->pads_end));
+  LOOM_RETURN_IF_ERROR(attrs_detail::Fill("kernel_shape", kernel,
+                                          static_cast<size_t>(p->spatial), 1, p->kernel));
   p->count_include_pad = a.GetInt("count_include_pad", 0) != 0;
   p->storage_order = static_cast<int>(a.GetInt("storage_order", 0));
   return Status::Ok();

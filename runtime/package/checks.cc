@@ -67,26 +67,39 @@ uint64_t Elements(const pkg::Tensor* t) {
   return n;
 }
 
-// The float operators the runtime runs on the host (runtime/exec/cpu_ops.cc), with their operand
-// counts: inputs from min_inputs to max_inputs (the ones past min_inputs optional, -1 when
-// omitted, except Concat's, which are all present), one output. `same_elements`: the output has
+// The float operators the runtime runs on the host (runtime/exec/cpu_ops.cc) and their operands:
+// `required` inputs, then up to `optional` more (-1 when omitted) — or, for a variadic op
+// (Concat), any number more, all present — and one output. `same_elements`: the output has
 // input 0's element count (elementwise and relabelling ops), checked here; the kernels check
 // every other shape when they run.
 struct FloatOpSignature {
   const char* name;
-  size_t min_inputs, max_inputs;
+  size_t required, optional;
+  bool variadic;
   bool same_elements;
 };
-constexpr size_t kManyInputs = 1024;
 constexpr FloatOpSignature kFloatOps[] = {
-    {"Identity", 1, 1, true},   {"Reshape", 1, 1, true},     {"Flatten", 1, 1, true},
-    {"Relu", 1, 1, true},       {"Sigmoid", 1, 1, true},     {"LeakyRelu", 1, 1, true},
-    {"Clip", 1, 1, true},       {"Softmax", 1, 1, true},     {"Transpose", 1, 1, true},
-    {"Add", 2, 2, false},       {"Sub", 2, 2, false},        {"Mul", 2, 2, false},
-    {"Conv", 2, 3, false},      {"Gemm", 2, 3, false},       {"MatMul", 2, 2, false},
-    {"MaxPool", 1, 1, false},   {"AveragePool", 1, 1, false}, {"GlobalAveragePool", 1, 1, false},
-    {"BatchNormalization", 5, 5, true}, {"Concat", 1, kManyInputs, false},
-    {"Dropout", 1, 3, true},  // inference: a copy; ratio and training_mode are ignored
+    {"Identity", 1, 0, false, true},
+    {"Reshape", 1, 0, false, true},
+    {"Flatten", 1, 0, false, true},
+    {"Dropout", 1, 2, false, true},  // inference: a copy; ratio and training_mode are ignored
+    {"Relu", 1, 0, false, true},
+    {"Sigmoid", 1, 0, false, true},
+    {"LeakyRelu", 1, 0, false, true},
+    {"Clip", 1, 2, false, true},  // min, max: scalars
+    {"Softmax", 1, 0, false, true},
+    {"Transpose", 1, 0, false, true},
+    {"BatchNormalization", 5, 0, false, true},
+    {"Add", 2, 0, false, false},
+    {"Sub", 2, 0, false, false},
+    {"Mul", 2, 0, false, false},
+    {"Conv", 2, 1, false, false},  // bias
+    {"Gemm", 2, 1, false, false},  // C
+    {"MatMul", 2, 0, false, false},
+    {"MaxPool", 1, 0, false, false},
+    {"AveragePool", 1, 0, false, false},
+    {"GlobalAveragePool", 1, 0, false, false},
+    {"Concat", 1, 0, true, false},
 };
 
 const FloatOpSignature* FindFloatOp(const std::string& name) {
@@ -291,7 +304,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
     bool optional = op.params_type() == pkg::OpParams::Conv2d && i == 2;
     if (op.params_type() == pkg::OpParams::FloatOp && op.params_as_FloatOp()->op() != nullptr) {
       const FloatOpSignature* f = FindFloatOp(op.params_as_FloatOp()->op()->str());
-      optional = f != nullptr && i >= f->min_inputs && f->max_inputs != kManyInputs;
+      optional = f != nullptr && !f->variadic && i >= f->required;
     }
     LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, where + " input " + std::to_string(i), &ins[i]));
     for (const pkg::Tensor* o : outs) {
@@ -425,13 +438,14 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
       const std::string name = p->op()->str();
       const FloatOpSignature* f = FindFloatOp(name);
       if (f == nullptr) return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
-      if (in.size() < f->min_inputs || in.size() > f->max_inputs || out.size() != 1) {
-        return InvalidArgument(where + ": " + name + " takes " + std::to_string(f->min_inputs) +
-                               (f->max_inputs == f->min_inputs ? std::string()
-                                : f->max_inputs == kManyInputs ? std::string(" or more")
-                                                               : " to " + std::to_string(f->max_inputs)) +
-                               " inputs and 1 output, has " + std::to_string(in.size()) + " and " +
-                               std::to_string(out.size()));
+      if (in.size() < f->required || (!f->variadic && in.size() > f->required + f->optional) ||
+          out.size() != 1) {
+        const std::string count = f->variadic   ? std::to_string(f->required) + " or more"
+                                  : f->optional ? std::to_string(f->required) + " to " +
+                                                      std::to_string(f->required + f->optional)
+                                                : std::to_string(f->required);
+        return InvalidArgument(where + ": " + name + " takes " + count + " inputs and 1 output, has " +
+                               std::to_string(in.size()) + " and " + std::to_string(out.size()));
       }
       for (const pkg::Tensor* t : ins) {
         if (t != nullptr) LOOM_RETURN_IF_ERROR(expect(t, F32, Plain, "input"));

@@ -65,30 +65,31 @@ Status Device::Create(const HwConfig& config, uint64_t dram_bytes, std::unique_p
   return Status::Ok();
 }
 
-std::string Device::Describe(const RunOptions& options, uint32_t index) {
+Status Device::DecodeAt(const RunOptions& options, uint32_t index, isa::Insn* insn) {
   const uint64_t addr = options.insn_addr + uint64_t{index} * HwConfig::kInsnBytes;
-  if (index >= options.insn_count || !dram().Contains(addr, HwConfig::kInsnBytes)) return "?";
+  if (index >= options.insn_count || !dram().Contains(addr, HwConfig::kInsnBytes)) {
+    return OutOfRange("instruction " + std::to_string(index) + " is not in the DRAM model");
+  }
+  return isa::Decode(layout_, isa::LoadWord(dram().At(addr)), insn);
+}
+
+std::string Device::Describe(const RunOptions& options, uint32_t index) {
   isa::Insn insn;
-  const Status s = isa::Decode(layout_, isa::LoadWord(dram().At(addr)), &insn);
+  const Status s = DecodeAt(options, index, &insn);
+  if (s.code() == StatusCode::kOutOfRange) return "?";
   return s.ok() ? isa::Disassemble(insn) : "undecodable: " + s.message();
 }
 
-Status Device::ReadProgram(const RunOptions& options) {
+void Device::ReadProgram(const RunOptions& options) {
+  // A stream the hardware will refuse is not traced, or traced with its undecodable instructions
+  // as empty ones: the run reports the error itself.
+  program_.clear();
   const uint64_t bytes = uint64_t{options.insn_count} * HwConfig::kInsnBytes;
-  if (!dram().Contains(options.insn_addr, bytes)) {
-    return OutOfRange("the instruction stream [" + std::to_string(options.insn_addr) + ", +" +
-                      std::to_string(bytes) + ") is not in the DRAM model");
-  }
-  program_.resize(options.insn_count);
+  if (!dram().Contains(options.insn_addr, bytes)) return;
+  program_.assign(options.insn_count, isa::Insn{});
   for (uint32_t i = 0; i < options.insn_count; ++i) {
-    const uint64_t addr = options.insn_addr + uint64_t{i} * HwConfig::kInsnBytes;
-    // An instruction the hardware will refuse is traced as what it decodes to, if anything; the
-    // run reports the error itself.
-    if (!isa::Decode(layout_, isa::LoadWord(dram().At(addr)), &program_[i]).ok()) {
-      program_[i] = isa::Insn{};
-    }
+    if (!DecodeAt(options, i, &program_[i]).ok()) program_[i] = isa::Insn{};
   }
-  return Status::Ok();
 }
 
 Status Device::ReadStats(Stats* stats) {
@@ -181,7 +182,7 @@ Status Device::Run(const RunOptions& options, Stats* stats) {
   if (!(ctrl_reg & reg::kCtrlIdle)) return FailedPrecondition("the accelerator is busy");
   program_.clear();
   trace_.clear();
-  if (options.trace) LOOM_RETURN_IF_ERROR(ReadProgram(options));
+  if (options.trace) ReadProgram(options);
   LOOM_RETURN_IF_ERROR(r.Write(reg::kCtrl, reg::kCtrlStart));
   // The run starts in the cycle after the START write is taken.
   if (options.trace) tracer_.Arm(program_, ctrl.cycle());

@@ -77,8 +77,10 @@ class Device {
  private:
   Device(const HwConfig& config, std::unique_ptr<Harness> harness);
   Status ReadStats(Stats* stats);
+  // Stream instruction `index`, read back from DRAM.
+  Status DecodeAt(const RunOptions& options, uint32_t index, isa::Insn* insn);
   // Decodes the stream into program_ for the tracer.
-  Status ReadProgram(const RunOptions& options);
+  void ReadProgram(const RunOptions& options);
   Status ErrorStatus(uint32_t code, uint32_t insn, const RunOptions& options);
   Status HangStatus(const RunOptions& options);
   // "load.inp sram=0 ..." for stream instruction `index`, read back from DRAM.

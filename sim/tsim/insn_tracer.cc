@@ -5,23 +5,28 @@ namespace {
 
 using Kind = fsim::TraceEvent::Kind;
 
-// The token queue a module waits on, by direction (docs/isa.md §1.4): "prev" and "next" as the
-// module sees them.
-isa::Queue PopQueue(isa::Module m, bool prev) {
-  switch (m) {
-    case isa::Module::kLoad: return isa::Queue::kComputeToLoad;
-    case isa::Module::kCompute: return prev ? isa::Queue::kLoadToCompute : isa::Queue::kStoreToCompute;
-    case isa::Module::kStore: return isa::Queue::kComputeToStore;
+// The queue a module waits on in a wait state of the trace port.
+isa::Queue WaitQueue(isa::Module m, SeqState state) {
+  const isa::Side side = state == SeqState::kPopPrev || state == SeqState::kPushPrev
+                             ? isa::Side::kPrev
+                             : isa::Side::kNext;
+  isa::Queue q = isa::Queue::kLoadToCompute;
+  const bool pop = state == SeqState::kPopPrev || state == SeqState::kPopNext;
+  // The RTL never reports a wait on a side the module lacks, so both always name a queue.
+  if (pop) {
+    isa::PopQueue(m, side, &q);
+  } else {
+    isa::PushQueue(m, side, &q);
   }
-  return isa::Queue::kLoadToCompute;
+  return q;
 }
-isa::Queue PushQueue(isa::Module m, bool prev) {
-  switch (m) {
-    case isa::Module::kLoad: return isa::Queue::kLoadToCompute;
-    case isa::Module::kCompute: return prev ? isa::Queue::kComputeToLoad : isa::Queue::kComputeToStore;
-    case isa::Module::kStore: return isa::Queue::kStoreToCompute;
-  }
-  return isa::Queue::kLoadToCompute;
+
+void CloseWait(bool* open, fsim::TraceEvent* wait, uint64_t at,
+               std::vector<fsim::TraceEvent>* out) {
+  if (!*open) return;
+  *open = false;
+  wait->end = at;
+  if (wait->end > wait->begin) out->push_back(*wait);
 }
 
 }  // namespace
@@ -47,13 +52,6 @@ void InsnTracer::Arm(const std::vector<isa::Insn>& program, uint64_t first_cycle
   }
 }
 
-void InsnTracer::CloseWait(ModuleTrack& t, uint64_t at, std::vector<fsim::TraceEvent>* out) const {
-  if (!t.wait_open) return;
-  t.wait_open = false;
-  t.wait.end = at;
-  if (t.wait.end > t.wait.begin) out->push_back(t.wait);
-}
-
 void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
   if (!armed_ || cycle < first_cycle_) return;
   const uint64_t now = cycle - first_cycle_;
@@ -69,14 +67,14 @@ void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
     bool waiting = have;
     switch (s.state) {
       case SeqState::kNoInsn: w.kind = Kind::kStallFetch; break;
-      case SeqState::kPopPrev: w.kind = Kind::kStallPop; w.queue = PopQueue(module, true); break;
-      case SeqState::kPopNext: w.kind = Kind::kStallPop; w.queue = PopQueue(module, false); break;
-      case SeqState::kPushPrev: w.kind = Kind::kStallPush; w.queue = PushQueue(module, true); break;
-      case SeqState::kPushNext: w.kind = Kind::kStallPush; w.queue = PushQueue(module, false); break;
+      case SeqState::kPopPrev:
+      case SeqState::kPopNext: w.kind = Kind::kStallPop; w.queue = WaitQueue(module, s.state); break;
+      case SeqState::kPushPrev:
+      case SeqState::kPushNext: w.kind = Kind::kStallPush; w.queue = WaitQueue(module, s.state); break;
       case SeqState::kExec: waiting = false; break;
     }
     if (t.wait_open && (!waiting || t.wait.kind != w.kind || t.wait.queue != w.queue)) {
-      CloseWait(t, now, &events_);
+      CloseWait(&t.wait_open, &t.wait, now, &events_);
     }
     if (waiting && !t.wait_open) {
       w.insn = t.insns[t.next];
@@ -94,7 +92,7 @@ void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
       e.insn = t.insns[t.next];
       e.begin = t.exec_begin;
       e.end = push_wait ? t.wait.begin : now + 1;
-      CloseWait(t, now + 1, &events_);
+      CloseWait(&t.wait_open, &t.wait, now + 1, &events_);
       events_.push_back(e);
       ++t.next;
     }

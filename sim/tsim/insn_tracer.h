@@ -55,8 +55,6 @@ class InsnTracer : public SimPlugin {
     bool wait_open = false;       // a wait event is running
     fsim::TraceEvent wait;
   };
-  void CloseWait(ModuleTrack& t, uint64_t at, std::vector<fsim::TraceEvent>* out) const;
-
   bool armed_ = false;
   uint64_t first_cycle_ = 0, last_cycle_ = 0;
   std::array<ModuleTrack, isa::kNumModules> tracks_;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "compiler/driver/compile.h"
 #include "compiler/exec/interpreter.h"
@@ -14,6 +15,7 @@
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/quantize/report.h"
 #include "runtime/exec/executor.h"
 
 namespace loom::conformance {
@@ -237,18 +239,6 @@ Status RunPackage(const std::vector<uint8_t>& bytes, const std::string& device,
   return Status::Ok();
 }
 
-// 10 log10(signal / error) of `got` against `want`, +inf when they are equal.
-double Sqnr(const float* got, const float* want, int64_t n) {
-  double sig = 0, err = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    sig += static_cast<double>(want[i]) * want[i];
-    const double e = static_cast<double>(got[i]) - want[i];
-    err += e * e;
-  }
-  if (err == 0) return INFINITY;
-  return 10 * std::log10(std::max(sig, 1e-30) / err);
-}
-
 std::string Db(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f dB", v);
@@ -260,18 +250,12 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
   r.sqnr_db = INFINITY;
   for (const DataSet& d : sets) {
     // The int8 path quantizes float tensors; integer and bool models are the float path's.
-    for (const ir::Tensor& t : d.inputs) {
-      if (t.dtype() != ir::DType::kF32) {
+    for (const auto& [tensors, role] :
+         {std::pair{&d.inputs, "input"}, std::pair{&d.expected, "output"}}) {
+      for (const ir::Tensor& t : *tensors) {
+        if (t.dtype() == ir::DType::kF32) continue;
         r.outcome = Outcome::kUnsupported;
-        r.detail = d.where + ": the int8 path takes float inputs only (an input is " +
-                   ir::TypeToString(t.dtype(), t.shape()) + ")";
-        return r;
-      }
-    }
-    for (const ir::Tensor& t : d.expected) {
-      if (t.dtype() != ir::DType::kF32) {
-        r.outcome = Outcome::kUnsupported;
-        r.detail = d.where + ": the int8 path gives float outputs only (an output is " +
+        r.detail = d.where + ": the int8 path takes float tensors only (an " + role + " is " +
                    ir::TypeToString(t.dtype(), t.shape()) + ")";
         return r;
       }
@@ -340,8 +324,9 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
                    std::to_string((diff.first - on_cpu[i].data.begin()) / 4);
         return r;
       }
-      const double db = Sqnr(reinterpret_cast<const float*>(on_cpu[i].data.data()),
-                             want.data<float>(), want.num_elements());
+      const double db = quantize::SqnrDb(reinterpret_cast<const float*>(on_cpu[i].data.data()),
+                                         want.data<float>(),
+                                         static_cast<size_t>(want.num_elements()));
       r.sqnr_db = std::min(r.sqnr_db, db);
       if (db < options.min_sqnr_db) {
         r.outcome = Outcome::kFailed;

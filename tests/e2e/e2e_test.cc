@@ -16,6 +16,7 @@
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/quantize/report.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"
 
@@ -175,14 +176,9 @@ TEST_P(EndToEnd, QuantizedOutputTracksFloat) {
   const DeviceRun r = RunOn("fsim", c, FloatInput(in, 0, in.shape[0]));
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.out[0].data.size(), want.bytes.size());
-  const float* got = reinterpret_cast<const float*>(r.out[0].data.data());
-  const float* ref = reinterpret_cast<const float*>(want.bytes.data());
-  double sig = 0, err = 0;
-  for (size_t i = 0; i < want.bytes.size() / 4; ++i) {
-    sig += double(ref[i]) * ref[i];
-    err += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
-  }
-  const double sqnr = 10 * std::log10(sig / std::max(err, 1e-30));
+  const double sqnr = quantize::SqnrDb(reinterpret_cast<const float*>(r.out[0].data.data()),
+                                       reinterpret_cast<const float*>(want.bytes.data()),
+                                       want.bytes.size() / 4);
   RecordProperty("sqnr_db", std::to_string(sqnr));
   EXPECT_GT(sqnr, 30.0) << m.name << ": int8 output SQNR " << sqnr << " dB against fp32";
 }
