@@ -46,15 +46,15 @@ struct ModuleState {
 // Why a module's next instruction cannot start yet, or when it can.
 struct Candidate {
   uint64_t start = kNever;
-  TraceEvent::Kind cause = TraceEvent::Kind::kExec;  // kExec: no wait
+  sim::TraceEvent::Kind cause = sim::TraceEvent::Kind::kExec;  // kExec: no wait
   Queue queue = Queue::kLoadToCompute;
   std::string blocked;  // for the deadlock report
 };
 
 class Scheduler {
  public:
-  Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine, Dram& dram,
-            bool timing_only, Stats* stats, std::vector<TraceEvent>* trace)
+  Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine, sim::Dram& dram,
+            bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace)
       : c_(config), timing_(config), insns_(insns), machine_(machine), dram_(dram),
         timing_only_(timing_only), stats_(stats), trace_(trace), dispatch_(insns.size(), kNever),
         start_(insns.size(), kNever), pos_in_module_(insns.size()) {
@@ -72,7 +72,7 @@ class Scheduler {
   Candidate Evaluate(Module m);
   Status Execute(Module m, const Candidate& cand);
   void CompletePendingPush(Queue q, uint64_t pop_time);
-  void Stall(Module m, TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from, uint64_t to);
+  void Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from, uint64_t to);
   Status Deadlock();
   Status CheckBalanced(uint32_t finish) const;
 
@@ -80,10 +80,10 @@ class Scheduler {
   TimingModel timing_;
   const std::vector<Insn>& insns_;
   Machine& machine_;
-  Dram& dram_;
+  sim::Dram& dram_;
   const bool timing_only_;
   Stats* stats_;
-  std::vector<TraceEvent>* trace_;  // null when not tracing
+  std::vector<sim::TraceEvent>* trace_;  // null when not tracing
 
   std::array<ModuleState, isa::kNumModules> modules_;
   std::array<std::deque<uint64_t>, isa::kNumQueues> queues_;  // push cycle of each token
@@ -140,7 +140,7 @@ Candidate Scheduler::Evaluate(Module mod) {
   uint64_t t = m.time;
   if (dispatch_[i] > t) {
     t = dispatch_[i];
-    c.cause = TraceEvent::Kind::kStallFetch;
+    c.cause = sim::TraceEvent::Kind::kStallFetch;
   }
   std::vector<Queue> pops, pushes;
   FlagQueues(insns_[i], &pops, &pushes);
@@ -151,7 +151,7 @@ Candidate Scheduler::Evaluate(Module mod) {
     }
     if (queues_[Idx(q)].front() > t) {
       t = queues_[Idx(q)].front();
-      c.cause = TraceEvent::Kind::kStallPop;
+      c.cause = sim::TraceEvent::Kind::kStallPop;
       c.queue = q;
     }
   }
@@ -164,7 +164,7 @@ Candidate Scheduler::Evaluate(Module mod) {
       }
       if (o.time > t) {
         t = o.time;
-        c.cause = TraceEvent::Kind::kStallFinish;
+        c.cause = sim::TraceEvent::Kind::kStallFinish;
       }
     }
   }
@@ -172,18 +172,18 @@ Candidate Scheduler::Evaluate(Module mod) {
   return c;
 }
 
-void Scheduler::Stall(Module m, TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from,
+void Scheduler::Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from,
                       uint64_t to) {
   if (to <= from) return;
   ModuleStats& ms = stats_->module[Idx(m)];
   const uint64_t n = to - from;
   switch (kind) {
-    case TraceEvent::Kind::kStallFetch: ms.stall_fetch += n; break;
-    case TraceEvent::Kind::kStallPop: ms.stall_pop[Idx(q)] += n; break;
-    case TraceEvent::Kind::kStallPush: ms.stall_push[Idx(q)] += n; break;
-    case TraceEvent::Kind::kStallPort: ms.stall_port += n; break;
-    case TraceEvent::Kind::kStallFinish: ms.stall_finish += n; break;
-    case TraceEvent::Kind::kExec: break;
+    case sim::TraceEvent::Kind::kStallFetch: ms.stall_fetch += n; break;
+    case sim::TraceEvent::Kind::kStallPop: ms.stall_pop[Idx(q)] += n; break;
+    case sim::TraceEvent::Kind::kStallPush: ms.stall_push[Idx(q)] += n; break;
+    case sim::TraceEvent::Kind::kStallPort: ms.stall_port += n; break;
+    case sim::TraceEvent::Kind::kStallFinish: ms.stall_finish += n; break;
+    case sim::TraceEvent::Kind::kExec: break;
   }
   if (trace_) trace_->push_back({kind, m, insn, q, from, to});
 }
@@ -196,7 +196,7 @@ void Scheduler::CompletePendingPush(Queue q, uint64_t pop_time) {
     m.pending.erase(m.pending.begin());
     const uint64_t at = std::max(p.ready, pop_time);
     queues_[Idx(q)].push_back(at);
-    Stall(static_cast<Module>(mi), TraceEvent::Kind::kStallPush, q, p.insn, p.ready, at);
+    Stall(static_cast<Module>(mi), sim::TraceEvent::Kind::kStallPush, q, p.insn, p.ready, at);
     m.time = std::max(m.time, at);
     // A second pending push of the same instruction may now fit too.
     while (!m.pending.empty() && queues_[Idx(m.pending.front().queue)].size() < c_.token_queue_depth) {
@@ -226,7 +226,7 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
   if (insn.opcode == Opcode::kLoad) port = &read_port_free_;
   if (insn.opcode == Opcode::kStore) port = &write_port_free_;
   if (port && *port > begin) {
-    Stall(mod, TraceEvent::Kind::kStallPort, cand.queue, i, begin, *port);
+    Stall(mod, sim::TraceEvent::Kind::kStallPort, cand.queue, i, begin, *port);
     begin = *port;
   }
 
@@ -264,7 +264,7 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
     case Opcode::kAlu: stats_->alu_lanes += iters * c_.batch * c_.block_out; break;
     case Opcode::kFinish: break;
   }
-  if (trace_) trace_->push_back({TraceEvent::Kind::kExec, mod, i, cand.queue, begin, end});
+  if (trace_) trace_->push_back({sim::TraceEvent::Kind::kExec, mod, i, cand.queue, begin, end});
 
   m.time = end;
   m.next++;

@@ -16,7 +16,8 @@
 
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
+#include "sim/common/trace_event.h"
 #include "sim/fsim/machine.h"
 
 namespace loom::fsim {
@@ -49,21 +50,10 @@ struct Stats {
   double gemm_utilization() const;
 };
 
-// One interval on the instruction timeline: an instruction executing, or a module stalled.
-struct TraceEvent {
-  enum class Kind : uint8_t { kExec, kStallFetch, kStallPop, kStallPush, kStallPort, kStallFinish };
-  Kind kind = Kind::kExec;
-  isa::Module module = isa::Module::kLoad;
-  uint32_t insn = 0;  // index in the stream
-  isa::Queue queue = isa::Queue::kLoadToCompute;  // for kStallPop / kStallPush
-  uint64_t begin = 0;
-  uint64_t end = 0;
-};
-
 struct RunOptions {
   uint64_t insn_addr = 0;   // DRAM byte address of the first instruction
   uint32_t insn_count = 0;  // instructions in the stream; the last must be FINISH
-  bool trace = false;       // record a TraceEvent timeline
+  bool trace = false;       // record a sim::TraceEvent timeline
   // Skip the functional execution: DRAM and buffers are untouched and only cycles and statistics
   // are computed. The compiler's cost model uses this to time candidate schedules.
   bool timing_only = false;
@@ -78,7 +68,7 @@ class Simulator {
 
   const HwConfig& config() const { return config_; }
   const isa::Layout& layout() const { return layout_; }
-  Dram& dram() { return dram_; }
+  sim::Dram& dram() { return dram_; }
   const Machine& machine() const { return machine_; }
 
   // Runs the stream to FINISH. On-chip buffers keep their contents between runs, as on hardware.
@@ -87,16 +77,16 @@ class Simulator {
   Status Run(const RunOptions& options, Stats* stats);
 
   // The timeline of the last run with options.trace set.
-  const std::vector<TraceEvent>& trace() const { return trace_; }
+  const std::vector<sim::TraceEvent>& trace() const { return trace_; }
   // The decoded instructions of the last run.
   const std::vector<isa::Insn>& program() const { return program_; }
 
  private:
   HwConfig config_;
   isa::Layout layout_;
-  Dram dram_;
+  sim::Dram dram_;
   Machine machine_;
-  std::vector<TraceEvent> trace_;
+  std::vector<sim::TraceEvent> trace_;
   std::vector<isa::Insn> program_;
 };
 
@@ -106,7 +96,7 @@ std::string FormatReport(const Stats& stats, const HwConfig& config);
 std::string StatsToJson(const Stats& stats, const HwConfig& config);
 // The timeline in Chrome/Perfetto trace-event JSON: one track per module, timestamps in
 // microseconds at the config's clock, cycle numbers in each event's args.
-std::string TraceToJson(const std::vector<TraceEvent>& trace,
+std::string TraceToJson(const std::vector<sim::TraceEvent>& trace,
                         const std::vector<isa::Insn>& insns, const HwConfig& config);
 
 }  // namespace loom::fsim

@@ -75,7 +75,7 @@ Machine::Machine(const HwConfig& config, const isa::Layout& layout)
 
 uint32_t Machine::elem_bytes(Buffer b) const { return isa::ElemBytes(config_, b); }
 
-Status Machine::Execute(const Insn& insn, Dram& dram) {
+Status Machine::Execute(const Insn& insn, sim::Dram& dram) {
   switch (insn.opcode) {
     case isa::Opcode::kLoad: return Load(insn, dram);
     case isa::Opcode::kStore: return Store(insn, dram);
@@ -125,7 +125,7 @@ void Machine::ZeroElement(Buffer buffer, uint32_t index) {
   }
 }
 
-Status Machine::Load(const Insn& insn, const Dram& dram) {
+Status Machine::Load(const Insn& insn, const sim::Dram& dram) {
   if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
   const uint32_t eb = elem_bytes(insn.buffer);
   const uint32_t width = insn.x_pad_left + insn.x_size + insn.x_pad_right;
@@ -154,7 +154,7 @@ Status Machine::Load(const Insn& insn, const Dram& dram) {
   return Status::Ok();
 }
 
-Status Machine::Store(const Insn& insn, Dram& dram) {
+Status Machine::Store(const Insn& insn, sim::Dram& dram) {
   if (insn.y_size == 0 || insn.x_size == 0) return Status::Ok();
   const uint32_t eb = config_.out_elem_bytes();
   for (uint32_t y = 0; y < insn.y_size; ++y) {

@@ -9,7 +9,7 @@
 
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
 
 namespace loom::fsim {
 
@@ -19,7 +19,7 @@ class Machine {
 
   // Runs one instruction. Errors (a DRAM range outside memory, a buffer index outside its buffer, a
   // malformed micro-op) name the problem; the caller adds the instruction index.
-  Status Execute(const isa::Insn& insn, Dram& dram);
+  Status Execute(const isa::Insn& insn, sim::Dram& dram);
 
   // Element size in bytes of a buffer (a micro-op is 4 bytes).
   uint32_t elem_bytes(isa::Buffer b) const;
@@ -31,8 +31,8 @@ class Machine {
   const std::vector<int8_t>& out() const { return out_; }
 
  private:
-  Status Load(const isa::Insn& insn, const Dram& dram);
-  Status Store(const isa::Insn& insn, Dram& dram);
+  Status Load(const isa::Insn& insn, const sim::Dram& dram);
+  Status Store(const isa::Insn& insn, sim::Dram& dram);
   Status Gemm(const isa::Insn& insn);
   Status Alu(const isa::Insn& insn);
   // Writes element `index` of `buffer` from its DRAM image.

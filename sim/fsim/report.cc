@@ -11,18 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* KindName(TraceEvent::Kind k) {
-  switch (k) {
-    case TraceEvent::Kind::kExec: return "exec";
-    case TraceEvent::Kind::kStallFetch: return "wait fetch";
-    case TraceEvent::Kind::kStallPop: return "wait token";
-    case TraceEvent::Kind::kStallPush: return "wait queue room";
-    case TraceEvent::Kind::kStallPort: return "wait DRAM port";
-    case TraceEvent::Kind::kStallFinish: return "wait drain";
-  }
-  return "?";
-}
-
 json ModuleJson(const ModuleStats& m) {
   json pop = json::object(), push = json::object();
   for (int q = 0; q < isa::kNumQueues; ++q) {
@@ -110,7 +98,7 @@ std::string FormatReport(const Stats& s, const HwConfig& c) {
   return out;
 }
 
-std::string TraceToJson(const std::vector<TraceEvent>& trace, const std::vector<isa::Insn>& insns,
+std::string TraceToJson(const std::vector<sim::TraceEvent>& trace, const std::vector<isa::Insn>& insns,
                         const HwConfig& c) {
   json events = json::array();
   // Track names: one thread per module.
@@ -123,12 +111,12 @@ std::string TraceToJson(const std::vector<TraceEvent>& trace, const std::vector<
   }
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
                     {"args", {{"name", "loom accelerator (" + c.name + ")"}}}});
-  for (const TraceEvent& e : trace) {
-    const bool exec = e.kind == TraceEvent::Kind::kExec;
-    std::string name = exec && e.insn < insns.size() ? isa::Mnemonic(insns[e.insn]) : KindName(e.kind);
+  for (const sim::TraceEvent& e : trace) {
+    const bool exec = e.kind == sim::TraceEvent::Kind::kExec;
+    std::string name = exec && e.insn < insns.size() ? isa::Mnemonic(insns[e.insn]) : sim::TraceEventKindName(e.kind);
     json args{{"insn", e.insn}, {"begin_cycle", e.begin}, {"end_cycle", e.end}};
     if (exec && e.insn < insns.size()) args["text"] = isa::Disassemble(insns[e.insn]);
-    if (e.kind == TraceEvent::Kind::kStallPop || e.kind == TraceEvent::Kind::kStallPush) {
+    if (e.kind == sim::TraceEvent::Kind::kStallPop || e.kind == sim::TraceEvent::Kind::kStallPush) {
       args["queue"] = isa::QueueName(e.queue);
       name += std::string(" ") + isa::QueueName(e.queue);
     }

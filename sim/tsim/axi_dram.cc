@@ -12,7 +12,7 @@ constexpr uint32_t kIncr = 1;
 constexpr uint64_t k4K = 4096;
 }  // namespace
 
-AxiDram::AxiDram(fsim::Dram& dram, uint32_t axi_bytes, uint32_t latency)
+AxiDram::AxiDram(sim::Dram& dram, uint32_t axi_bytes, uint32_t latency)
     : dram_(dram), axi_bytes_(axi_bytes), latency_(std::max<uint32_t>(latency, 1)) {}
 
 void AxiDram::Check(bool ok, const std::string& what, uint64_t cycle) {

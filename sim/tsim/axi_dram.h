@@ -1,4 +1,4 @@
-// An AXI4 slave backed by fsim's DRAM model (the same loom::fsim::Dram class fsim runs on), with
+// An AXI4 slave backed by the simulators' shared DRAM model (sim/common, the class fsim runs on), with
 // the timing fsim's model assumes (docs/fsim.md): the first data beat of a read burst comes
 // `latency` cycles after its address handshake, then one beat per cycle while the master is
 // ready; the response of a write burst comes `latency` cycles after its last data beat.
@@ -15,14 +15,14 @@
 #include <deque>
 #include <string>
 
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
 #include "sim/tsim/sim_ctrl.h"
 
 namespace loom::tsim {
 
 class AxiDram : public SimPlugin {
  public:
-  AxiDram(fsim::Dram& dram, uint32_t axi_bytes, uint32_t latency);
+  AxiDram(sim::Dram& dram, uint32_t axi_bytes, uint32_t latency);
 
   void Reset(Ports* ports) override;
   void Sample(const Ports& ports, uint64_t cycle) override;
@@ -62,7 +62,7 @@ class AxiDram : public SimPlugin {
                uint64_t cycle);
   void WriteBeat(const Beat& beat, uint64_t cycle);
 
-  fsim::Dram& dram_;
+  sim::Dram& dram_;
   const uint32_t axi_bytes_;
   const uint32_t latency_;
   std::deque<Burst> reads_;

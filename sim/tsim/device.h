@@ -23,7 +23,7 @@
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
 #include "runtime/core/status.h"
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
 #include "sim/tsim/harness.h"
 #include "sim/tsim/insn_tracer.h"
 
@@ -59,7 +59,7 @@ class Device {
                        const DeviceOptions& options = {});
 
   const HwConfig& config() const { return config_; }
-  fsim::Dram& dram() { return harness_->dram(); }
+  sim::Dram& dram() { return harness_->dram(); }
 
   // Runs the stream to FINISH. Errors the hardware reports (STATUS) come back as the Status fsim
   // uses for the same problem: invalid instruction and stream errors as kInvalidArgument, token
@@ -72,7 +72,7 @@ class Device {
   // After a run with RunOptions::trace: the stream as decoded from DRAM, and its timeline in
   // fsim's form (insn_tracer.h), cycles counted from the START write.
   const std::vector<isa::Insn>& program() const { return program_; }
-  const std::vector<fsim::TraceEvent>& trace() const { return trace_; }
+  const std::vector<sim::TraceEvent>& trace() const { return trace_; }
 
  private:
   Device(const HwConfig& config, std::unique_ptr<Harness> harness);
@@ -91,7 +91,7 @@ class Device {
   std::unique_ptr<Harness> harness_;
   InsnTracer tracer_;
   std::vector<isa::Insn> program_;
-  std::vector<fsim::TraceEvent> trace_;
+  std::vector<sim::TraceEvent> trace_;
 };
 
 }  // namespace loom::tsim

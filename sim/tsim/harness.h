@@ -10,7 +10,7 @@
 
 #include "runtime/core/hw_config.h"
 #include "runtime/core/status.h"
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
 #include "sim/tsim/axi_dram.h"
 #include "sim/tsim/axil_master.h"
 #include "sim/tsim/model.h"
@@ -33,7 +33,7 @@ class Harness {
   SimCtrl& ctrl() { return *ctrl_; }
   AxilMaster& regs() { return *regs_; }
   AxiDram& bus() { return *bus_; }
-  fsim::Dram& dram() { return dram_; }
+  sim::Dram& dram() { return dram_; }
   const HwConfig& rtl_config() const { return rtl_config_; }
   bool irq() const { return ctrl_->ports().irq; }
 
@@ -44,7 +44,7 @@ class Harness {
   Harness(const HwConfig& rtl_config, uint64_t dram_bytes);
 
   HwConfig rtl_config_;
-  fsim::Dram dram_;
+  sim::Dram dram_;
   std::unique_ptr<SimCtrl> ctrl_;
   std::unique_ptr<AxiDram> bus_;
   std::unique_ptr<AxilMaster> regs_;

@@ -3,7 +3,7 @@
 namespace loom::tsim {
 namespace {
 
-using Kind = fsim::TraceEvent::Kind;
+using Kind = sim::TraceEvent::Kind;
 
 // The queue a module waits on in a wait state of the trace port.
 isa::Queue WaitQueue(isa::Module m, SeqState state) {
@@ -21,8 +21,8 @@ isa::Queue WaitQueue(isa::Module m, SeqState state) {
   return q;
 }
 
-void CloseWait(bool* open, fsim::TraceEvent* wait, uint64_t at,
-               std::vector<fsim::TraceEvent>* out) {
+void CloseWait(bool* open, sim::TraceEvent* wait, uint64_t at,
+               std::vector<sim::TraceEvent>* out) {
   if (!*open) return;
   *open = false;
   wait->end = at;
@@ -62,7 +62,7 @@ void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
     const SeqTrace s = DecodeSeqTrace(ports.trace, m);
     const bool have = t.next < t.insns.size();  // an instruction of this module is still to come
     // Waits: one event per run of equal cycles, charged to the module's current instruction.
-    fsim::TraceEvent w;
+    sim::TraceEvent w;
     w.module = module;
     bool waiting = have;
     switch (s.state) {
@@ -86,7 +86,7 @@ void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
     if (s.done && have) {
       // Execution ends where a wait for queue room began, else with this cycle.
       const bool push_wait = t.wait_open && t.wait.kind == Kind::kStallPush;
-      fsim::TraceEvent e;
+      sim::TraceEvent e;
       e.kind = Kind::kExec;
       e.module = module;
       e.insn = t.insns[t.next];
@@ -99,11 +99,11 @@ void InsnTracer::Sample(const Ports& ports, uint64_t cycle) {
   }
 }
 
-std::vector<fsim::TraceEvent> InsnTracer::Events() const {
-  std::vector<fsim::TraceEvent> out = events_;
+std::vector<sim::TraceEvent> InsnTracer::Events() const {
+  std::vector<sim::TraceEvent> out = events_;
   for (const ModuleTrack& t : tracks_) {
     if (t.wait_open && last_cycle_ + 1 > first_cycle_ + t.wait.begin) {
-      fsim::TraceEvent w = t.wait;
+      sim::TraceEvent w = t.wait;
       w.end = last_cycle_ + 1 - first_cycle_;
       out.push_back(w);
     }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "runtime/core/isa.h"
-#include "sim/fsim/fsim.h"
+#include "sim/common/trace_event.h"
 #include "sim/tsim/sim_ctrl.h"
 
 namespace loom::tsim {
@@ -41,7 +41,7 @@ class InsnTracer : public SimPlugin {
   void Arm(const std::vector<isa::Insn>& program, uint64_t first_cycle);
   void Disarm() { armed_ = false; }
   // The events of the armed run so far, open waits closed at the last sampled cycle.
-  std::vector<fsim::TraceEvent> Events() const;
+  std::vector<sim::TraceEvent> Events() const;
 
   void Reset(Ports*) override {}
   void Sample(const Ports& ports, uint64_t cycle) override;
@@ -53,12 +53,12 @@ class InsnTracer : public SimPlugin {
     size_t next = 0;              // the one at the head or executing
     uint64_t exec_begin = 0;
     bool wait_open = false;       // a wait event is running
-    fsim::TraceEvent wait;
+    sim::TraceEvent wait;
   };
   bool armed_ = false;
   uint64_t first_cycle_ = 0, last_cycle_ = 0;
   std::array<ModuleTrack, isa::kNumModules> tracks_;
-  std::vector<fsim::TraceEvent> events_;
+  std::vector<sim::TraceEvent> events_;
 };
 
 }  // namespace loom::tsim

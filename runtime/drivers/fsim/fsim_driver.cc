@@ -59,7 +59,7 @@ class FsimDriver final : public SimDriver {
   }
 
  protected:
-  fsim::Dram* dram() override { return sim_ ? &sim_->dram() : nullptr; }
+  sim::Dram* dram() override { return sim_ ? &sim_->dram() : nullptr; }
 
  private:
   HwConfig empty_;

@@ -1,21 +1,6 @@
 #include "runtime/drivers/sim/sim_driver.h"
 
 namespace loom::runtime {
-namespace {
-
-const char* KindName(fsim::TraceEvent::Kind k) {
-  switch (k) {
-    case fsim::TraceEvent::Kind::kExec: return "exec";
-    case fsim::TraceEvent::Kind::kStallFetch: return "wait fetch";
-    case fsim::TraceEvent::Kind::kStallPop: return "wait token";
-    case fsim::TraceEvent::Kind::kStallPush: return "wait queue room";
-    case fsim::TraceEvent::Kind::kStallPort: return "wait DRAM port";
-    case fsim::TraceEvent::Kind::kStallFinish: return "wait drain";
-  }
-  return "?";
-}
-
-}  // namespace
 
 Status SimDriver::CheckOpen() {
   return dram() ? Status::Ok() : FailedPrecondition(std::string(name()) + " device is not open");
@@ -85,19 +70,19 @@ void SimDriver::OpenRecording(const DriverOptions& options) {
 }
 
 void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
-                          const std::vector<fsim::TraceEvent>& events, uint64_t cycles) {
+                          const std::vector<sim::TraceEvent>& events, uint64_t cycles) {
   if (trace_) {
     static const char* const kTracks[] = {"load", "compute", "store"};
     trace_builder_.Begin("loom accelerator (" + title + ")", kTracks, 3);
-    for (const fsim::TraceEvent& e : events) {
-      const bool exec = e.kind == fsim::TraceEvent::Kind::kExec;
+    for (const sim::TraceEvent& e : events) {
+      const bool exec = e.kind == sim::TraceEvent::Kind::kExec;
       const bool known = e.insn < program.size();
-      std::string name = exec && known ? isa::Mnemonic(program[e.insn]) : KindName(e.kind);
+      std::string name = exec && known ? isa::Mnemonic(program[e.insn]) : sim::TraceEventKindName(e.kind);
       std::string args = "{\"insn\":" + std::to_string(e.insn);
       if (exec && known) {
         args += ",\"text\":\"" + TraceBuilder::Escape(isa::Disassemble(program[e.insn])) + "\"";
       }
-      if (e.kind == fsim::TraceEvent::Kind::kStallPop || e.kind == fsim::TraceEvent::Kind::kStallPush) {
+      if (e.kind == sim::TraceEvent::Kind::kStallPop || e.kind == sim::TraceEvent::Kind::kStallPush) {
         name += std::string(" ") + isa::QueueName(e.queue);
       }
       if (!label_.empty()) args += ",\"segment\":\"" + TraceBuilder::Escape(label_) + "\"";
@@ -111,17 +96,17 @@ void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>
     // One record per instruction.
     timeline_data_.assign(program.size(), InsnTiming{});
     for (size_t i = 0; i < program.size(); ++i) timeline_data_[i].module = program[i].module();
-    for (const fsim::TraceEvent& e : events) {
+    for (const sim::TraceEvent& e : events) {
       if (e.insn >= timeline_data_.size()) continue;
       InsnTiming& t = timeline_data_[e.insn];
       const uint64_t d = e.end - e.begin;
       switch (e.kind) {
-        case fsim::TraceEvent::Kind::kExec: t.begin = e.begin; t.end = e.end; break;
-        case fsim::TraceEvent::Kind::kStallFetch: t.stall_fetch += d; break;
-        case fsim::TraceEvent::Kind::kStallPop: t.stall_pop[static_cast<int>(e.queue)] += d; break;
-        case fsim::TraceEvent::Kind::kStallPush: t.stall_push[static_cast<int>(e.queue)] += d; break;
-        case fsim::TraceEvent::Kind::kStallPort: t.stall_port += d; break;
-        case fsim::TraceEvent::Kind::kStallFinish: t.stall_finish += d; break;
+        case sim::TraceEvent::Kind::kExec: t.begin = e.begin; t.end = e.end; break;
+        case sim::TraceEvent::Kind::kStallFetch: t.stall_fetch += d; break;
+        case sim::TraceEvent::Kind::kStallPop: t.stall_pop[static_cast<int>(e.queue)] += d; break;
+        case sim::TraceEvent::Kind::kStallPush: t.stall_push[static_cast<int>(e.queue)] += d; break;
+        case sim::TraceEvent::Kind::kStallPort: t.stall_port += d; break;
+        case sim::TraceEvent::Kind::kStallFinish: t.stall_finish += d; break;
       }
     }
   }

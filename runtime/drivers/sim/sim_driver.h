@@ -1,6 +1,6 @@
 // What the two simulator drivers (fsim, tsim) share: device memory is the simulator's DRAM model,
 // handed out by a DeviceHeap; copies are checked against live allocations; a submission is checked
-// and kept until Wait() runs the simulator; and a run's instruction events (fsim::TraceEvent, which
+// and kept until Wait() runs the simulator; and a run's instruction events (sim::TraceEvent, which
 // both simulators produce) become the Perfetto trace and the per-instruction timeline. A driver
 // supplies the DRAM (null while closed), its name, and the run itself.
 #ifndef LOOM_RUNTIME_DRIVERS_SIM_SIM_DRIVER_H_
@@ -13,8 +13,8 @@
 #include "runtime/drivers/device_heap.h"
 #include "runtime/drivers/driver.h"
 #include "runtime/drivers/trace_json.h"
-#include "sim/fsim/dram.h"
-#include "sim/fsim/fsim.h"
+#include "sim/common/dram.h"
+#include "sim/common/trace_event.h"
 
 namespace loom::runtime {
 
@@ -32,7 +32,7 @@ class SimDriver : public Driver {
 
  protected:
   // The simulator's DRAM, or null when the device is not open.
-  virtual fsim::Dram* dram() = 0;
+  virtual sim::Dram* dram() = 0;
   // After Open: the heap covers the whole DRAM.
   void ResetHeap() { heap_.Reset(dram()->base(), dram()->size()); }
   Status CheckOpen();
@@ -47,7 +47,7 @@ class SimDriver : public Driver {
   // After a run: folds its events into the trace and the timeline. `title` names the device in
   // the trace ("fsim, 1x16x16").
   void RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
-                 const std::vector<fsim::TraceEvent>& events, uint64_t cycles);
+                 const std::vector<sim::TraceEvent>& events, uint64_t cycles);
 
  private:
   Status CheckRange(uint64_t addr, uint64_t bytes);

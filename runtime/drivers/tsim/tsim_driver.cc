@@ -55,7 +55,7 @@ class TsimDriver final : public SimDriver {
   }
 
  protected:
-  fsim::Dram* dram() override { return dev_ ? &dev_->dram() : nullptr; }
+  sim::Dram* dram() override { return dev_ ? &dev_->dram() : nullptr; }
 
  private:
   HwConfig empty_;

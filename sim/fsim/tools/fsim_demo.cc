@@ -18,7 +18,7 @@ using loom::programs::GemmSpec;
 struct RunResult {
   loom::fsim::Stats stats;
   std::vector<int8_t> out;
-  std::vector<loom::fsim::TraceEvent> trace;
+  std::vector<loom::sim::TraceEvent> trace;
   std::vector<loom::isa::Insn> program;
 };
 

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   if (Status s = loom::programs::BuildGemm(config, spec, data, &program, &where); !s.ok()) {
     return Fail(s);
   }
-  auto install = [&](loom::fsim::Dram& dram) {
+  auto install = [&](loom::sim::Dram& dram) {
     return program.Install(
         [&](uint64_t a, const uint8_t* b, size_t n) { return dram.Write(a, b, n); });
   };

@@ -1,14 +1,14 @@
 // The DRAM model shared by fsim and the tsim harness: one flat, zero-initialised byte array seen
 // by the accelerator at physical addresses [base, base + size).
-#ifndef LOOM_SIM_FSIM_DRAM_H_
-#define LOOM_SIM_FSIM_DRAM_H_
+#ifndef LOOM_SIM_COMMON_DRAM_H_
+#define LOOM_SIM_COMMON_DRAM_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "runtime/core/status.h"
 
-namespace loom::fsim {
+namespace loom::sim {
 
 class Dram {
  public:
@@ -33,6 +33,6 @@ class Dram {
   std::vector<uint8_t> bytes_;
 };
 
-}  // namespace loom::fsim
+}  // namespace loom::sim
 
-#endif  // LOOM_SIM_FSIM_DRAM_H_
+#endif  // LOOM_SIM_COMMON_DRAM_H_

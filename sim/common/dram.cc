@@ -1,9 +1,9 @@
-#include "sim/fsim/dram.h"
+#include "sim/common/dram.h"
 
 #include <cstdio>
 #include <cstring>
 
-namespace loom::fsim {
+namespace loom::sim {
 
 namespace {
 Status RangeError(const char* what, uint64_t addr, uint64_t n, uint64_t base, uint64_t size) {
@@ -28,4 +28,4 @@ Status Dram::Write(uint64_t addr, const void* src, uint64_t n) {
   return Status::Ok();
 }
 
-}  // namespace loom::fsim
+}  // namespace loom::sim
