@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver/compile.h"
+#include "compiler/pipeline/compile.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> models;
@@ -20,12 +20,12 @@ int main(int argc, char** argv) {
               "pack", "part", "total(s)", "layers", "offload");
   int failures = 0;
   for (const std::string& path : models) {
-    loom::driver::CompileOptions o;
+    loom::pipeline::CompileOptions o;
     o.model_path = path;
     o.measure_sqnr = false;
     o.random_samples = 1;  // calibration is not timed; one sample keeps the run short
-    loom::driver::CompileResult r;
-    const loom::Status s = loom::driver::CompileModel(o, &r);
+    loom::pipeline::CompileResult r;
+    const loom::Status s = loom::pipeline::CompileModel(o, &r);
     const std::string name = path.substr(path.find_last_of('/') + 1);
     if (!s.ok()) {
       std::printf("%-20s error: %s\n", name.c_str(), s.ToString().c_str());

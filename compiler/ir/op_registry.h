@@ -1,7 +1,7 @@
 // The ops the IR admits, in one table: arity, attributes (name, kind, required) and the shape
 // function that derives output types from input types. The verifier rejects any op not listed
 // here; adding an op means adding a row (op_registry.cc), a shape function (shape_functions.cc)
-// and an executor (compiler/exec/op_table.cc).
+// and an executor (compiler/interp/op_table.cc).
 //
 // Ops are ONNX ops in a canonical form the importer produces (docs/compiler.md lists it): every
 // geometry attribute explicit, auto_pad resolved into pads, axes non-negative, Reshape's target

@@ -22,6 +22,9 @@ Status BlockingFor(const HwConfig& config, kernels::q::Blocking* out);
 
 Status PackGraph(ir::Graph& g, const HwConfig& config);
 
+// Adds this library's passes (graph-pack) to the pass registry (compiler/passes/pass.h).
+void RegisterPackPasses();
+
 }  // namespace loom::pack
 
 #endif  // LOOM_COMPILER_PACK_PACK_H_

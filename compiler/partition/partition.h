@@ -50,6 +50,9 @@ Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* rep
 nlohmann::json ReportToJson(const PartitionReport& r);
 void PrintReport(const PartitionReport& r, std::ostream& os);
 
+// Adds this library's passes (partition) to the pass registry (compiler/passes/pass.h).
+void RegisterPartitionPasses();
+
 }  // namespace loom::partition
 
 #endif  // LOOM_COMPILER_PARTITION_PARTITION_H_

@@ -3,14 +3,22 @@
 #include "compiler/passes/pass.h"
 #include "runtime/config/config_file.h"
 
-namespace loom::passes {
+namespace loom::partition {
+namespace {
 
-Status Partition(ir::Graph& g, const PassOptions& options) {
+Status Partition(ir::Graph& g, const passes::PassOptions& options) {
   auto it = options.find("config");
   HwConfig config;
   LOOM_RETURN_IF_ERROR(LoadHwConfig(it == options.end() ? "1x16x16" : it->second, &config));
-  partition::PartitionReport report;
-  return partition::PartitionGraph(g, config, &report);
+  PartitionReport report;
+  return PartitionGraph(g, config, &report);
 }
 
-}  // namespace loom::passes
+}  // namespace
+
+void RegisterPartitionPasses() {
+  passes::RegisterPass({"partition", "place each node on the accelerator or the CPU (node attr target)",
+                        "config=1x16x16: HwConfig name or path", Partition});
+}
+
+}  // namespace loom::partition

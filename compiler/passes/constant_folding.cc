@@ -7,7 +7,7 @@
 // Requires: a verified graph (the interpreter trusts canonical attributes).
 // Option max-bytes: results larger than this stay unfolded, so a constant subgraph that expands
 // (e.g. a Pad of a large weight) does not bloat the package.
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/passes/pass.h"
 
 namespace loom::passes {
@@ -38,7 +38,7 @@ Status ConstantFolding(ir::Graph& g, const PassOptions& options) {
       bytes += ir::NumElementsUnchecked(v.shape) * static_cast<int64_t>(ir::DTypeSize(v.dtype));
     }
     if (bytes > max_bytes) continue;
-    LOOM_RETURN_IF_ERROR(exec::EvaluateNode(g, *n, args, &results));
+    LOOM_RETURN_IF_ERROR(interp::EvaluateNode(g, *n, args, &results));
     for (size_t i = 0; i < n->outputs.size(); ++i) {
       g.value(n->outputs[i]).constant = std::move(results[i]);
     }

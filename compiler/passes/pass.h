@@ -1,6 +1,11 @@
-// Graph passes: the one registry table (registry.cc) and every pass's entry point. Each pass
+// Graph passes: the pass registry and the entry points of the passes this library owns. Each pass
 // lives in its own file whose header comment says what it transforms and what it requires; the
 // pass manager (pass_manager.h) runs them by name and verifies the graph after each one.
+//
+// Registration is MLIR's: this library's own passes are in the registry from its first use; every
+// later stage that defines passes (quantize/, pack/, partition/) has one Register*Passes() function
+// that adds its rows, and a tool calls pipeline::RegisterAllPasses() once. So this library depends
+// on none of the later stages; they depend on it.
 #ifndef LOOM_COMPILER_PASSES_PASS_H_
 #define LOOM_COMPILER_PASSES_PASS_H_
 
@@ -25,7 +30,11 @@ struct PassInfo {
   PassFn run;
 };
 
-const std::vector<PassInfo>& AllPasses();
+// Adds a pass. Names are unique: registering a name twice is a bug and aborts with a message
+// (it happens at start-up, before any input is read). Not thread-safe; register before use.
+void RegisterPass(const PassInfo& info);
+// Every registered pass, in registration order. Pointers stay valid for the program's life.
+const std::vector<const PassInfo*>& AllPasses();
 const PassInfo* FindPass(std::string_view name);
 
 // Reads an integer option; fails naming the pass if it is not a number. Unknown keys are the
@@ -40,12 +49,6 @@ Status IdentityRemoval(ir::Graph& g, const PassOptions& options);      // identi
 Status BatchNormFolding(ir::Graph& g, const PassOptions& options);     // batchnorm_folding.cc
 Status Fusion(ir::Graph& g, const PassOptions& options);               // fusion.cc
 Status DeadCodeElimination(ir::Graph& g, const PassOptions& options);  // dead_code_elimination.cc
-// Later stages, defined in their own libraries (registered here so loom-opt and pipelines reach
-// them).
-Status ImportQdq(ir::Graph& g, const PassOptions& options);  // compiler/quantize/quantize_pass.cc
-Status Quantize(ir::Graph& g, const PassOptions& options);   // compiler/quantize/quantize_pass.cc
-Status GraphPack(ir::Graph& g, const PassOptions& options);  // compiler/pack/pack_pass.cc
-Status Partition(ir::Graph& g, const PassOptions& options);  // compiler/partition/partition_pass.cc
 
 }  // namespace loom::passes
 

@@ -36,7 +36,7 @@ Status ParseOne(const std::string& item, PassInvocation* out) {
   out->pass = FindPass(name);
   if (out->pass == nullptr) {
     std::string known;
-    for (const PassInfo& p : AllPasses()) known += std::string(known.empty() ? "" : ", ") + p.name;
+    for (const PassInfo* p : AllPasses()) known += std::string(known.empty() ? "" : ", ") + p->name;
     return InvalidArgument("unknown pass '" + name + "' (known: " + known + ")");
   }
   out->options.clear();

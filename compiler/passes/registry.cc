@@ -1,47 +1,67 @@
-// The pass registry: the one table of every graph pass. Order here is documentation order, not
+// The pass registry, and the rows of this library's own passes. Order is documentation order, not
 // execution order; pipelines name passes explicitly (DefaultPipeline() in pass_manager.cc).
+#include <cstdio>
 #include <cstdlib>
+#include <deque>
 
 #include "compiler/passes/pass.h"
 
 namespace loom::passes {
+namespace {
 
-const std::vector<PassInfo>& AllPasses() {
-  static const std::vector<PassInfo> table = {
-      {"shape-inference", "recompute every node's output dtype and shape with Loom's op table", "",
-       ShapeInference},
-      {"identity-removal", "remove Identity and inference Dropout, rewiring their users", "",
-       IdentityRemoval},
-      {"constant-folding",
-       "evaluate nodes whose inputs are all constants with the reference kernels",
-       "max-bytes=16777216: largest result (bytes) to fold", ConstantFolding},
-      {"batchnorm-folding",
-       "fold BatchNormalization into a preceding Conv, Gemm, MatMul or MatMul+Add", "",
-       BatchNormFolding},
-      {"fusion", "fuse per-channel bias adds into Conv and Relu/Clip into Conv, Gemm and Add", "",
-       Fusion},
-      {"dead-code-elimination",
-       "remove nodes and unused trailing outputs nothing reads; drop dead values", "",
-       DeadCodeElimination},
-      {"import-qdq",
-       "adopt the scales of a pre-quantized (QDQ) model: fold int8 weights, drop Q/DQ pairs",
-       "", ImportQdq},
-      {"quantize",
-       "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
-       "calibration=: .npy samples (default: random N(0,1)); method=percentile: minmax or "
-       "percentile; percentile=99.99: of |x|; samples=8: random samples; seed=0: their seed",
-       Quantize},
-      {"graph-pack", "mark int8 activations of q.* ops blocked for the HwConfig",
-       "config=1x16x16: HwConfig name or path", GraphPack},
-      {"partition", "place each node on the accelerator or the CPU (node attr target)",
-       "config=1x16x16: HwConfig name or path", Partition},
-  };
-  return table;
+struct Registry {
+  std::deque<PassInfo> rows;  // a deque: pointers to rows survive later registrations
+  std::vector<const PassInfo*> view;
+};
+
+void Add(Registry& r, const PassInfo& info) {
+  for (const PassInfo* p : r.view) {
+    if (std::string_view(p->name) == info.name) {
+      std::fprintf(stderr, "loom: internal error: pass '%s' registered twice\n", info.name);
+      std::abort();
+    }
+  }
+  r.rows.push_back(info);
+  r.view.push_back(&r.rows.back());
 }
 
+// This library's own passes, present from the first use of the registry.
+void AddCorePasses(Registry& r) {
+  Add(r, {"shape-inference", "recompute every node's output dtype and shape with Loom's op table",
+          "", ShapeInference});
+  Add(r, {"identity-removal", "remove Identity and inference Dropout, rewiring their users", "",
+          IdentityRemoval});
+  Add(r, {"constant-folding",
+          "evaluate nodes whose inputs are all constants with the reference kernels",
+          "max-bytes=16777216: largest result (bytes) to fold", ConstantFolding});
+  Add(r, {"batchnorm-folding",
+          "fold BatchNormalization into a preceding Conv, Gemm, MatMul or MatMul+Add", "",
+          BatchNormFolding});
+  Add(r, {"fusion", "fuse per-channel bias adds into Conv and Relu/Clip into Conv, Gemm and Add",
+          "", Fusion});
+  Add(r, {"dead-code-elimination",
+          "remove nodes and unused trailing outputs nothing reads; drop dead values", "",
+          DeadCodeElimination});
+}
+
+Registry& TheRegistry() {
+  static Registry* r = [] {
+    auto* fresh = new Registry();  // never destroyed: passes may be looked up during exit
+    AddCorePasses(*fresh);
+    return fresh;
+  }();
+  return *r;
+}
+
+}  // namespace
+
+void RegisterPass(const PassInfo& info) { Add(TheRegistry(), info); }
+
+const std::vector<const PassInfo*>& AllPasses() { return TheRegistry().view; }
+
 const PassInfo* FindPass(std::string_view name) {
-  for (const PassInfo& p : AllPasses()) {
-    if (name == p.name) return &p;
+  for (const PassInfo* p : AllPasses()) {
+    if (name == p->name) return p;
   }
   return nullptr;
 }

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <random>
 
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 #include "runtime/io/npy.h"
 
 namespace loom::quantize {
@@ -195,7 +195,7 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
   std::vector<ir::Tensor> outputs;
   for (size_t i = 0; i < samples.size(); ++i) {
     for (size_t k = 0; k < samples[i].size(); ++k) observe(g.inputs()[k], samples[i][k]);
-    LOOM_RETURN_IF_ERROR(exec::Run(g, samples[i], &outputs, observe)
+    LOOM_RETURN_IF_ERROR(interp::Run(g, samples[i], &outputs, observe)
                              .WithContext("calibration sample " + std::to_string(i)));
     if (options.progress && ((i + 1) % 10 == 0 || i + 1 == samples.size())) {
       *options.progress << "calibration: " << (i + 1) << "/" << samples.size() << " samples\n";

@@ -1,12 +1,12 @@
 // `loom compile MODEL.onnx -o OUT.loom ...`: runs the compiler driver, prints the per-layer
 // quantization and placement tables, writes --report JSON, then hands the graph to the package
-// writer hook (driver::WritePackage) when one is linked.
+// writer hook (pipeline::WritePackage) when one is linked.
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
-#include "compiler/driver/compile.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/passes/pass.h"
 #include "compiler/quantize/report.h"
 #include "compiler/tools/loom_commands.h"
@@ -15,7 +15,7 @@ namespace loom::tools {
 namespace {
 
 struct CompileArgs {
-  driver::CompileOptions options;
+  pipeline::CompileOptions options;
   std::string method = "percentile";
   std::string report;
   std::vector<std::string> input_shapes;
@@ -23,7 +23,7 @@ struct CompileArgs {
 };
 
 // "NAME=1x3x224x224" (',' also separates dims).
-Status ParseInputShape(const std::string& spec, driver::CompileOptions* o) {
+Status ParseInputShape(const std::string& spec, pipeline::CompileOptions* o) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
     return InvalidArgument("--input-shape wants NAME=D0xD1x..., got '" + spec + "'");
@@ -49,7 +49,7 @@ Status ParseInputShape(const std::string& spec, driver::CompileOptions* o) {
 
 // The flags that shape the package, for its provenance record.
 std::string CommandLine(const CompileArgs& a) {
-  const driver::CompileOptions& o = a.options;
+  const pipeline::CompileOptions& o = a.options;
   std::string s = "loom compile " + o.model_path + " -o " + o.output_path;
   if (!o.config.empty()) s += " --config " + o.config;
   if (!o.board.empty()) s += " --board " + o.board;
@@ -60,7 +60,7 @@ std::string CommandLine(const CompileArgs& a) {
 }
 
 int RunCompile(CompileArgs& a) {
-  driver::CompileOptions& o = a.options;
+  pipeline::CompileOptions& o = a.options;
   o.command_line = CommandLine(a);
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
     std::cerr << "loom compile: --calibration-method must be minmax or percentile\n";
@@ -84,8 +84,8 @@ int RunCompile(CompileArgs& a) {
   o.dump_ir_after.insert(a.dump_after.begin(), a.dump_after.end());
   o.log = &std::cerr;
   o.dump = &std::cerr;
-  driver::CompileResult r;
-  if (Status st = driver::CompileModel(o, &r); !st.ok()) {
+  pipeline::CompileResult r;
+  if (Status st = pipeline::CompileModel(o, &r); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";
     return 1;
   }
@@ -99,15 +99,15 @@ int RunCompile(CompileArgs& a) {
               r.CompileSecondsExcludingCalibration(), r.Seconds("calibration"), r.Seconds("sqnr"));
   std::fflush(stdout);
   package::LowerReport lowering;
-  if (Status st = driver::WritePackage(r.graph, r.config, o, r, &lowering); !st.ok()) {
+  if (Status st = pipeline::WritePackage(r.graph, r.config, o, r, &lowering); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";
     return 1;
   }
   std::cout << "\naccelerator schedule:\n";
-  driver::PrintLowering(lowering, r.config, std::cout);
+  pipeline::PrintLowering(lowering, r.config, std::cout);
   if (!a.report.empty()) {
-    nlohmann::json report = driver::CompileReportJson(o, r);
-    report["package"] = driver::LoweringJson(lowering);
+    nlohmann::json report = pipeline::CompileReportJson(o, r);
+    report["package"] = pipeline::LoweringJson(lowering);
     std::ofstream out(a.report);
     out << report.dump(2) << "\n";
     if (!out) {

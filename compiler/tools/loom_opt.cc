@@ -16,6 +16,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/pipeline/compile.h"
 
 namespace {
 
@@ -60,6 +61,7 @@ Status Process(const std::string& text, bool is_onnx, const loom::frontend::Impo
 }  // namespace
 
 int main(int argc, char** argv) {
+  loom::pipeline::RegisterAllPasses();
   CLI::App app{"Run Loom graph passes on an ONNX model or textual IR and print the IR."};
   std::string input;
   std::vector<std::string> pipeline, dump_after, input_shapes;
@@ -81,9 +83,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (list) {
-    for (const loom::passes::PassInfo& p : loom::passes::AllPasses()) {
-      std::cout << p.name << "\n    " << p.summary << "\n";
-      if (*p.options) std::cout << "    options: " << p.options << "\n";
+    for (const loom::passes::PassInfo* p : loom::passes::AllPasses()) {
+      std::cout << p->name << "\n    " << p->summary << "\n";
+      if (*p->options) std::cout << "    options: " << p->options << "\n";
     }
     return 0;
   }

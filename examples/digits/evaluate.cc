@@ -14,7 +14,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "runtime/config/config_file.h"
 #include "runtime/io/npy.h"
@@ -78,7 +78,7 @@ int Main(int argc, char** argv) {
       return Fail(st.ToString());
     }
     std::vector<ir::Tensor> out;
-    if (Status st = exec::Run(graph, std::vector<ir::Tensor>{x}, &out); !st.ok()) {
+    if (Status st = interp::Run(graph, std::vector<ir::Tensor>{x}, &out); !st.ok()) {
       return Fail(st.ToString());
     }
     const size_t f = ArgMax(out[0].data<float>(), static_cast<size_t>(out[0].num_elements()));

@@ -1,6 +1,6 @@
 // The reference interpreter: every IR op has an executor, fused activations run, inputs are
 // checked, and results match hand-computed values.
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "compiler/ir/verifier.h"
 #include "tests/compiler/test_util.h"
 
-namespace loom::exec {
+namespace loom::interp {
 namespace {
 
 using ::testing::HasSubstr;
@@ -34,7 +34,7 @@ TEST(Interpreter, RunsAGraphWithFusedActivations) {
   const ir::Tensor x =
       ir::Tensor::FromVector<float>(ir::DType::kF32, {1, 1, 2, 2}, {-2.0f, 0.0f, 1.0f, 2.0f});
   std::vector<ir::Tensor> out;
-  ASSERT_TRUE(exec::Run(g, {x}, &out).ok());
+  ASSERT_TRUE(interp::Run(g, {x}, &out).ok());
   ASSERT_EQ(out.size(), 2u);
   // Channel 0: relu(x + 0.5); channel 1: relu(-x + 0.5).
   const std::vector<float> c = {0.0f, 0.5f, 1.5f, 2.5f, 2.5f, 0.5f, 0.0f, 0.0f};
@@ -52,14 +52,14 @@ TEST(Interpreter, ChecksInputs) {
     })");
   std::vector<ir::Tensor> out;
   const ir::Tensor wrong = ir::Tensor::FromVector<float>(ir::DType::kF32, {3}, {1, 2, 3});
-  Status s = exec::Run(g, {wrong}, &out);
+  Status s = interp::Run(g, {wrong}, &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("input %x must be f32[2], got f32[3]"));
-  EXPECT_FALSE(exec::Run(g, std::vector<ir::Tensor>{}, &out).ok());
+  EXPECT_FALSE(interp::Run(g, std::vector<ir::Tensor>{}, &out).ok());
   const ir::Tensor ok = ir::Tensor::FromVector<float>(ir::DType::kF32, {2}, {-1, 1});
-  EXPECT_TRUE(exec::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}}, &out).ok());
+  EXPECT_TRUE(interp::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}}, &out).ok());
   EXPECT_EQ(out[0].data<float>()[0], 0.0f);
-  s = exec::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}, {"z", ok}}, &out);
+  s = interp::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}, {"z", ok}}, &out);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_THAT(s.message(), HasSubstr("'z' is not an input"));
 }
@@ -77,7 +77,7 @@ TEST(Interpreter, IntegerPipelineIsBitExact) {
     })");
   const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {1, 2}, {1.25f, -100.0f});
   std::vector<ir::Tensor> out;
-  ASSERT_TRUE(exec::Run(g, {x}, &out).ok());
+  ASSERT_TRUE(interp::Run(g, {x}, &out).ok());
   // 1.25 / 0.5 = 2.5 -> 2 (ties to even) + 1 = 3; -200 + 1 saturates to -128.
   EXPECT_EQ(out[0].data<int8_t>()[0], 3);
   EXPECT_EQ(out[0].data<int8_t>()[1], -128);
@@ -96,9 +96,9 @@ TEST(Interpreter, KernelErrorsNameTheNode) {
   const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {2}, {1, 2});
   const ir::Tensor lo = ir::Tensor::FromVector<float>(ir::DType::kF32, {}, {1.0f});
   std::vector<ir::Tensor> out;
-  Status s = exec::Run(g, std::vector<ir::Tensor>{x, lo}, &out);
+  Status s = interp::Run(g, std::vector<ir::Tensor>{x, lo}, &out);
   EXPECT_THAT(s.message(), HasSubstr("node 'clip' (Clip): clip: min must not exceed max"));
 }
 
 }  // namespace
-}  // namespace loom::exec
+}  // namespace loom::interp

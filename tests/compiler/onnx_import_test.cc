@@ -10,7 +10,7 @@
 
 #include <random>
 
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "tests/compiler/test_util.h"
@@ -111,7 +111,7 @@ Status Import(const ModelBuilder& b, ir::Graph* g, const ImportOptions& options 
 
 std::vector<float> RunF32(const ir::Graph& g, const std::vector<ir::Tensor>& inputs) {
   std::vector<ir::Tensor> out;
-  Status s = exec::Run(g, inputs, &out);
+  Status s = interp::Run(g, inputs, &out);
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (out.empty()) return {};
   return std::vector<float>(out[0].data<float>(), out[0].data<float>() + out[0].num_elements());

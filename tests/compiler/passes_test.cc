@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pass_manager.h"
 #include "tests/compiler/test_util.h"
@@ -72,13 +72,13 @@ TEST_P(PassPreservesResults, OnRandomWeights) {
     testing::RandomizeConstants(g, seed * 100);
     const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, seed);
     std::vector<ir::Tensor> before, after;
-    Status run = exec::Run(g, inputs, &before);
+    Status run = interp::Run(g, inputs, &before);
     ASSERT_TRUE(run.ok()) << run.ToString();
     const std::vector<std::string> pipeline =
         GetParam() == "default" ? DefaultPipeline() : std::vector<std::string>{GetParam()};
     Status s = RunPipeline(pipeline, &g);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    ASSERT_TRUE(exec::Run(g, inputs, &after).ok());
+    ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
     EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
   }
 }
@@ -109,10 +109,10 @@ TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
 }
 
 TEST(Registry, NamesSummariesAndLookup) {
-  for (const PassInfo& p : AllPasses()) {
-    EXPECT_EQ(FindPass(p.name), &p);
-    EXPECT_NE(std::string(p.summary), "");
-    EXPECT_NE(p.run, nullptr);
+  for (const PassInfo* p : AllPasses()) {
+    EXPECT_EQ(FindPass(p->name), p);
+    EXPECT_NE(std::string(p->summary), "");
+    EXPECT_NE(p->run, nullptr);
   }
   for (const std::string& name : DefaultPipeline()) EXPECT_NE(FindPass(name), nullptr) << name;
 }

@@ -6,13 +6,14 @@
 #include <cstdio>
 #include <random>
 
-#include "compiler/driver/compile.h"
-#include "compiler/exec/interpreter.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pack/pack.h"
 #include "compiler/partition/partition.h"
+#include "compiler/passes/pass.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/quantize/requant.h"
 #include "runtime/io/npy.h"
@@ -71,6 +72,19 @@ TEST(Requant, RescaleKeepsExactRatios) {
   EXPECT_NE(s.message().find("beyond int32"), std::string::npos) << s.message();
 }
 
+TEST(PassRegistry, LaterStagesRegisterTheirOwnPasses) {
+  for (const char* name : {"import-qdq", "quantize", "graph-pack", "partition"}) {
+    pipeline::RegisterAllPasses();
+    const passes::PassInfo* p = passes::FindPass(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_NE(p->run, nullptr);
+  }
+  // Idempotent: a second call registers nothing twice (a duplicate name would abort).
+  const size_t n = passes::AllPasses().size();
+  pipeline::RegisterAllPasses();
+  EXPECT_EQ(passes::AllPasses().size(), n);
+}
+
 TEST(Pack, RejectsUnequalBlocks) {
   HwConfig c;
   c.name = "odd";
@@ -123,12 +137,12 @@ int Argmax(const ir::Tensor& t, int64_t row, int64_t classes) {
 // committed calibration set; both graphs run on the interpreter (the int8 one on the int8 kernels).
 TEST(Digits, Int8AccuracyWithinOnePointOfFp32) {
   const std::string dir = std::string(LOOM_SOURCE_DIR) + "/examples/digits/";
-  driver::CompileOptions o;
+  pipeline::CompileOptions o;
   o.model_path = dir + "digits.onnx";
   o.calibration = {dir + "calibration.npy"};
   o.measure_sqnr = true;
-  driver::CompileResult r;
-  const Status st = driver::CompileModel(o, &r);
+  pipeline::CompileResult r;
+  const Status st = pipeline::CompileModel(o, &r);
   ASSERT_TRUE(st.ok()) << st.ToString();
   ASSERT_GE(r.quant.layers.size(), 7u);
   for (double s : r.sqnr_db) EXPECT_GT(s, 15.0);
@@ -156,8 +170,8 @@ TEST(Digits, Int8AccuracyWithinOnePointOfFp32) {
                                images.bytes.begin() + (i + 1) * 64 * 4);
     ir::Tensor x;
     ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, {1, 1, 8, 8}, bytes, &x).ok());
-    ASSERT_TRUE(exec::Run(fg, {x}, &fo).ok());
-    const Status qs = exec::Run(r.graph, {x}, &qo);
+    ASSERT_TRUE(interp::Run(fg, {x}, &fo).ok());
+    const Status qs = interp::Run(r.graph, {x}, &qo);
     ASSERT_TRUE(qs.ok()) << qs.ToString();
     const int pf = Argmax(fo[0], 0, 10), pq = Argmax(qo[0], 0, 10);
     fp32_correct += pf == label[static_cast<size_t>(i)];

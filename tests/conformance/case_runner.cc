@@ -8,8 +8,8 @@
 #include <iterator>
 #include <utility>
 
-#include "compiler/driver/compile.h"
-#include "compiler/exec/interpreter.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/package/lower.h"
@@ -198,7 +198,7 @@ CaseResult RunFloat(const std::string& model, const std::vector<DataSet>& sets, 
   for (const DataSet& d : sets) {
     if (freeze && !Compile(model, d.import, options, &g, &r)) return r;
     std::vector<ir::Tensor> outputs;
-    Status s = exec::Run(g, d.inputs, &outputs);
+    Status s = interp::Run(g, d.inputs, &outputs);
     if (!s.ok()) {
       Fail(d.where, s, &r);
       return r;
@@ -260,15 +260,15 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
         return r;
       }
     }
-    driver::CompileOptions co;
+    pipeline::CompileOptions co;
     co.model_path = model;
     co.config = options.config;
     co.constant_inputs = d.import.constant_inputs;
     co.calibration_samples = {d.inputs};
     co.method = quantize::CalibrationMethod::kMinMax;
     co.measure_sqnr = false;
-    driver::CompileResult compiled;
-    Status s = driver::CompileModel(co, &compiled);
+    pipeline::CompileResult compiled;
+    Status s = pipeline::CompileModel(co, &compiled);
     package::PackageSpec spec;
     package::LowerReport lowering;
     std::vector<uint8_t> bytes;

@@ -11,8 +11,8 @@
 #include <map>
 #include <memory>
 
-#include "compiler/driver/compile.h"
-#include "compiler/exec/interpreter.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
@@ -45,18 +45,18 @@ std::vector<Model> Blocks() {
 
 // One compiled model: the quantized graph and the package bytes.
 struct Compiled {
-  driver::CompileResult result;
+  pipeline::CompileResult result;
   package::LowerReport lowering;
   std::vector<uint8_t> bytes;
 };
 
 Status Compile(const Model& m, const std::string& config, Compiled* out) {
-  driver::CompileOptions o;
+  pipeline::CompileOptions o;
   o.model_path = Src(m.onnx);
   o.config = config;
   o.calibration = {Src(m.calibration)};
   o.measure_sqnr = false;
-  LOOM_RETURN_IF_ERROR(driver::CompileModel(o, &out->result));
+  LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &out->result));
   package::PackageSpec spec;
   package::LowerOptions lo;
   lo.provenance.model_name = m.name;
@@ -137,7 +137,7 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
     ir::Tensor x;
     ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
-    const Status st = exec::Run(c.result.graph, std::vector<ir::Tensor>{x}, &outs);
+    const Status st = interp::Run(c.result.graph, std::vector<ir::Tensor>{x}, &outs);
     ASSERT_TRUE(st.ok()) << st.ToString();
     ASSERT_EQ(outs.size(), cpu.out.size());
     const size_t per = outs[0].byte_size();
@@ -219,7 +219,7 @@ TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
     ir::Tensor x;
     ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
-    ASSERT_TRUE(exec::Run(fp32, std::vector<ir::Tensor>{x}, &outs).ok());
+    ASSERT_TRUE(interp::Run(fp32, std::vector<ir::Tensor>{x}, &outs).ok());
     const float* row = outs[0].data<float>();
     const int64_t n = outs[0].num_elements();
     fp32_correct += static_cast<int64_t>(std::max_element(row, row + n) - row) == y[static_cast<size_t>(i)];

@@ -8,7 +8,7 @@
 #include <memory>
 #include <tuple>
 
-#include "compiler/driver/compile.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "runtime/api/session.h"
@@ -21,13 +21,13 @@ namespace {
 std::string Src(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
 
 Status CompileBlock(const std::string& block, const std::string& config, std::vector<uint8_t>* bytes) {
-  driver::CompileOptions o;
+  pipeline::CompileOptions o;
   o.model_path = Src("tests/e2e/models/" + block + ".onnx");
   o.config = config;
   o.calibration = {Src("tests/e2e/models/" + block + "_calibration.npy")};
   o.measure_sqnr = false;
-  driver::CompileResult result;
-  LOOM_RETURN_IF_ERROR(driver::CompileModel(o, &result));
+  pipeline::CompileResult result;
+  LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &result));
   package::PackageSpec spec;
   package::LowerReport report;
   LOOM_RETURN_IF_ERROR(package::LowerToPackage(result.graph, result.config, {}, &spec, &report));

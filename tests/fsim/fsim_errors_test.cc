@@ -28,7 +28,7 @@ class FsimErrorsTest : public ::testing::TestWithParam<std::string> {
   // DRAM address 0, so `load.uop dram=0` loads them. Installs it into a fresh 64 KiB simulator;
   // `patch` may then corrupt the DRAM image. Returns the status of the run.
   Status Run(const std::string& text, const std::string& uops = "uop dst=0 src=0 wgt=0",
-             void (*patch)(fsim::Dram&, uint64_t insn_addr) = nullptr) {
+             void (*patch)(sim::Dram&, uint64_t insn_addr) = nullptr) {
     isa::Layout layout;
     EXPECT_TRUE(isa::Layout::Create(config_, &layout).ok());
     std::vector<isa::Uop> u;
@@ -220,7 +220,7 @@ TEST_P(FsimErrorsTest, ReservedBitNamesInstruction) {
     load.inp sram=0 dram=0 y=1 x=1 stride=1
     finish)",
                        "uop dst=0 src=0 wgt=0",
-                       [](fsim::Dram& d, uint64_t insn) { *d.At(insn + 16 + 15) |= 0x80; });
+                       [](sim::Dram& d, uint64_t insn) { *d.At(insn + 16 + 15) |= 0x80; });
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 1"));
   EXPECT_THAT(s.message(), HasSubstr("reserved bit 127"));
@@ -228,7 +228,7 @@ TEST_P(FsimErrorsTest, ReservedBitNamesInstruction) {
 
 TEST_P(FsimErrorsTest, UnknownOpcodeNamesInstruction) {
   const Status s = Run("alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish", "uop dst=0 src=0 wgt=0",
-                       [](fsim::Dram& d, uint64_t insn) { *d.At(insn) = (*d.At(insn) & ~7) | 6; });
+                       [](sim::Dram& d, uint64_t insn) { *d.At(insn) = (*d.At(insn) & ~7) | 6; });
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 0"));
   EXPECT_THAT(s.message(), HasSubstr("unknown opcode 6"));
@@ -315,7 +315,7 @@ TEST_P(FsimErrorsTest, UopReservedBitNamesInstruction) {
                         config_.wgt_idx_bits();
   if (bits == 32) GTEST_SKIP() << "no reserved micro-op bits in " << GetParam();
   const Status s = Run("load.uop sram=0 dram=0 y=1 x=1 stride=1\nfinish", "uop dst=0 src=0 wgt=0",
-                       [](fsim::Dram& d, uint64_t) { *d.At(3) |= 0x80; });  // bit 31
+                       [](sim::Dram& d, uint64_t) { *d.At(3) |= 0x80; });  // bit 31
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 0 (load.uop"));
   EXPECT_THAT(s.message(), HasSubstr("reserved"));

@@ -23,7 +23,7 @@ struct GemmRun {
   Status status;
   fsim::Stats stats;
   std::vector<int8_t> out;
-  std::vector<fsim::TraceEvent> trace;
+  std::vector<sim::TraceEvent> trace;
   std::vector<isa::Insn> insns;
   std::string trace_json;
 };
@@ -228,10 +228,10 @@ TEST_P(FsimTimingTest, TraceCoversEveryInstruction) {
   const GemmRun r = RunGemm(c, SmallSpec(2), programs::RandomGemmData(c, SmallSpec(2), 3), true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   std::vector<int> execs(r.insns.size(), 0);
-  for (const fsim::TraceEvent& e : r.trace) {
+  for (const sim::TraceEvent& e : r.trace) {
     EXPECT_LE(e.begin, e.end);
     EXPECT_LE(e.end, r.stats.cycles);
-    if (e.kind != fsim::TraceEvent::Kind::kExec) continue;
+    if (e.kind != sim::TraceEvent::Kind::kExec) continue;
     ASSERT_LT(e.insn, r.insns.size());
     execs[e.insn]++;
     EXPECT_LT(e.begin, e.end) << "instruction " << e.insn;

@@ -18,7 +18,7 @@ struct Outcome {
   tsim::Stats tsim;
   std::vector<uint8_t> fsim_dram, tsim_dram;
   std::vector<isa::Insn> tsim_program;         // with trace: the stream tsim decoded
-  std::vector<fsim::TraceEvent> tsim_trace;    // with trace: tsim's instruction timeline
+  std::vector<sim::TraceEvent> tsim_trace;    // with trace: tsim's instruction timeline
 };
 
 // DRAM for a program: what it uses, plus slack for stores past its data.
@@ -29,7 +29,7 @@ inline Status RunBoth(const HwConfig& config, const programs::Program& p, Outcom
                       uint32_t stall_percent = 0, uint64_t timeout_cycles = 4000000,
                       bool trace = false) {
   const uint64_t bytes = DramBytesFor(p);
-  auto install = [&](fsim::Dram& dram) {
+  auto install = [&](sim::Dram& dram) {
     return p.Install([&](uint64_t a, const uint8_t* b, size_t n) { return dram.Write(a, b, n); });
   };
   std::unique_ptr<fsim::Simulator> sim;

@@ -134,12 +134,12 @@ TEST_P(TsimIsaTest, MatchesFsimBitForBit) {
   std::array<uint64_t, isa::kNumModules> busy{}, last_end{};
   std::array<int64_t, isa::kNumModules> last_insn;
   last_insn.fill(-1);
-  for (const fsim::TraceEvent& e : o.tsim_trace) {
+  for (const sim::TraceEvent& e : o.tsim_trace) {
     ASSERT_LT(e.insn, o.tsim_program.size());
     EXPECT_LT(e.begin, e.end) << "insn " << e.insn;
     EXPECT_LE(e.end, o.tsim.cycles + 1) << "insn " << e.insn;
     EXPECT_EQ(e.module, o.tsim_program[e.insn].module()) << "insn " << e.insn;
-    if (e.kind != fsim::TraceEvent::Kind::kExec) continue;
+    if (e.kind != sim::TraceEvent::Kind::kExec) continue;
     const auto m = static_cast<size_t>(e.module);
     ++executed[e.insn];
     EXPECT_GT(static_cast<int64_t>(e.insn), last_insn[m]) << "module " << m << " out of order";

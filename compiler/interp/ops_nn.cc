@@ -2,10 +2,10 @@
 // the reference kernel. Attributes are trusted to be canonical (the verifier has run).
 #include <string>
 
-#include "compiler/exec/op_table.h"
+#include "compiler/interp/op_table.h"
 #include "runtime/kernels/op_attrs.h"
 
-namespace loom::exec {
+namespace loom::interp {
 namespace {
 
 using kernels::TensorView;
@@ -159,4 +159,4 @@ ExecFn FindNnExecutor(std::string_view op) {
   return nullptr;
 }
 
-}  // namespace loom::exec
+}  // namespace loom::interp

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/exec/op_table.h"
+#include "compiler/interp/op_table.h"
 
-namespace loom::exec {
+namespace loom::interp {
 namespace {
 
 using kernels::TensorView;
@@ -161,4 +161,4 @@ ExecFn FindTensorExecutor(std::string_view op) {
   return nullptr;
 }
 
-}  // namespace loom::exec
+}  // namespace loom::interp

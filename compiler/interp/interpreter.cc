@@ -1,8 +1,8 @@
-#include "compiler/exec/interpreter.h"
+#include "compiler/interp/interpreter.h"
 
-#include "compiler/exec/op_table.h"
+#include "compiler/interp/op_table.h"
 
-namespace loom::exec {
+namespace loom::interp {
 
 kernels::DType KernelDType(ir::DType t) {
   switch (t) {
@@ -168,4 +168,4 @@ Status Run(const ir::Graph& g, const std::map<std::string, ir::Tensor>& inputs,
   return Run(g, ordered, outputs);
 }
 
-}  // namespace loom::exec
+}  // namespace loom::interp

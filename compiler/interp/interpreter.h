@@ -2,8 +2,8 @@
 // (runtime/kernels). It defines what a graph computes, so constant folding, calibration and the
 // ONNX conformance runner all go through it. Correctness over speed: every node output is a fresh
 // tensor, freed after its last use.
-#ifndef LOOM_COMPILER_EXEC_INTERPRETER_H_
-#define LOOM_COMPILER_EXEC_INTERPRETER_H_
+#ifndef LOOM_COMPILER_INTERP_INTERPRETER_H_
+#define LOOM_COMPILER_INTERP_INTERPRETER_H_
 
 #include <functional>
 #include <map>
@@ -15,7 +15,7 @@
 #include "compiler/ir/tensor.h"
 #include "runtime/core/status.h"
 
-namespace loom::exec {
+namespace loom::interp {
 
 // Evaluates one node. inputs[i] is nullptr for an omitted optional input; outputs get the types
 // recorded on the node's output values. The node must have passed the verifier.
@@ -38,6 +38,6 @@ Status Run(const ir::Graph& g, const std::map<std::string, ir::Tensor>& inputs,
 // Whether the interpreter can execute `op` (every op in the IR's op table should be).
 bool HasExecutor(std::string_view op);
 
-}  // namespace loom::exec
+}  // namespace loom::interp
 
-#endif  // LOOM_COMPILER_EXEC_INTERPRETER_H_
+#endif  // LOOM_COMPILER_INTERP_INTERPRETER_H_

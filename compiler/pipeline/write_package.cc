@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "compiler/driver/compile.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 
@@ -12,7 +12,7 @@
 #define LOOM_VERSION "0.1.0"
 #endif
 
-namespace loom::driver {
+namespace loom::pipeline {
 
 namespace {
 
@@ -95,4 +95,4 @@ void PrintLowering(const package::LowerReport& r, const HwConfig& config, std::o
   os << line;
 }
 
-}  // namespace loom::driver
+}  // namespace loom::pipeline

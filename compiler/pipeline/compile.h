@@ -1,8 +1,8 @@
 // The compiler driver behind `loom compile`: import -> graph passes -> calibration + quantize ->
 // graph-pack -> partition, then the package writer hook. Kept apart from the CLI so benchmarks and
 // tests run exactly what the tool runs.
-#ifndef LOOM_COMPILER_DRIVER_COMPILE_H_
-#define LOOM_COMPILER_DRIVER_COMPILE_H_
+#ifndef LOOM_COMPILER_PIPELINE_COMPILE_H_
+#define LOOM_COMPILER_PIPELINE_COMPILE_H_
 
 #include <map>
 #include <ostream>
@@ -20,7 +20,11 @@
 #include "runtime/core/hw_config.h"
 #include "runtime/core/status.h"
 
-namespace loom::driver {
+namespace loom::pipeline {
+
+// Registers every stage's passes (quantize, graph-pack, partition) beside the core ones, so that
+// tools can name any pass. Idempotent; call before looking passes up by name.
+void RegisterAllPasses();
 
 struct CompileOptions {
   std::string model_path;
@@ -80,6 +84,6 @@ Status WritePackage(const ir::Graph& graph, const HwConfig& config, const Compil
 nlohmann::json LoweringJson(const package::LowerReport& report);
 void PrintLowering(const package::LowerReport& report, const HwConfig& config, std::ostream& os);
 
-}  // namespace loom::driver
+}  // namespace loom::pipeline
 
-#endif  // LOOM_COMPILER_DRIVER_COMPILE_H_
+#endif  // LOOM_COMPILER_PIPELINE_COMPILE_H_

@@ -1,8 +1,8 @@
 // How the interpreter calls an op: an ExecContext holding the node, its input tensors and the
 // pre-allocated outputs, and one executor function per op (ops_nn.cc, ops_tensor.cc). Internal to
-// compiler/exec.
-#ifndef LOOM_COMPILER_EXEC_OP_TABLE_H_
-#define LOOM_COMPILER_EXEC_OP_TABLE_H_
+// compiler/interp.
+#ifndef LOOM_COMPILER_INTERP_OP_TABLE_H_
+#define LOOM_COMPILER_INTERP_OP_TABLE_H_
 
 #include <string>
 #include <string_view>
@@ -11,7 +11,7 @@
 #include "compiler/ir/graph.h"
 #include "runtime/kernels/kernels.h"
 
-namespace loom::exec {
+namespace loom::interp {
 
 // A kernel view of an IR tensor (the tensor keeps ownership).
 Status ToView(const ir::Tensor& t, kernels::TensorView* v);
@@ -64,6 +64,6 @@ ExecFn FindQuantExecutor(std::string_view op);  // ops_quant.cc: q.* on the int8
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);
 
-}  // namespace loom::exec
+}  // namespace loom::interp
 
-#endif  // LOOM_COMPILER_EXEC_OP_TABLE_H_
+#endif  // LOOM_COMPILER_INTERP_OP_TABLE_H_

@@ -1,4 +1,4 @@
-#include "compiler/driver/compile.h"
+#include "compiler/pipeline/compile.h"
 
 #include <chrono>
 
@@ -10,7 +10,7 @@
 #include "compiler/quantize/report.h"
 #include "runtime/config/config_file.h"
 
-namespace loom::driver {
+namespace loom::pipeline {
 namespace {
 
 class Timer {
@@ -177,4 +177,4 @@ nlohmann::json CompileReportJson(const CompileOptions& o, const CompileResult& r
   return j;
 }
 
-}  // namespace loom::driver
+}  // namespace loom::pipeline

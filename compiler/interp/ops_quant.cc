@@ -6,10 +6,10 @@
 #include <cstring>
 #include <vector>
 
-#include "compiler/exec/op_table.h"
+#include "compiler/interp/op_table.h"
 #include "runtime/kernels/int8/qops.h"
 
-namespace loom::exec {
+namespace loom::interp {
 namespace {
 
 namespace q = kernels::q;
@@ -187,4 +187,4 @@ ExecFn FindQuantExecutor(std::string_view op) {
   return nullptr;
 }
 
-}  // namespace loom::exec
+}  // namespace loom::interp
