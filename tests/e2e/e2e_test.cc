@@ -1,6 +1,6 @@
 // End to end: ONNX model → `loom compile` pipeline (import, passes, calibration + quantization,
 // pack, partition, lowering, package) → runtime on every device. The integer program is the
-// truth (DESIGN.md §2.5): the cpu device (int8 kernels from the op-level description), fsim and
+// truth (docs/architecture.md §2, contract 5): the cpu device (int8 kernels from the op-level description), fsim and
 // tsim (the accelerator programs) and the compiler's own interpreter of the quantized graph must
 // agree bit for bit.
 #include <gtest/gtest.h>

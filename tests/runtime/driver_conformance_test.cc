@@ -1,4 +1,4 @@
-// The driver conformance suite (DESIGN.md §2.4): every driver built into the runtime runs every
+// The driver conformance suite (docs/architecture.md §2, contract 4): every driver built into the runtime runs every
 // test here. A driver that cannot run a test is listed in kOptOuts with the reason.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The int8 kernels of the quantized graph, on the accelerator's blocked layouts. They define the
-// integer program that every device reproduces bit for bit (DESIGN.md §2.5): the `cpu` device runs
+// integer program that every device reproduces bit for bit (docs/architecture.md §2, contract 5): the `cpu` device runs
 // them directly, and the compiler's accelerator lowering must compute exactly the same numbers.
 // One kernel per file (conv2d.cc, add.cc, ...) with its test beside it.
 //
