@@ -21,7 +21,6 @@ q::ActShape ActShapeOf(const ir::Shape& s) {
           static_cast<uint32_t>(s[3])};
 }
 
-
 Status Pack(const ir::Tensor& t, std::vector<int8_t>* out) {
   const q::ActShape s = ActShapeOf(t.shape());
   out->assign(q::BlockedBytes(kBlocking, s), 0);
@@ -81,8 +80,8 @@ Status ExecQConv2d(ExecContext& ctx) {
         q::PackDepthwiseWeights(kBlocking, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.data())));
   } else {
     wb.resize(q::ConvWeightBytes(kBlocking, p.out_c, p.in.c, p.kh, p.kw));
-    LOOM_RETURN_IF_ERROR(ctx.Wrap(q::PackConvWeights(kBlocking, p.out_c, p.in.c, p.kh, p.kw,
-                                                     w.data<int8_t>(), wb.data())));
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(
+        q::PackConvWeights(kBlocking, p.out_c, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.data())));
   }
   const int32_t* bias = ctx.has_input(2) ? ctx.input_tensor(2).data<int32_t>() : nullptr;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(q::Conv2d(kBlocking, p, xb.data(), wb.data(), bias,
@@ -124,8 +123,8 @@ Status ExecQAvgPool(ExecContext& ctx) {
   p.rq = RequantOf(ctx.node());
   std::vector<int8_t> xb, yb(q::BlockedBytes(kBlocking, p.pool.out()));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::AvgPool(kBlocking, p, ctx.input_tensor(1).data<int32_t>(),
-                                           xb.data(), yb.data())));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(
+      q::AvgPool(kBlocking, p, ctx.input_tensor(1).data<int32_t>(), xb.data(), yb.data())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
@@ -172,9 +171,8 @@ struct Entry {
 };
 
 const Entry kQuantOps[] = {
-    {"q.conv2d", ExecQConv2d},       {"q.add", ExecQAdd},
-    {"q.max_pool", ExecQMaxPool},    {"q.avg_pool", ExecQAvgPool},
-    {"q.concat", ExecQConcat},       {"q.quantize", ExecQQuantize},
+    {"q.conv2d", ExecQConv2d},         {"q.add", ExecQAdd},           {"q.max_pool", ExecQMaxPool},
+    {"q.avg_pool", ExecQAvgPool},      {"q.concat", ExecQConcat},     {"q.quantize", ExecQQuantize},
     {"q.dequantize", ExecQDequantize}, {"q.relayout", ExecQRelayout},
 };
 

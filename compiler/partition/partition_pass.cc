@@ -17,7 +17,8 @@ Status Partition(ir::Graph& g, const passes::PassOptions& options) {
 }  // namespace
 
 void RegisterPartitionPasses() {
-  passes::RegisterPass({"partition", "place each node on the accelerator or the CPU (node attr target)",
+  passes::RegisterPass({"partition",
+                        "place each node on the accelerator or the CPU (node attr target)",
                         "config=1x16x16: HwConfig name or path", Partition});
 }
 

@@ -113,8 +113,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
                << " random N(0,1) inputs; scales will be poor unless the model's inputs look "
                   "like that\n";
       }
-      LOOM_RETURN_IF_ERROR(
-          quantize::RandomCalibrationSet(g, o.random_samples, 0, &samples));
+      LOOM_RETURN_IF_ERROR(quantize::RandomCalibrationSet(g, o.random_samples, 0, &samples));
     } else {
       LOOM_RETURN_IF_ERROR(quantize::LoadCalibrationSet(g, o.calibration, &samples));
     }
@@ -164,8 +163,8 @@ nlohmann::json CompileReportJson(const CompileOptions& o, const CompileResult& r
                       {"random_inputs", r.random_calibration}};
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < r.quant.layers.size(); ++i) {
-    layers.push_back(quantize::LayerToJson(
-        r.quant.layers[i], i < r.sqnr_db.size() ? r.sqnr_db[i] : std::nan("")));
+    layers.push_back(quantize::LayerToJson(r.quant.layers[i],
+                                           i < r.sqnr_db.size() ? r.sqnr_db[i] : std::nan("")));
   }
   j["layers"] = std::move(layers);
   j["float_ops"] = r.quant.float_ops;

@@ -5,12 +5,11 @@
 #define LOOM_COMPILER_PIPELINE_COMPILE_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/ir/graph.h"
 #include "compiler/package/lower.h"
@@ -29,8 +28,8 @@ void RegisterAllPasses();
 struct CompileOptions {
   std::string model_path;
   std::string output_path;
-  std::string config;  // name or path; empty: the board's config, else 1x16x16
-  std::string board;   // optional board name or path
+  std::string config;                    // name or path; empty: the board's config, else 1x16x16
+  std::string board;                     // optional board name or path
   std::vector<std::string> calibration;  // FILE.npy or NAME=FILE.npy; empty: random N(0, 1)
   // Calibration samples already in memory (one tensor per graph input each); used instead of
   // `calibration` files when not empty.
@@ -43,7 +42,7 @@ struct CompileOptions {
   std::map<std::string, ir::Tensor> constant_inputs;
   std::set<std::string> dump_ir_after;  // pass names ("quantize", "graph-pack", ...) or "all"
   bool measure_sqnr = true;
-  std::string command_line;  // recorded in the package's provenance
+  std::string command_line;      // recorded in the package's provenance
   std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
   std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)
 };

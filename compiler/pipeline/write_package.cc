@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <ostream>
 
-#include "compiler/pipeline/compile.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/pipeline/compile.h"
 
 #ifndef LOOM_VERSION
 #define LOOM_VERSION "0.1.0"
@@ -46,7 +46,7 @@ Status WritePackage(const ir::Graph& graph, const HwConfig& config, const Compil
   if (options.log) {
     size_t accel = 0;
     for (const auto& s : spec.segments) accel += s.kind == package::SegmentKind::Accel;
- *options.log << "package: " << spec.segments.size() << " segments (" << accel
+    *options.log << "package: " << spec.segments.size() << " segments (" << accel
                  << " on the accelerator), " << rep.insns << " instructions, " << rep.uops
                  << " micro-ops, arena " << rep.arena_bytes << " bytes, constants "
                  << rep.constants_bytes << " bytes\n";
@@ -57,8 +57,11 @@ Status WritePackage(const ir::Graph& graph, const HwConfig& config, const Compil
 nlohmann::json LoweringJson(const package::LowerReport& r) {
   nlohmann::json layers = nlohmann::json::array();
   for (const auto& l : r.layers) {
-    nlohmann::json j = {{"name", l.name}, {"op", l.op}, {"segment", l.segment},
-                        {"target", l.accel ? "accel" : "cpu"}, {"macs", l.macs}};
+    nlohmann::json j = {{"name", l.name},
+                        {"op", l.op},
+                        {"segment", l.segment},
+                        {"target", l.accel ? "accel" : "cpu"},
+                        {"macs", l.macs}};
     if (l.accel) {
       j["schedule"] = l.tiling;
       if (l.est_cycles) {
@@ -68,8 +71,10 @@ nlohmann::json LoweringJson(const package::LowerReport& r) {
     }
     layers.push_back(std::move(j));
   }
-  return {{"arena_bytes", r.arena_bytes}, {"constants_bytes", r.constants_bytes},
-          {"instructions", r.insns},       {"micro_ops", r.uops},
+  return {{"arena_bytes", r.arena_bytes},
+          {"constants_bytes", r.constants_bytes},
+          {"instructions", r.insns},
+          {"micro_ops", r.uops},
           {"layers", std::move(layers)}};
 }
 

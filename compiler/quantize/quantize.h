@@ -65,7 +65,8 @@ Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result)
 // MatMulInteger are left as they are: CPU ops that run the ONNX integer semantics.
 Status ImportPrequantized(ir::Graph& g, std::vector<std::string>* warnings);
 
-// Adds this library's passes (import-qdq and quantize) to the pass registry (compiler/passes/pass.h).
+// Adds this library's passes (import-qdq and quantize) to the pass registry
+// (compiler/passes/pass.h).
 void RegisterQuantizePasses();
 
 }  // namespace loom::quantize

@@ -60,11 +60,12 @@ void RegisterQuantizePasses() {
                         "adopt the scales of a pre-quantized (QDQ) model: fold int8 weights, drop "
                         "Q/DQ pairs",
                         "", ImportQdq});
-  passes::RegisterPass({"quantize", "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
-                        "calibration=: .npy samples (default: random N(0,1)); method=percentile: "
-                        "minmax or percentile; percentile=99.99: of |x|; samples=8: random samples; "
-                        "seed=0: their seed",
-                        Quantize});
+  passes::RegisterPass(
+      {"quantize", "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
+       "calibration=: .npy samples (default: random N(0,1)); method=percentile: "
+       "minmax or percentile; percentile=99.99: of |x|; samples=8: random samples; "
+       "seed=0: their seed",
+       Quantize});
 }
 
 }  // namespace loom::quantize

@@ -22,12 +22,13 @@ Status MeasureSqnr(const ir::Graph& float_graph, const ir::Graph& q_graph,
   std::vector<std::vector<float>> ref(n);
   std::vector<ir::Tensor> outs;
   for (const Sample& s : samples) {
-    LOOM_RETURN_IF_ERROR(interp::Run(float_graph, s, &outs, [&](ir::ValueId id, const ir::Tensor& t) {
-      auto it = by_float.find(id);
-      if (it != by_float.end() && t.dtype() == ir::DType::kF32) {
-        ref[it->second].assign(t.data<float>(), t.data<float>() + t.num_elements());
-      }
-    }));
+    LOOM_RETURN_IF_ERROR(
+        interp::Run(float_graph, s, &outs, [&](ir::ValueId id, const ir::Tensor& t) {
+          auto it = by_float.find(id);
+          if (it != by_float.end() && t.dtype() == ir::DType::kF32) {
+            ref[it->second].assign(t.data<float>(), t.data<float>() + t.num_elements());
+          }
+        }));
     LOOM_RETURN_IF_ERROR(interp::Run(q_graph, s, &outs, [&](ir::ValueId id, const ir::Tensor& t) {
       auto it = by_q.find(id);
       if (it == by_q.end() || t.dtype() != ir::DType::kI8) return;

@@ -6,8 +6,8 @@
 #include <memory>
 #include <sstream>
 
-#include "compiler/pipeline/compile.h"
 #include "compiler/passes/pass.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
 #include "compiler/tools/loom_commands.h"
 

@@ -7,15 +7,14 @@
 // accuracy from the logits `loom-run` wrote; cycles and utilization from its --stats JSON; the
 // latency is the cycles per image at the board's accelerator clock.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
-#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/interp/interpreter.h"
 #include "runtime/config/config_file.h"
 #include "runtime/io/npy.h"
 

@@ -1,4 +1,5 @@
-// The device driver interface (docs/architecture.md §2, contract 4): the only way the executor touches a device.
+// The device driver interface (docs/architecture.md §2, contract 4): the only way the executor
+// touches a device.
 //
 // The device memory model is one device DRAM address space. The executor allocates regions in it
 // (arena, constants, micro-ops, instruction streams), copies bytes in and out, submits an

@@ -38,8 +38,8 @@ Status ReadChecked(const std::string& path, const char* what, uint64_t max_bytes
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    return InvalidArgument(std::string(what) + " " + path + ": cannot open: " +
-                           std::strerror(errno));
+    return InvalidArgument(std::string(what) + " " + path +
+                           ": cannot open: " + std::strerror(errno));
   }
   out->resize(static_cast<size_t>(size));
   const size_t got = size ? std::fread(&(*out)[0], 1, out->size(), f) : 0;

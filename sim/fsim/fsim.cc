@@ -53,11 +53,19 @@ struct Candidate {
 
 class Scheduler {
  public:
-  Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine, sim::Dram& dram,
-            bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace)
-      : c_(config), timing_(config), insns_(insns), machine_(machine), dram_(dram),
-        timing_only_(timing_only), stats_(stats), trace_(trace), dispatch_(insns.size(), kNever),
-        start_(insns.size(), kNever), pos_in_module_(insns.size()) {
+  Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine,
+            sim::Dram& dram, bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace)
+      : c_(config),
+        timing_(config),
+        insns_(insns),
+        machine_(machine),
+        dram_(dram),
+        timing_only_(timing_only),
+        stats_(stats),
+        trace_(trace),
+        dispatch_(insns.size(), kNever),
+        start_(insns.size(), kNever),
+        pos_in_module_(insns.size()) {
     for (uint32_t i = 0; i < insns.size(); ++i) {
       ModuleState& m = modules_[Idx(insns[i].module())];
       pos_in_module_[i] = static_cast<uint32_t>(m.insns.size());
@@ -72,7 +80,8 @@ class Scheduler {
   Candidate Evaluate(Module m);
   Status Execute(Module m, const Candidate& cand);
   void CompletePendingPush(Queue q, uint64_t pop_time);
-  void Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from, uint64_t to);
+  void Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from,
+             uint64_t to);
   Status Deadlock();
   Status CheckBalanced(uint32_t finish) const;
 
@@ -178,12 +187,23 @@ void Scheduler::Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t in
   ModuleStats& ms = stats_->module[Idx(m)];
   const uint64_t n = to - from;
   switch (kind) {
-    case sim::TraceEvent::Kind::kStallFetch: ms.stall_fetch += n; break;
-    case sim::TraceEvent::Kind::kStallPop: ms.stall_pop[Idx(q)] += n; break;
-    case sim::TraceEvent::Kind::kStallPush: ms.stall_push[Idx(q)] += n; break;
-    case sim::TraceEvent::Kind::kStallPort: ms.stall_port += n; break;
-    case sim::TraceEvent::Kind::kStallFinish: ms.stall_finish += n; break;
-    case sim::TraceEvent::Kind::kExec: break;
+    case sim::TraceEvent::Kind::kStallFetch:
+      ms.stall_fetch += n;
+      break;
+    case sim::TraceEvent::Kind::kStallPop:
+      ms.stall_pop[Idx(q)] += n;
+      break;
+    case sim::TraceEvent::Kind::kStallPush:
+      ms.stall_push[Idx(q)] += n;
+      break;
+    case sim::TraceEvent::Kind::kStallPort:
+      ms.stall_port += n;
+      break;
+    case sim::TraceEvent::Kind::kStallFinish:
+      ms.stall_finish += n;
+      break;
+    case sim::TraceEvent::Kind::kExec:
+      break;
   }
   if (trace_) trace_->push_back({kind, m, insn, q, from, to});
 }

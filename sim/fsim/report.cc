@@ -98,8 +98,8 @@ std::string FormatReport(const Stats& s, const HwConfig& c) {
   return out;
 }
 
-std::string TraceToJson(const std::vector<sim::TraceEvent>& trace, const std::vector<isa::Insn>& insns,
-                        const HwConfig& c) {
+std::string TraceToJson(const std::vector<sim::TraceEvent>& trace,
+                        const std::vector<isa::Insn>& insns, const HwConfig& c) {
   json events = json::array();
   // Track names: one thread per module.
   for (int m = 0; m < isa::kNumModules; ++m) {
@@ -113,7 +113,8 @@ std::string TraceToJson(const std::vector<sim::TraceEvent>& trace, const std::ve
                     {"args", {{"name", "loom accelerator (" + c.name + ")"}}}});
   for (const sim::TraceEvent& e : trace) {
     const bool exec = e.kind == sim::TraceEvent::Kind::kExec;
-    std::string name = exec && e.insn < insns.size() ? isa::Mnemonic(insns[e.insn]) : sim::TraceEventKindName(e.kind);
+    std::string name = exec && e.insn < insns.size() ? isa::Mnemonic(insns[e.insn])
+                                                     : sim::TraceEventKindName(e.kind);
     json args{{"insn", e.insn}, {"begin_cycle", e.begin}, {"end_cycle", e.end}};
     if (exec && e.insn < insns.size()) args["text"] = isa::Disassemble(insns[e.insn]);
     if (e.kind == sim::TraceEvent::Kind::kStallPop || e.kind == sim::TraceEvent::Kind::kStallPush) {

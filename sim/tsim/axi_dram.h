@@ -1,5 +1,5 @@
-// An AXI4 slave backed by the simulators' shared DRAM model (sim/common, the class fsim runs on), with
-// the timing fsim's model assumes (docs/fsim.md): the first data beat of a read burst comes
+// An AXI4 slave backed by the simulators' shared DRAM model (sim/common, the class fsim runs on),
+// with the timing fsim's model assumes (docs/fsim.md): the first data beat of a read burst comes
 // `latency` cycles after its address handshake, then one beat per cycle while the master is
 // ready; the response of a write burst comes `latency` cycles after its last data beat.
 //

@@ -21,8 +21,7 @@ isa::Queue WaitQueue(isa::Module m, SeqState state) {
   return q;
 }
 
-void CloseWait(bool* open, sim::TraceEvent* wait, uint64_t at,
-               std::vector<sim::TraceEvent>* out) {
+void CloseWait(bool* open, sim::TraceEvent* wait, uint64_t at, std::vector<sim::TraceEvent>* out) {
   if (!*open) return;
   *open = false;
   wait->end = at;

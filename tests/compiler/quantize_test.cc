@@ -6,15 +6,15 @@
 #include <cstdio>
 #include <random>
 
-#include "compiler/pipeline/compile.h"
-#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pack/pack.h"
 #include "compiler/partition/partition.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/quantize/requant.h"
 #include "runtime/io/npy.h"
 #include "runtime/kernels/int8/qops.h"

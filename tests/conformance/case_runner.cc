@@ -8,13 +8,13 @@
 #include <iterator>
 #include <utility>
 
-#include "compiler/pipeline/compile.h"
-#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
 #include "runtime/exec/executor.h"
 

@@ -1,21 +1,21 @@
 // End to end: ONNX model → `loom compile` pipeline (import, passes, calibration + quantization,
 // pack, partition, lowering, package) → runtime on every device. The integer program is the
-// truth (docs/architecture.md §2, contract 5): the cpu device (int8 kernels from the op-level description), fsim and
-// tsim (the accelerator programs) and the compiler's own interpreter of the quantized graph must
-// agree bit for bit.
+// truth (docs/architecture.md §2, contract 5): the cpu device (int8 kernels from the op-level
+// description), fsim and tsim (the accelerator programs) and the compiler's own interpreter of the
+// quantized graph must agree bit for bit.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <memory>
 
-#include "compiler/pipeline/compile.h"
-#include "compiler/interp/interpreter.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/interp/interpreter.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"

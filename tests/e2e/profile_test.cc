@@ -2,18 +2,19 @@
 // (tsim, whose timeline comes from loom_top's trace port): every accelerator layer appears with
 // its instruction range, per-layer cycles tile the segment up to the FINISH tail, and per-layer
 // MACs and bytes add up to the device's segment counters. fsim's per-layer cycles track the RTL's.
+#include "runtime/tools/profile.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <memory>
 #include <tuple>
 
-#include "compiler/pipeline/compile.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/pipeline/compile.h"
 #include "runtime/api/session.h"
 #include "runtime/io/npy.h"
-#include "runtime/tools/profile.h"
 
 namespace loom {
 namespace {

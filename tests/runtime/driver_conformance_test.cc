@@ -1,5 +1,6 @@
-// The driver conformance suite (docs/architecture.md §2, contract 4): every driver built into the runtime runs every
-// test here. A driver that cannot run a test is listed in kOptOuts with the reason.
+// The driver conformance suite (docs/architecture.md §2, contract 4): every driver built into the
+// runtime runs every test here. A driver that cannot run a test is listed in kOptOuts with the
+// reason.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

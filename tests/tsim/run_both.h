@@ -18,7 +18,7 @@ struct Outcome {
   tsim::Stats tsim;
   std::vector<uint8_t> fsim_dram, tsim_dram;
   std::vector<isa::Insn> tsim_program;         // with trace: the stream tsim decoded
-  std::vector<sim::TraceEvent> tsim_trace;    // with trace: tsim's instruction timeline
+  std::vector<sim::TraceEvent> tsim_trace;     // with trace: tsim's instruction timeline
 };
 
 // DRAM for a program: what it uses, plus slack for stores past its data.

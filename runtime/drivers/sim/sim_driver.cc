@@ -77,12 +77,14 @@ void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>
     for (const sim::TraceEvent& e : events) {
       const bool exec = e.kind == sim::TraceEvent::Kind::kExec;
       const bool known = e.insn < program.size();
-      std::string name = exec && known ? isa::Mnemonic(program[e.insn]) : sim::TraceEventKindName(e.kind);
+      std::string name =
+          exec && known ? isa::Mnemonic(program[e.insn]) : sim::TraceEventKindName(e.kind);
       std::string args = "{\"insn\":" + std::to_string(e.insn);
       if (exec && known) {
         args += ",\"text\":\"" + TraceBuilder::Escape(isa::Disassemble(program[e.insn])) + "\"";
       }
-      if (e.kind == sim::TraceEvent::Kind::kStallPop || e.kind == sim::TraceEvent::Kind::kStallPush) {
+      if (e.kind == sim::TraceEvent::Kind::kStallPop ||
+          e.kind == sim::TraceEvent::Kind::kStallPush) {
         name += std::string(" ") + isa::QueueName(e.queue);
       }
       if (!label_.empty()) args += ",\"segment\":\"" + TraceBuilder::Escape(label_) + "\"";
@@ -101,12 +103,25 @@ void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>
       InsnTiming& t = timeline_data_[e.insn];
       const uint64_t d = e.end - e.begin;
       switch (e.kind) {
-        case sim::TraceEvent::Kind::kExec: t.begin = e.begin; t.end = e.end; break;
-        case sim::TraceEvent::Kind::kStallFetch: t.stall_fetch += d; break;
-        case sim::TraceEvent::Kind::kStallPop: t.stall_pop[static_cast<int>(e.queue)] += d; break;
-        case sim::TraceEvent::Kind::kStallPush: t.stall_push[static_cast<int>(e.queue)] += d; break;
-        case sim::TraceEvent::Kind::kStallPort: t.stall_port += d; break;
-        case sim::TraceEvent::Kind::kStallFinish: t.stall_finish += d; break;
+        case sim::TraceEvent::Kind::kExec:
+          t.begin = e.begin;
+          t.end = e.end;
+          break;
+        case sim::TraceEvent::Kind::kStallFetch:
+          t.stall_fetch += d;
+          break;
+        case sim::TraceEvent::Kind::kStallPop:
+          t.stall_pop[static_cast<int>(e.queue)] += d;
+          break;
+        case sim::TraceEvent::Kind::kStallPush:
+          t.stall_push[static_cast<int>(e.queue)] += d;
+          break;
+        case sim::TraceEvent::Kind::kStallPort:
+          t.stall_port += d;
+          break;
+        case sim::TraceEvent::Kind::kStallFinish:
+          t.stall_finish += d;
+          break;
       }
     }
   }

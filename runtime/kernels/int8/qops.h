@@ -1,7 +1,7 @@
 // The int8 kernels of the quantized graph, on the accelerator's blocked layouts. They define the
-// integer program that every device reproduces bit for bit (docs/architecture.md §2, contract 5): the `cpu` device runs
-// them directly, and the compiler's accelerator lowering must compute exactly the same numbers.
-// One kernel per file (conv2d.cc, add.cc, ...) with its test beside it.
+// integer program that every device reproduces bit for bit (docs/architecture.md §2, contract 5):
+// the `cpu` device runs them directly, and the compiler's accelerator lowering must compute exactly
+// the same numbers. One kernel per file (conv2d.cc, add.cc, ...) with its test beside it.
 //
 // Layouts. `c` is the channel block (HwConfig block_in, which must equal block_out) and `B` the
 // batch block (HwConfig batch). Padding lanes (channels past C, batch rows past N) are zero.
