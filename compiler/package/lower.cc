@@ -596,10 +596,16 @@ Status Lowerer::BuildSegments() {
       layer.macs = op.macs;
       if (accel) {
         // The barrier before a layer belongs to it, so the layers' ranges tile the program.
-        op.insn_begin = static_cast<uint32_t>(code.insns.size());
+        if (!CheckedCast(code.insns.size(), &op.insn_begin)) {
+          return InvalidArgument(Where(n) + ": segment " + seg.name +
+                                 " has more instructions than a package's 32-bit index reaches");
+        }
         if (!code.insns.empty()) tensorize::EmitLayerBarrier(&code);
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
-        op.insn_end = static_cast<uint32_t>(code.insns.size());
+        if (!CheckedCast(code.insns.size(), &op.insn_end)) {
+          return InvalidArgument(Where(n) + ": segment " + seg.name +
+                                 " has more instructions than a package's 32-bit index reaches");
+        }
         if (o_.progress) o_.progress(++done, accel_layers, layer.name);
       }
       seg.macs += op.macs;
