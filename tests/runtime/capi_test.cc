@@ -77,7 +77,7 @@ TEST(CApi, RunsAndMatchesAcrossDevices) {
 TEST(CApi, ErrorsCarryCodesAndMessages) {
   loom_runtime* rt = nullptr;
   EXPECT_EQ(loom_open("/nonexistent.loom", "fsim", &rt), LOOM_NOT_FOUND);
-  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("cannot open package /nonexistent.loom"));
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package /nonexistent.loom: no such file"));
   EXPECT_STREQ(loom_status_name(LOOM_DATA_LOSS), StatusCodeName(StatusCode::kDataLoss));
   const std::string path = WriteModel("capi_err.loom");
   EXPECT_EQ(loom_open(path.c_str(), "warp-drive", &rt), LOOM_NOT_FOUND);
