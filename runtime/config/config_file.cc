@@ -95,9 +95,9 @@ struct DmaPort {
   bool coherent;
 };
 constexpr DmaPort kZynqDmaPorts[] = {
-    {"zynq7", "HP0", false},  {"zynq7", "HP1", false},   {"zynq7", "HP2", false},
-    {"zynq7", "HP3", false},  {"zynq7", "ACP", true},    {"zynqmp", "HP0", false},
-    {"zynqmp", "HP1", false}, {"zynqmp", "HP2", false},  {"zynqmp", "HP3", false},
+    {"zynq7", "HP0", false},  {"zynq7", "HP1", false},  {"zynq7", "HP2", false},
+    {"zynq7", "HP3", false},  {"zynq7", "ACP", true},   {"zynqmp", "HP0", false},
+    {"zynqmp", "HP1", false}, {"zynqmp", "HP2", false}, {"zynqmp", "HP3", false},
     {"zynqmp", "HPC0", true}, {"zynqmp", "HPC1", true},
 };
 
@@ -110,7 +110,7 @@ struct ControlPort {
   uint64_t bytes;
 };
 constexpr ControlPort kControlPorts[] = {
-    {"zynq7", "GP0", 0x40000000, 0x40000000},      {"zynq7", "GP1", 0x80000000, 0x40000000},
+    {"zynq7", "GP0", 0x40000000, 0x40000000},       {"zynq7", "GP1", 0x80000000, 0x40000000},
     {"zynqmp", "HPM0_FPD", 0xA0000000, 0x10000000}, {"zynqmp", "HPM1_FPD", 0xB0000000, 0x10000000},
     {"zynqmp", "HPM0_LPD", 0x80000000, 0x20000000},
 };
@@ -132,10 +132,14 @@ struct FamilyField {
 };
 const std::vector<FamilyField>& FamilyFields() {
   static const std::vector<FamilyField> fields = {
-      {"dma_port", {"zynq7", "zynqmp", "alveo"}},    {"coherence", {"zynq7", "zynqmp", "alveo"}},
-      {"control_port", {"zynq7", "zynqmp"}},         {"irq", {"zynq7", "zynqmp"}},
-      {"dma_region_bytes", {"zynq7", "zynqmp"}},     {"vivado_board_part", {"zynq7", "zynqmp"}},
-      {"kernel_name", {"alveo"}},                    {"vitis_platform", {"alveo"}},
+      {"dma_port", {"zynq7", "zynqmp", "alveo"}},
+      {"coherence", {"zynq7", "zynqmp", "alveo"}},
+      {"control_port", {"zynq7", "zynqmp"}},
+      {"irq", {"zynq7", "zynqmp"}},
+      {"dma_region_bytes", {"zynq7", "zynqmp"}},
+      {"vivado_board_part", {"zynq7", "zynqmp"}},
+      {"kernel_name", {"alveo"}},
+      {"vitis_platform", {"alveo"}},
   };
   return fields;
 }
@@ -202,10 +206,10 @@ Status ParseZynqFields(const Fields& fields, Board* b) {
   }
   const char* implied = port->coherent ? "coherent" : "noncoherent";
   if (b->coherence != implied) {
-    return fields.Error("coherence", "is \"" + b->coherence + "\", but dma_port " + b->dma_port +
-                                         (port->coherent ? " snoops the CPU caches"
-                                                         : " bypasses the CPU caches") +
-                                         "; it must be \"" + implied + "\"");
+    return fields.Error(
+        "coherence", "is \"" + b->coherence + "\", but dma_port " + b->dma_port +
+                         (port->coherent ? " snoops the CPU caches" : " bypasses the CPU caches") +
+                         "; it must be \"" + implied + "\"");
   }
 
   std::vector<std::string> controls;
@@ -221,10 +225,10 @@ Status ParseZynqFields(const Fields& fields, Board* b) {
   }
   if (b->register_base % kRegisterWindowBytes != 0 || b->register_base < control->base ||
       b->register_base - control->base > control->bytes - kRegisterWindowBytes) {
-    return fields.Error("register_base",
-                        "is " + Hex(b->register_base) + ", must be a 4 KiB-aligned address in " +
-                            b->control_port + "'s window " + Hex(control->base) + "-" +
-                            Hex(control->base + control->bytes - 1));
+    return fields.Error("register_base", "is " + Hex(b->register_base) +
+                                             ", must be a 4 KiB-aligned address in " +
+                                             b->control_port + "'s window " + Hex(control->base) +
+                                             "-" + Hex(control->base + control->bytes - 1));
   }
 
   uint32_t line = 0;
@@ -258,8 +262,8 @@ Status ParseZynqFields(const Fields& fields, Board* b) {
 
 Status ParseAlveoFields(const Fields& fields, const Board& b) {
   if (!IsMemoryBank(b.dma_port)) {
-    return fields.Error("dma_port", "is \"" + b.dma_port +
-                                        "\", must name the memory bank, e.g. \"DDR[0]\"");
+    return fields.Error("dma_port",
+                        "is \"" + b.dma_port + "\", must name the memory bank, e.g. \"DDR[0]\"");
   }
   if (b.coherence != "noncoherent") {
     return fields.Error("coherence", "is \"" + b.coherence +
@@ -277,9 +281,9 @@ Status ParseBoardImpl(std::string_view text, const std::string& source, Board* o
   strict_json::Json json;
   LOOM_RETURN_IF_ERROR(strict_json::ParseObject(text, source, &json));
   Fields fields(json, source);
-  std::vector<std::string> known = {"name",   "description",   "family",    "fpga_part",
-                                    "clock_mhz", "config",     "driver",    "register_base",
-                                    "dram_base", "dram_bytes", "resources"};
+  std::vector<std::string> known = {"name",      "description", "family",   "fpga_part",
+                                    "clock_mhz", "config",      "driver",   "register_base",
+                                    "dram_base", "dram_bytes",  "resources"};
   for (const auto& f : FamilyFields()) known.push_back(f.field);
   LOOM_RETURN_IF_ERROR(fields.CheckKnown(known, "a board"));
 
@@ -297,8 +301,8 @@ Status ParseBoardImpl(std::string_view text, const std::string& source, Board* o
                              " needs it)");
     }
     if (!applies && fields.Has(f.field)) {
-      return fields.Error(f.field, "does not apply to family " + b.family + " (only to " +
-                                       Join(f.families) + ")");
+      return fields.Error(
+          f.field, "does not apply to family " + b.family + " (only to " + Join(f.families) + ")");
     }
   }
   LOOM_RETURN_IF_ERROR(fields.Name("fpga_part", &b.fpga_part));
@@ -324,8 +328,7 @@ Status ParseBoardImpl(std::string_view text, const std::string& source, Board* o
   if (hardware) {
     LOOM_RETURN_IF_ERROR(fields.String("dma_port", &b.dma_port));
     LOOM_RETURN_IF_ERROR(fields.String("coherence", &b.coherence));
-    LOOM_RETURN_IF_ERROR(
-        CheckOneOf(fields, "coherence", b.coherence, {"coherent", "noncoherent"}));
+    LOOM_RETURN_IF_ERROR(CheckOneOf(fields, "coherence", b.coherence, {"coherent", "noncoherent"}));
   }
   if (b.is_zynq()) {
     LOOM_RETURN_IF_ERROR(fields.String("control_port", &b.control_port));

@@ -70,12 +70,12 @@ struct Board {
   std::string coherence;  // "coherent" | "noncoherent"; always "noncoherent" on alveo
 
   // zynq7, zynqmp: the PS side of the design and what Linux sees.
-  std::string control_port;        // PS master port of the registers: "GP0", "GP1" (zynq7);
-                                   // "HPM0_FPD", "HPM1_FPD", "HPM0_LPD" (zynqmp)
-  uint32_t irq = 0;                // GIC SPI number of the accelerator's interrupt, as in the
-                                   // device tree's interrupts = <0 irq 4> (GIC ID minus 32)
-  uint64_t dma_region_bytes = 0;   // size of the u-dma-buf (CMA) region the runtime allocates in
-  std::string vivado_board_part;   // Vivado board part whose preset configures the PS (DDR, MIO)
+  std::string control_port;       // PS master port of the registers: "GP0", "GP1" (zynq7);
+                                  // "HPM0_FPD", "HPM1_FPD", "HPM0_LPD" (zynqmp)
+  uint32_t irq = 0;               // GIC SPI number of the accelerator's interrupt, as in the
+                                  // device tree's interrupts = <0 irq 4> (GIC ID minus 32)
+  uint64_t dma_region_bytes = 0;  // size of the u-dma-buf (CMA) region the runtime allocates in
+  std::string vivado_board_part;  // Vivado board part whose preset configures the PS (DDR, MIO)
 
   // alveo: the RTL kernel and the platform it is linked against.
   std::string kernel_name;     // kernel (and Verilog top) name; the compute unit is <name>_1

@@ -473,9 +473,9 @@ TEST(ConfigBoardTest, CoherentPorts) {
   EXPECT_TRUE(b.coherent());
 
   // The second bank of PL interrupts and the last register page of a port's window.
-  std::string edited = Edit(Edit(ReadSourceFile("boards/ultra96-v2.json"), "\"irq\": 89",
-                                 "\"irq\": 111"),
-                            "\"0xA0000000\"", "\"0xAFFFF000\"");
+  std::string edited =
+      Edit(Edit(ReadSourceFile("boards/ultra96-v2.json"), "\"irq\": 89", "\"irq\": 111"),
+           "\"0xA0000000\"", "\"0xAFFFF000\"");
   s = ParseBoard(edited, kBoard, &b);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(b.irq, 111u);
@@ -530,7 +530,7 @@ TEST(ConfigBoardTest, PlInterruptLines) {
     const char* family;
     uint32_t irq;
     uint32_t line;
-  } good[] = {{"zynq7", 29, 0},  {"zynq7", 36, 7},   {"zynq7", 52, 8},    {"zynq7", 59, 15},
+  } good[] = {{"zynq7", 29, 0},  {"zynq7", 36, 7},  {"zynq7", 52, 8},   {"zynq7", 59, 15},
               {"zynqmp", 89, 0}, {"zynqmp", 96, 7}, {"zynqmp", 104, 8}, {"zynqmp", 111, 15}};
   for (const auto& g : good) {
     SCOPED_TRACE(std::string(g.family) + " " + std::to_string(g.irq));
@@ -544,7 +544,8 @@ TEST(ConfigBoardTest, PlInterruptLines) {
     EXPECT_FALSE(PlInterruptLine("zynqmp", irq, &line).ok());
   }
   Status s = PlInterruptLine("alveo", 89, &line);
-  EXPECT_THAT(s.message(), HasSubstr("GIC SPI 89 is not a PL-to-PS interrupt line of family alveo"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("GIC SPI 89 is not a PL-to-PS interrupt line of family alveo"));
 }
 
 TEST(ConfigBoardTest, UnknownBoardAndUnknownConfig) {
