@@ -595,6 +595,17 @@ TEST(FlowsTest, BoardsOfTheWrongKindAreRefused) {
   EXPECT_THAT(r.output, HasSubstr("file: exists and is not a directory"));
 }
 
+TEST(FlowsTest, BoardCommandPrintsTheHardwareFields) {
+  Result zynq = Hwconfig("board zcu104");
+  EXPECT_EQ(zynq.exit_code, 0) << zynq.output;
+  EXPECT_THAT(zynq.output,
+              HasSubstr("registers on HPM0_FPD, DRAM over HP0 (noncoherent), irq GIC SPI 89"));
+  EXPECT_THAT(zynq.output, HasSubstr("DMA region 256 MiB; board part xilinx.com:zcu104:part0:1.1"));
+  Result alveo = Hwconfig("board alveo-u250");
+  EXPECT_THAT(alveo.output, HasSubstr("kernel    loom on DDR[0] (noncoherent), platform "
+                                      "xilinx_u250_gen3x16_xdma_4_1_202210_1"));
+}
+
 TEST(FlowsTest, FileHelpersRefuseBadPaths) {
   const fs::path out = FreshDir("helpers");
   Status s = WriteGeneratedFiles(out.string(), {{"../escape.txt", "x"}});

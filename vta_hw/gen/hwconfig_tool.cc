@@ -155,6 +155,16 @@ Status ShowBoard(const std::string& target) {
               static_cast<unsigned long long>(b.dram_base),
               static_cast<unsigned long long>(b.dram_bytes),
               static_cast<unsigned long long>(b.dram_bytes >> 20));
+  if (b.is_zynq()) {
+    std::printf("ps        registers on %s, DRAM over %s (%s), irq GIC SPI %u\n",
+                b.control_port.c_str(), b.dma_port.c_str(), b.coherence.c_str(), b.irq);
+    std::printf("linux     DMA region %llu MiB; board part %s\n",
+                static_cast<unsigned long long>(b.dma_region_bytes >> 20),
+                b.vivado_board_part.c_str());
+  } else if (b.family == "alveo") {
+    std::printf("kernel    %s on %s (%s), platform %s\n", b.kernel_name.c_str(), b.dma_port.c_str(),
+                b.coherence.c_str(), b.vitis_platform.c_str());
+  }
   std::printf("resources %u LUT, %u FF, %u DSP, %u BRAM36, %u URAM\n\n", b.resources.lut,
               b.resources.ff, b.resources.dsp, b.resources.bram36, b.resources.uram);
   PrintConfig(config);
