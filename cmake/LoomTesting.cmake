@@ -1,14 +1,19 @@
 # Helpers for test and fuzz targets.
 
-# loom_add_test(NAME SOURCES a.cc b.cc LIBS lib1 lib2): one GoogleTest binary, registered with ctest.
+# loom_add_test(NAME SOURCES a.cc b.cc LIBS lib1 lib2 [TEST_PREFIX p.]): one GoogleTest binary,
+# registered with ctest; TEST_PREFIX goes in front of every ctest name (for ctest -R selections).
 function(loom_add_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "TEST_PREFIX" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE LOOM_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   loom_target_warnings(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
+  set(prefix "")
+  if(T_TEST_PREFIX)
+    set(prefix TEST_PREFIX ${T_TEST_PREFIX})
+  endif()
+  gtest_discover_tests(${name} ${prefix} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
 endfunction()
 
 # loom_add_fuzzer(NAME SOURCE file.cc LIBS ... CORPUS dir): a libFuzzer target

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/api/session.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/include/loom_runtime.h"
 
 using loom::Status;
@@ -20,6 +21,8 @@ struct loom_runtime {
 };
 
 namespace {
+
+static_assert(LOOM_MAX_RANK == loom::runtime::kMaxRank, "the loader bounds every binding's rank");
 
 thread_local std::string g_error;
 
@@ -37,9 +40,15 @@ void Info(const loom::runtime::Package& p, const loom::pkg::Binding* b, loom_ten
   *info = loom_tensor_info{};
   info->name = b->name()->c_str();
   info->dtype = t->dtype() == loom::pkg::DType::Int8 ? LOOM_INT8 : LOOM_FLOAT32;
-  info->rank = b->shape()->size() < LOOM_MAX_RANK ? b->shape()->size() : LOOM_MAX_RANK;
+  info->rank = b->shape()->size();  // at most LOOM_MAX_RANK: the loader refuses more
   for (size_t i = 0; i < info->rank; ++i) info->shape[i] = b->shape()->Get(static_cast<flatbuffers::uoffset_t>(i));
   info->scale = t->scale();
+}
+
+loom::runtime::LoadOptions LoadOptionsOf(const loom_options* options) {
+  loom::runtime::LoadOptions o;
+  if (options && options->max_device_memory) o.max_device_memory = options->max_device_memory;
+  return o;
 }
 
 HostTensor* FindOutput(loom_runtime* rt, const char* name) {
@@ -60,7 +69,7 @@ const char* loom_status_name(loom_status status) {
 const char* loom_last_error(const loom_runtime* rt) { return rt ? rt->error.c_str() : g_error.c_str(); }
 
 loom_status loom_open(const char* package_path, const char* device, loom_runtime** out) {
-  loom_options o{device, nullptr, 0};
+  loom_options o{device, nullptr, 0, 0};
   return loom_open_ex(package_path, &o, out);
 }
 
@@ -70,6 +79,7 @@ static loom_status OpenPackage(std::unique_ptr<loom::runtime::Package> package,
   if (options && options->device) so.device = options->device;
   if (options && options->config) so.config = options->config;
   so.trace = options && options->trace;
+  if (options && options->max_device_memory) so.max_device_memory = options->max_device_memory;
   auto rt = std::make_unique<loom_runtime>();
   if (Status s = loom::runtime::OpenSession(std::move(package), so, &rt->exec); !s.ok()) {
     return Fail(nullptr, s);
@@ -82,7 +92,10 @@ loom_status loom_open_ex(const char* package_path, const loom_options* options, 
   if (package_path == nullptr || out == nullptr) return Fail(nullptr, LOOM_INVALID_ARGUMENT, "null argument");
   *out = nullptr;
   std::unique_ptr<loom::runtime::Package> package;
-  if (Status s = loom::runtime::Package::LoadFile(package_path, &package); !s.ok()) return Fail(nullptr, s);
+  if (Status s = loom::runtime::Package::LoadFile(package_path, &package, LoadOptionsOf(options));
+      !s.ok()) {
+    return Fail(nullptr, s);
+  }
   return OpenPackage(std::move(package), options, out);
 }
 
@@ -91,7 +104,10 @@ loom_status loom_open_memory(const void* data, size_t size, const loom_options* 
   if (data == nullptr || out == nullptr) return Fail(nullptr, LOOM_INVALID_ARGUMENT, "null argument");
   *out = nullptr;
   std::unique_ptr<loom::runtime::Package> package;
-  if (Status s = loom::runtime::Package::LoadMemory(data, size, &package); !s.ok()) return Fail(nullptr, s);
+  if (Status s = loom::runtime::Package::LoadMemory(data, size, &package, LoadOptionsOf(options));
+      !s.ok()) {
+    return Fail(nullptr, s);
+  }
   return OpenPackage(std::move(package), options, out);
 }
 
@@ -121,6 +137,34 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
                            const int64_t* shape, size_t rank, const void* data, size_t bytes) {
   if (!rt || (!shape && rank) || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
   if (dtype != LOOM_FLOAT32 && dtype != LOOM_INT8) return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype");
+  // The shape is the caller's: refuse what no model has before copying anything, so that the byte
+  // count below cannot wrap (a wrapped product matched 0 bytes and ended in memcpy).
+  const std::string what = std::string("input '") + (name ? name : "") + "'";
+  auto shape_text = [&] {
+    std::string s = "[";
+    for (size_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+  };
+  for (size_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0) {
+      return Fail(
+          rt, LOOM_INVALID_ARGUMENT,
+          what + ": dimension " + std::to_string(i) + " of shape " + shape_text() + " is negative");
+    }
+  }
+  const uint64_t elem = dtype == LOOM_INT8 ? 1 : 4;
+  uint64_t need = 0;
+  if (!loom::CheckedElementCount(shape, rank, &need) || !loom::CheckedMul(need, elem, &need)) {
+    return Fail(rt, LOOM_INVALID_ARGUMENT,
+                what + ": shape " + shape_text() +
+                    " has too many elements (its byte size overflows 64 bits)");
+  }
+  if (need != bytes) {
+    return Fail(rt, LOOM_INVALID_ARGUMENT,
+                what + " holds " + std::to_string(bytes) + " bytes; shape " + shape_text() +
+                    " of " + (dtype == LOOM_INT8 ? "int8" : "float32") + " needs " +
+                    std::to_string(need));
+  }
   HostTensor t;
   t.name = name ? name : "";
   t.type = dtype == LOOM_INT8 ? ElemType::kInt8 : ElemType::kFloat32;
@@ -153,7 +197,7 @@ loom_status loom_output_shape(loom_runtime* rt, const char* name, int64_t* shape
   if (!rt || !shape || !rank) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
   const HostTensor* o = FindOutput(rt, name);
   if (!o) return Fail(rt, LOOM_NOT_FOUND, std::string("no output '") + (name ? name : "") + "' from the last run");
-  *rank = o->shape.size() < LOOM_MAX_RANK ? o->shape.size() : LOOM_MAX_RANK;
+  *rank = o->shape.size();  // a binding's shape: at most LOOM_MAX_RANK
   for (size_t i = 0; i < *rank; ++i) shape[i] = o->shape[i];
   return LOOM_OK;
 }

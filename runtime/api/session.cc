@@ -17,13 +17,16 @@ Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& optio
   eo.timeline = options.timeline;
   eo.timeout_ms = options.timeout_ms;
   eo.waves = options.waves;
+  eo.max_device_memory = options.max_device_memory;
   return Executor::Create(std::move(package), std::move(driver), eo, out);
 }
 
 Status OpenSessionFile(const std::string& path, const SessionOptions& options,
                        std::unique_ptr<Executor>* out) {
   std::unique_ptr<Package> package;
-  LOOM_RETURN_IF_ERROR(Package::LoadFile(path, &package));
+  LoadOptions lo;
+  lo.max_device_memory = options.max_device_memory;
+  LOOM_RETURN_IF_ERROR(Package::LoadFile(path, &package, lo));
   return OpenSession(std::move(package), options, out);
 }
 

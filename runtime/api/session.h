@@ -17,6 +17,8 @@ struct SessionOptions {
   bool timeline = false;  // ExecutorOptions::timeline
   uint32_t timeout_ms = 600000;
   std::string waves;  // tsim
+  // LoadOptions and ExecutorOptions::max_device_memory (loom-run --max-device-memory).
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
 // Loads (and verifies) the package, opens the device and places the package on it.

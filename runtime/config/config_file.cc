@@ -1,6 +1,8 @@
 #include "runtime/config/config_file.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -84,20 +86,226 @@ Status CheckOneOf(const Fields& fields, const char* field, const std::string& va
   return fields.Error(field, "is \"" + value + "\", must be one of " + Join(allowed) + context);
 }
 
+// The PS ports a Zynq accelerator's AXI master can use for DRAM. Coherent ports snoop the CPU
+// caches (ACP on Zynq-7000; HPC0/HPC1 through the CCI on ZynqMP); the HP ports go straight to the
+// DDR controller, so the driver flushes and invalidates around each run.
+struct DmaPort {
+  const char* family;
+  const char* name;
+  bool coherent;
+};
+constexpr DmaPort kZynqDmaPorts[] = {
+    {"zynq7", "HP0", false},  {"zynq7", "HP1", false},  {"zynq7", "HP2", false},
+    {"zynq7", "HP3", false},  {"zynq7", "ACP", true},   {"zynqmp", "HP0", false},
+    {"zynqmp", "HP1", false}, {"zynqmp", "HP2", false}, {"zynqmp", "HP3", false},
+    {"zynqmp", "HPC0", true}, {"zynqmp", "HPC1", true},
+};
+
+// The PS master ports that can carry the register window, with the low (32-bit) aperture each
+// decodes in the PS address map.
+struct ControlPort {
+  const char* family;
+  const char* name;
+  uint64_t base;
+  uint64_t bytes;
+};
+constexpr ControlPort kControlPorts[] = {
+    {"zynq7", "GP0", 0x40000000, 0x40000000},       {"zynq7", "GP1", 0x80000000, 0x40000000},
+    {"zynqmp", "HPM0_FPD", 0xA0000000, 0x10000000}, {"zynqmp", "HPM1_FPD", 0xB0000000, 0x10000000},
+    {"zynqmp", "HPM0_LPD", 0x80000000, 0x20000000},
+};
+
+// PL-to-PS interrupt lines as GIC SPI numbers: each range is 8 consecutive lines.
+struct IrqRange {
+  const char* family;
+  uint32_t first_spi;
+  uint32_t first_line;
+};
+constexpr IrqRange kIrqRanges[] = {
+    {"zynq7", 29, 0}, {"zynq7", 52, 8}, {"zynqmp", 89, 0}, {"zynqmp", 104, 8}};
+constexpr uint32_t kIrqRangeLines = 8;
+
+// Fields that only some families carry, and which.
+struct FamilyField {
+  const char* field;
+  std::vector<std::string> families;
+};
+const std::vector<FamilyField>& FamilyFields() {
+  static const std::vector<FamilyField> fields = {
+      {"dma_port", {"zynq7", "zynqmp", "alveo"}},
+      {"coherence", {"zynq7", "zynqmp", "alveo"}},
+      {"control_port", {"zynq7", "zynqmp"}},
+      {"irq", {"zynq7", "zynqmp"}},
+      {"dma_region_bytes", {"zynq7", "zynqmp"}},
+      {"vivado_board_part", {"zynq7", "zynqmp"}},
+      {"kernel_name", {"alveo"}},
+      {"vitis_platform", {"alveo"}},
+  };
+  return fields;
+}
+
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+// "vendor:board:part0:version": the pieces end up in generated Tcl, so only name characters.
+bool IsBoardPart(const std::string& s) {
+  int pieces = 1;
+  bool piece_empty = true;
+  for (char c : s) {
+    if (c == ':') {
+      if (piece_empty) return false;
+      ++pieces;
+      piece_empty = true;
+    } else if (IsNameChar(c)) {
+      piece_empty = false;
+    } else {
+      return false;
+    }
+  }
+  return pieces == 4 && !piece_empty;
+}
+
+// "DDR[0]" or "HBM[12]": the memory tag v++ connects a kernel port to.
+bool IsMemoryBank(const std::string& s) {
+  for (const char* kind : {"DDR[", "HBM["}) {
+    const std::string prefix = kind;
+    if (s.size() < prefix.size() + 2 || s.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = s.substr(prefix.size(), s.size() - prefix.size() - 1);
+    return s.back() == ']' && !digits.empty() && digits.size() <= 2 &&
+           std::all_of(digits.begin(), digits.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  }
+  return false;
+}
+
+// A Verilog module and XRT kernel name.
+bool IsIdentifier(const std::string& s) {
+  return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llX", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Status ParseZynqFields(const Fields& fields, Board* b) {
+  std::vector<std::string> ports;
+  const DmaPort* port = nullptr;
+  for (const auto& p : kZynqDmaPorts) {
+    if (b->family != p.family) continue;
+    ports.push_back(p.name);
+    if (b->dma_port == p.name) port = &p;
+  }
+  if (port == nullptr) {
+    return CheckOneOf(fields, "dma_port", b->dma_port, ports, " for family " + b->family);
+  }
+  const char* implied = port->coherent ? "coherent" : "noncoherent";
+  if (b->coherence != implied) {
+    return fields.Error(
+        "coherence", "is \"" + b->coherence + "\", but dma_port " + b->dma_port +
+                         (port->coherent ? " snoops the CPU caches" : " bypasses the CPU caches") +
+                         "; it must be \"" + implied + "\"");
+  }
+
+  std::vector<std::string> controls;
+  const ControlPort* control = nullptr;
+  for (const auto& c : kControlPorts) {
+    if (b->family != c.family) continue;
+    controls.push_back(c.name);
+    if (b->control_port == c.name) control = &c;
+  }
+  if (control == nullptr) {
+    return CheckOneOf(fields, "control_port", b->control_port, controls,
+                      " for family " + b->family);
+  }
+  if (b->register_base % kRegisterWindowBytes != 0 || b->register_base < control->base ||
+      b->register_base - control->base > control->bytes - kRegisterWindowBytes) {
+    return fields.Error("register_base", "is " + Hex(b->register_base) +
+                                             ", must be a 4 KiB-aligned address in " +
+                                             b->control_port + "'s window " + Hex(control->base) +
+                                             "-" + Hex(control->base + control->bytes - 1));
+  }
+
+  uint32_t line = 0;
+  if (!PlInterruptLine(b->family, b->irq, &line).ok()) {
+    std::string ranges;
+    for (const auto& r : kIrqRanges) {
+      if (b->family != r.family) continue;
+      ranges += (ranges.empty() ? "" : " or ") + std::to_string(r.first_spi) + "-" +
+                std::to_string(r.first_spi + kIrqRangeLines - 1);
+    }
+    return fields.Error("irq", "is " + std::to_string(b->irq) +
+                                   ", not a PL-to-PS interrupt of family " + b->family +
+                                   " (GIC SPI " + ranges + ")");
+  }
+
+  if (b->dma_region_bytes == 0 || b->dma_region_bytes % 4096 != 0) {
+    return fields.Error("dma_region_bytes", "is " + Hex(b->dma_region_bytes) +
+                                                ", must be a non-zero multiple of 4 KiB");
+  }
+  if (b->dma_region_bytes > b->dram_bytes) {
+    return fields.Error("dma_region_bytes", "is " + Hex(b->dma_region_bytes) +
+                                                ", larger than dram_bytes " + Hex(b->dram_bytes));
+  }
+  if (!IsBoardPart(b->vivado_board_part)) {
+    return fields.Error("vivado_board_part",
+                        "is \"" + b->vivado_board_part +
+                            "\", must be a Vivado board part vendor:board:part0:version");
+  }
+  return Status::Ok();
+}
+
+Status ParseAlveoFields(const Fields& fields, const Board& b) {
+  if (!IsMemoryBank(b.dma_port)) {
+    return fields.Error("dma_port",
+                        "is \"" + b.dma_port + "\", must name the memory bank, e.g. \"DDR[0]\"");
+  }
+  if (b.coherence != "noncoherent") {
+    return fields.Error("coherence", "is \"" + b.coherence +
+                                         "\", must be \"noncoherent\" for an Alveo card (its "
+                                         "DDR is reached through explicit buffer syncs)");
+  }
+  if (!IsIdentifier(b.kernel_name)) {
+    return fields.Error("kernel_name", "is \"" + b.kernel_name +
+                                           "\", must be an identifier [A-Za-z_][A-Za-z0-9_]*");
+  }
+  return Status::Ok();
+}
+
 Status ParseBoardImpl(std::string_view text, const std::string& source, Board* out) {
   strict_json::Json json;
   LOOM_RETURN_IF_ERROR(strict_json::ParseObject(text, source, &json));
   Fields fields(json, source);
-  LOOM_RETURN_IF_ERROR(
-      fields.CheckKnown({"name", "description", "family", "fpga_part", "clock_mhz", "config",
-                         "driver", "register_base", "dram_base", "dram_bytes", "resources"},
-                        "a board"));
+  std::vector<std::string> known = {"name",      "description", "family",   "fpga_part",
+                                    "clock_mhz", "config",      "driver",   "register_base",
+                                    "dram_base", "dram_bytes",  "resources"};
+  for (const auto& f : FamilyFields()) known.push_back(f.field);
+  LOOM_RETURN_IF_ERROR(fields.CheckKnown(known, "a board"));
 
   Board b;
   LOOM_RETURN_IF_ERROR(fields.Name("name", &b.name));
   LOOM_RETURN_IF_ERROR(fields.String("description", &b.description));
+  // The family decides which fields the file must carry, so it is checked first.
   LOOM_RETURN_IF_ERROR(fields.String("family", &b.family));
-  LOOM_RETURN_IF_ERROR(fields.String("fpga_part", &b.fpga_part));
+  LOOM_RETURN_IF_ERROR(CheckOneOf(fields, "family", b.family, {"sim", "zynq7", "zynqmp", "alveo"}));
+  for (const auto& f : FamilyFields()) {
+    const bool applies =
+        std::find(f.families.begin(), f.families.end(), b.family) != f.families.end();
+    if (applies && !fields.Has(f.field)) {
+      return InvalidArgument(source + ": missing field '" + f.field + "' (family " + b.family +
+                             " needs it)");
+    }
+    if (!applies && fields.Has(f.field)) {
+      return fields.Error(
+          f.field, "does not apply to family " + b.family + " (only to " + Join(f.families) + ")");
+    }
+  }
+  LOOM_RETURN_IF_ERROR(fields.Name("fpga_part", &b.fpga_part));
   LOOM_RETURN_IF_ERROR(fields.Number("clock_mhz", &b.clock_mhz));
   LOOM_RETURN_IF_ERROR(fields.Name("config", &b.config));
   LOOM_RETURN_IF_ERROR(fields.String("driver", &b.driver));
@@ -116,11 +324,25 @@ Status ParseBoardImpl(std::string_view text, const std::string& source, Board* o
                               {"uram", &r.uram}}) {
     LOOM_RETURN_IF_ERROR(rf.U32(field, value));
   }
+  const bool hardware = b.family != "sim";
+  if (hardware) {
+    LOOM_RETURN_IF_ERROR(fields.String("dma_port", &b.dma_port));
+    LOOM_RETURN_IF_ERROR(fields.String("coherence", &b.coherence));
+    LOOM_RETURN_IF_ERROR(CheckOneOf(fields, "coherence", b.coherence, {"coherent", "noncoherent"}));
+  }
+  if (b.is_zynq()) {
+    LOOM_RETURN_IF_ERROR(fields.String("control_port", &b.control_port));
+    LOOM_RETURN_IF_ERROR(fields.U32("irq", &b.irq));
+    LOOM_RETURN_IF_ERROR(fields.Hex64("dma_region_bytes", &b.dma_region_bytes));
+    LOOM_RETURN_IF_ERROR(fields.String("vivado_board_part", &b.vivado_board_part));
+  }
+  if (b.family == "alveo") {
+    LOOM_RETURN_IF_ERROR(fields.Name("kernel_name", &b.kernel_name));
+    LOOM_RETURN_IF_ERROR(fields.Name("vitis_platform", &b.vitis_platform));
+  }
 
   // The family decides which driver can reach the accelerator and whether there is a real part.
-  LOOM_RETURN_IF_ERROR(CheckOneOf(fields, "family", b.family, {"sim", "zynq7", "zynqmp", "alveo"}));
-  const bool sim = b.family == "sim";
-  if (sim) {
+  if (!hardware) {
     LOOM_RETURN_IF_ERROR(
         CheckOneOf(fields, "driver", b.driver, {"fsim", "tsim", "cpu"}, " for a sim board"));
     if (b.fpga_part != "none") return fields.Error("fpga_part", "must be \"none\" for a sim board");
@@ -145,6 +367,8 @@ Status ParseBoardImpl(std::string_view text, const std::string& source, Board* o
   if (b.dram_base > std::numeric_limits<uint64_t>::max() - (b.dram_bytes - 1)) {
     return fields.Error("dram_bytes", "runs past the end of the 64-bit address space");
   }
+  if (b.is_zynq()) LOOM_RETURN_IF_ERROR(ParseZynqFields(fields, &b));
+  if (b.family == "alveo") LOOM_RETURN_IF_ERROR(ParseAlveoFields(fields, b));
   *out = std::move(b);
   return Status::Ok();
 }
@@ -274,6 +498,17 @@ Status LoadBoardConfig(const Board& board, HwConfig* out) {
       config.Validate().WithContext("board " + board.name + ", config " + config.name));
   *out = std::move(config);
   return Status::Ok();
+}
+
+Status PlInterruptLine(const std::string& family, uint32_t irq, uint32_t* line) {
+  for (const auto& r : kIrqRanges) {
+    if (family == r.family && irq >= r.first_spi && irq - r.first_spi < kIrqRangeLines) {
+      *line = r.first_line + (irq - r.first_spi);
+      return Status::Ok();
+    }
+  }
+  return InvalidArgument("GIC SPI " + std::to_string(irq) +
+                         " is not a PL-to-PS interrupt line of family " + family);
 }
 
 std::vector<std::string> ListHwConfigs() { return ListNames(kConfigSearch); }

@@ -41,7 +41,14 @@ struct BoardResources {
   uint32_t uram = 0;
 };
 
-// A board definition: where the accelerator lives and which config and driver it uses.
+// The accelerator's AXI-Lite register window as a board maps it: one 4 KiB page, the smallest
+// segment Vivado's address editor assigns and the unit a UIO mmap covers. The registers
+// (docs/registers.md) occupy its first 256 bytes.
+inline constexpr uint64_t kRegisterWindowBytes = 0x1000;
+
+// A board definition: where the accelerator lives and which config and driver it uses. The fields
+// after `resources` exist only for the families named beside them (boards/README.md); on other
+// boards they stay empty or 0, and a file that sets them is refused.
 struct Board {
   std::string name;            // equals the file stem, e.g. "pynq-z1"
   std::string description;     // one line for humans
@@ -54,10 +61,39 @@ struct Board {
   uint64_t dram_base = 0;      // physical DRAM window the accelerator's AXI master may use
   uint64_t dram_bytes = 0;
   BoardResources resources;
+
+  // zynq7, zynqmp, alveo: where the accelerator's AXI master reaches DRAM, and whether the CPU
+  // caches see that traffic. "noncoherent": the driver flushes before start and invalidates after
+  // done; "coherent": the port snoops the CPU caches (Zynq ACP, ZynqMP HPC0/HPC1).
+  std::string dma_port;   // "HP0".."HP3", "ACP" (zynq7); "HP0".."HP3", "HPC0", "HPC1" (zynqmp);
+                          // the memory bank, e.g. "DDR[0]" (alveo)
+  std::string coherence;  // "coherent" | "noncoherent"; always "noncoherent" on alveo
+
+  // zynq7, zynqmp: the PS side of the design and what Linux sees.
+  std::string control_port;       // PS master port of the registers: "GP0", "GP1" (zynq7);
+                                  // "HPM0_FPD", "HPM1_FPD", "HPM0_LPD" (zynqmp)
+  uint32_t irq = 0;               // GIC SPI number of the accelerator's interrupt, as in the
+                                  // device tree's interrupts = <0 irq 4> (GIC ID minus 32)
+  uint64_t dma_region_bytes = 0;  // size of the u-dma-buf (CMA) region the runtime allocates in
+  std::string vivado_board_part;  // Vivado board part whose preset configures the PS (DDR, MIO)
+
+  // alveo: the RTL kernel and the platform it is linked against.
+  std::string kernel_name;     // kernel (and Verilog top) name; the compute unit is <name>_1
+  std::string vitis_platform;  // v++ --platform, e.g. xilinx_u250_gen3x16_xdma_4_1_202210_1
+
+  bool is_zynq() const { return family == "zynq7" || family == "zynqmp"; }
+  bool coherent() const { return coherence == "coherent"; }
 };
 
-// Same strictness as ParseHwConfig; also checks that family, driver and part agree.
+// Same strictness as ParseHwConfig; also checks that family, driver, part, ports, interrupt
+// and windows agree.
 Status ParseBoard(std::string_view json_text, const std::string& source, Board* out);
+
+// Which of the PS's 16 fabric interrupt lines a Zynq board's `irq` (a GIC SPI number) is:
+// Zynq-7000 IRQ_F2P[7:0] are SPI 29-36 and IRQ_F2P[15:8] SPI 52-59 (GIC IDs 61-68, 84-91);
+// ZynqMP pl_ps_irq0[7:0] are SPI 89-96 and pl_ps_irq1[7:0] SPI 104-111 (GIC IDs 121-128,
+// 136-143), lines 0-7 and 8-15 here. Fails for another family or an irq no PL line drives.
+Status PlInterruptLine(const std::string& family, uint32_t irq, uint32_t* line);
 // Loads a board by name (LOOM_BOARD_PATH, then boards/) or path.
 Status LoadBoard(const std::string& name_or_path, Board* out);
 // Loads the board's config and sets its clock to the board's, then validates the result.

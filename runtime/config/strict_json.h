@@ -34,6 +34,8 @@ class Fields {
   Status Error(const std::string& field, const std::string& why) const;
   // Every key must be one of `known`; the message lists them, so a typo is easy to spot.
   Status CheckKnown(const std::vector<std::string>& known, const char* what) const;
+  // Whether the object has the key: for fields that only some kinds of file carry.
+  bool Has(const std::string& field) const { return object_.contains(field); }
 
   Status U32(const std::string& field, uint32_t* out) const;   // 0 .. 2^32-1, no fractions
   Status Number(const std::string& field, double* out) const;  // integer or float

@@ -1,9 +1,12 @@
 #include "runtime/exec/executor.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::runtime {
@@ -13,8 +16,6 @@ namespace q = kernels::q;
 using fbu = flatbuffers::uoffset_t;
 
 constexpr uint64_t kRegionAlign = 4096;  // covers every buffer element size of shipped configs
-
-uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 std::string ShapeText(const std::vector<int64_t>& s) {
   std::string t = "[";
@@ -69,16 +70,38 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   const Package& p = *e->package_;
   e->device_programs_ = e->driver_->executes_programs();
 
-  // Device memory: the arena always; constants and programs only where programs run.
-  uint64_t bytes = RoundUp(p.arena_bytes() + 1, kRegionAlign);
+  // Device memory: the arena always; constants and programs only where programs run. Each region
+  // gets whole pages, one more byte than it holds. The sizes come from the package (a loader
+  // with a larger limit may have accepted it), so the sum is checked and bounded before any
+  // driver or host buffer is sized from it.
+  uint64_t bytes = 0;
+  auto region = [&bytes](uint64_t n) {
+    uint64_t paged = 0;
+    return CheckedAdd<uint64_t>(n, kRegionAlign, &paged) &&
+           CheckedAdd<uint64_t>(bytes, paged / kRegionAlign * kRegionAlign, &bytes);
+  };
+  bool fits = region(p.arena_bytes());
   if (e->device_programs_) {
-    bytes += RoundUp(p.constants_bytes() + 1, kRegionAlign);
-    for (size_t s = 0; s < p.num_segments(); ++s) {
+    fits = fits && region(p.constants_bytes());
+    for (size_t s = 0; fits && s < p.num_segments(); ++s) {
       if (const Program* prog = p.program(s)) {
-        bytes += RoundUp(prog->uop_words.size() * HwConfig::kUopBytes + 1, kRegionAlign);
-        bytes += RoundUp(prog->insns.size() * HwConfig::kInsnBytes + 1, kRegionAlign);
+        fits = region(uint64_t{prog->uop_words.size()} * HwConfig::kUopBytes) &&
+               region(uint64_t{prog->insns.size()} * HwConfig::kInsnBytes);
       }
     }
+  }
+  size_t host_bytes = 0;  // the cpu driver and the host arena copy live in host memory
+  if (!fits || bytes > options.max_device_memory || !CheckedCast(bytes, &host_bytes)) {
+    return FailedPrecondition(
+        std::string("device ") + e->driver_->name() + ": the package needs " +
+        (fits ? std::to_string(bytes) : std::string("more than 2^64")) +
+        " bytes of device memory (arena_bytes " + std::to_string(p.arena_bytes()) +
+        (e->device_programs_
+             ? ", constants " + std::to_string(p.constants_bytes()) + " and programs"
+             : std::string()) +
+        ", each region in whole 4 KiB pages), more than the limit of " +
+        std::to_string(std::min<uint64_t>(options.max_device_memory, SIZE_MAX)) +
+        " bytes (max_device_memory; loom-run --max-device-memory)");
   }
   DriverOptions dopt;
   dopt.config = options.has_device_config ? options.device_config : p.config();
@@ -294,12 +317,23 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
       return InvalidArgument("input '" + name + "' stacks " + std::to_string(ki) +
                              " batches, another input stacks " + std::to_string(k));
     }
+    // Without elements, no byte count bounds k, and the stacked outputs could be any size.
+    if (ki != 1 && Count(t) == 0) {
+      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
+                             ": an input without elements cannot be stacked; give " +
+                             ShapeText(want));
+    }
     k = ki;
     const uint64_t elem = h->type == ElemType::kInt8 ? 1 : 4;
-    if (h->data.size() != k * Count(t) * elem) {
+    uint64_t need = 0;
+    if (!CheckedMul(k, Count(t), &need) || !CheckedMul(need, elem, &need)) {
+      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) + " of " +
+                             ElemTypeName(h->type) + ": its byte size overflows 64 bits");
+    }
+    if (h->data.size() != need) {
       return InvalidArgument("input '" + name + "' holds " + std::to_string(h->data.size()) +
                              " bytes; shape " + ShapeText(got) + " of " + ElemTypeName(h->type) +
-                             " needs " + std::to_string(k * Count(t) * elem));
+                             " needs " + std::to_string(need));
     }
   }
   // Outputs, stacked over the k runs.
@@ -313,8 +347,18 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
       return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
     }
     o.shape = BindingShape(b);
-    if (!o.shape.empty()) o.shape[0] *= static_cast<int64_t>(k);
-    o.data.resize(k * Count(t) * (o.type == ElemType::kInt8 ? 1 : 4));
+    // k came from an input's leading dimension; an output's may be larger than that input's.
+    uint64_t bytes = 0;
+    size_t host_bytes = 0;
+    if ((!o.shape.empty() && !CheckedMul(o.shape[0], static_cast<int64_t>(k), &o.shape[0])) ||
+        !CheckedMul(k, Count(t), &bytes) ||
+        !CheckedMul<uint64_t>(bytes, o.type == ElemType::kInt8 ? 1 : 4, &bytes) ||
+        !CheckedCast(bytes, &host_bytes)) {
+      return InvalidArgument("output '" + o.name + "' of " + std::to_string(k) +
+                             " stacked runs is too large for this host (" +
+                             std::to_string(Count(t)) + " elements per run)");
+    }
+    o.data.resize(host_bytes);
     outputs->push_back(std::move(o));
   }
   for (uint64_t s = 0; s < k; ++s) {

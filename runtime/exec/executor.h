@@ -34,6 +34,9 @@ struct ExecutorOptions {
   bool timeline = false;         // keep per-instruction timing of each segment's last run
   uint32_t timeout_ms = 600000;  // per accelerator submission, device time
   std::string waves;             // tsim: FST waveform file
+  // Create refuses (FailedPrecondition) a package whose device memory — every region it places,
+  // each rounded up to 4 KiB — would be larger.
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
 enum class ElemType : uint8_t { kFloat32 = 0, kInt8 = 1 };
@@ -79,7 +82,8 @@ struct Profile {
 class Executor {
  public:
   // Opens `driver` for the package and places everything in device memory. Errors: the device's
-  // own (open, memory), and FailedPrecondition when the device's config hash is not the package's.
+  // own (open, memory), and FailedPrecondition when the device's config hash is not the package's
+  // or the package needs more than options.max_device_memory.
   static Status Create(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
                        const ExecutorOptions& options, std::unique_ptr<Executor>* out);
   ~Executor();
@@ -93,7 +97,8 @@ class Executor {
   // input's scale) or int8 (taken as is; only for int8 inputs). Its shape is the binding's, or has
   // a leading dimension k times the binding's: then the model runs k times and every output is
   // stacked along its leading dimension. Errors: NotFound (missing or unknown input name),
-  // InvalidArgument (wrong shape, wrong dtype, wrong byte size), and the device's errors.
+  // InvalidArgument (wrong shape, wrong dtype, wrong byte size, a shape whose byte size overflows,
+  // stacked outputs too large for this host), and the device's errors.
   Status Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
              std::vector<HostTensor>* outputs);
 

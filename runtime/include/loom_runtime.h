@@ -47,8 +47,14 @@ typedef struct loom_options {
   const char* device; /* "cpu", "fsim", "tsim"; NULL: "fsim" */
   const char* config; /* open the device with this HwConfig (name or path); NULL: the package's */
   int trace;          /* record the instruction timeline (loom_trace_json) */
+  /* Most device memory the package may take (arena, constants, programs); a package that needs
+   * more is refused at open with LOOM_FAILED_PRECONDITION. 0: 2 GiB. Zero-initialize the struct
+   * (loom_options o = {0};) so that fields added later keep their defaults. */
+  uint64_t max_device_memory;
 } loom_options;
 
+/* Model inputs and outputs have at most this many dimensions; packages with more are refused at
+ * open, so loom_tensor_info and loom_output_shape always hold the whole shape. */
 #define LOOM_MAX_RANK 8
 
 typedef struct loom_tensor_info {
@@ -85,7 +91,9 @@ loom_status loom_input_info(loom_runtime* rt, size_t index, loom_tensor_info* in
 loom_status loom_output_info(loom_runtime* rt, size_t index, loom_tensor_info* info);
 
 /* Copies one input for the next loom_run. shape may have a leading dimension k times the model's:
- * then the model runs k times and outputs are stacked. */
+ * then the model runs k times and outputs are stacked. bytes must be the shape's element count
+ * times the dtype's size; a negative dimension, or a shape whose byte size overflows 64 bits, is
+ * LOOM_INVALID_ARGUMENT and nothing is copied. */
 loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
                            const int64_t* shape, size_t rank, const void* data, size_t bytes);
 /* Runs with every input set. Outputs are float32 unless int8_outputs (then int8 as computed). */

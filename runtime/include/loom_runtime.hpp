@@ -19,10 +19,13 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
   Runtime(Runtime&& o) noexcept : rt_(o.rt_) { o.rt_ = nullptr; }
 
+  // max_device_memory: loom_options' (0: the default, 2 GiB).
   loom_status Open(const std::string& path, const std::string& device = "fsim",
-                   const std::string& config = "", bool trace = false) {
+                   const std::string& config = "", bool trace = false,
+                   uint64_t max_device_memory = 0) {
     Close();
-    loom_options o{device.c_str(), config.empty() ? nullptr : config.c_str(), trace ? 1 : 0};
+    loom_options o{device.c_str(), config.empty() ? nullptr : config.c_str(), trace ? 1 : 0,
+                   max_device_memory};
     return loom_open_ex(path.c_str(), &o, &rt_);
   }
   void Close() {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
+
 namespace loom {
 namespace {
 
@@ -36,12 +38,17 @@ Status ReadChecked(const std::string& path, const char* what, uint64_t max_bytes
                            " bytes, more than the " + std::to_string(max_bytes) +
                            " bytes accepted for it");
   }
+  size_t host_size = 0;  // a cap of 4 GiB does not fit a 32-bit size_t
+  if (!CheckedCast(size, &host_size)) {
+    return InvalidArgument(std::string(what) + " " + path + " has " + std::to_string(size) +
+                           " bytes, more than this host can address");
+  }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     return InvalidArgument(std::string(what) + " " + path +
                            ": cannot open: " + std::strerror(errno));
   }
-  out->resize(static_cast<size_t>(size));
+  out->resize(host_size);
   const size_t got = size ? std::fread(&(*out)[0], 1, out->size(), f) : 0;
   const bool error = std::ferror(f) != 0;
   const bool more = std::fgetc(f) != EOF;

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "runtime/io/file.h"
+
 namespace loom {
 namespace {
 
@@ -387,28 +389,9 @@ Status ParseNpy(const uint8_t* data, size_t size, const std::string& source, Npy
 }
 
 Status ReadNpy(const std::string& path, NpyArray* out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    const std::string why = std::strerror(err);
-    return err == ENOENT ? NotFound(path + ": cannot open: " + why)
-                         : InvalidArgument(path + ": cannot open: " + why);
-  }
-  // Read in chunks rather than trusting a size from fseek/ftell, which pipes and directories lack.
+  // Bounded and stat-checked: /dev/zero, a FIFO or a file of many GiB is refused before reading.
   std::vector<uint8_t> file;
-  constexpr size_t kChunk = 1 << 16;
-  for (;;) {
-    const size_t old = file.size();
-    file.resize(old + kChunk);
-    const size_t got = std::fread(file.data() + old, 1, kChunk, f);
-    file.resize(old + got);
-    if (got < kChunk) break;
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) return DataLoss(path + ": read error: " + std::strerror(err));
-
+  LOOM_RETURN_IF_ERROR(ReadFileBytes(path, ".npy file", kMaxTensorFileBytes, &file));
   size_t offset = 0, bytes = 0;
   LOOM_RETURN_IF_ERROR(ForFile(
       ParseHeader(file.data(), file.size(), &out->dtype, &out->shape, &offset, &bytes), path));

@@ -78,7 +78,8 @@ Status NpyElementCount(const std::vector<int64_t>& shape, NpyDtype dtype, int64_
 // Parses a whole .npy file held in memory. `source` names the file in error messages. On error
 // *out is left unspecified.
 Status ParseNpy(const uint8_t* data, size_t size, const std::string& source, NpyArray* out);
-// Reads and parses the file at `path`.
+// Reads and parses the file at `path` (through file.h: at most kMaxTensorFileBytes; a directory,
+// pipe or device is refused before it is read).
 Status ReadNpy(const std::string& path, NpyArray* out);
 
 // The file numpy.save would write for `array` (shape and byte size are validated first).

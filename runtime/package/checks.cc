@@ -1,7 +1,10 @@
 #include "runtime/package/checks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+
+#include "runtime/core/checked_math.h"
 
 namespace loom::runtime {
 namespace {
@@ -130,6 +133,7 @@ Status PackageChecker::Get(int32_t idx, bool optional, const std::string& where,
 Status PackageChecker::CheckTensors() {
   const uint64_t arena = r_.arena_bytes();
   const uint64_t consts = r_.constants() ? r_.constants()->size() : 0;
+  Last last_arena, last_const;
   for (fbu i = 0; i < r_.tensors()->size(); ++i) {
     const pkg::Tensor* t = r_.tensors()->Get(i);
     const std::string where = "tensor " + std::to_string(i) + " '" + t->name()->str() + "'";
@@ -139,7 +143,10 @@ Status PackageChecker::CheckTensors() {
     if (static_cast<unsigned>(t->storage()) > static_cast<unsigned>(pkg::Storage::MAX)) {
       return InvalidArgument(where + ": unknown storage " + std::to_string(unsigned(t->storage())));
     }
-    if (t->shape()->size() > 8) return InvalidArgument(where + ": rank above 8");
+    if (t->shape()->size() > kMaxRank) {
+      return InvalidArgument(where + ": rank " + std::to_string(t->shape()->size()) + " is above " +
+                             std::to_string(kMaxRank) + ", the most the runtime supports");
+    }
     uint64_t count = 0;
     if (!ShapeElements(t->shape(), &count)) return InvalidArgument(where + ": shape overflows");
     uint64_t expect = 0;
@@ -166,8 +173,33 @@ Status PackageChecker::CheckTensors() {
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
       return InvalidArgument(where + ": int8 scale must be finite and positive");
     }
+    // An empty tensor still takes one aligned slot in the compiler's plan.
+    Last& last = in_arena ? last_arena : last_const;
+    uint64_t end = UINT64_MAX;
+    (void)CheckedAdd<uint64_t>(t->offset(), std::max<uint64_t>(t->size(), 1), &end);
+    if (end > last.end) last = {end, i};
   }
-  return Status::Ok();
+  // A region larger than its tensors need is memory the executor would allocate for nothing, and
+  // the one size field a hostile package could set to terabytes without supplying the bytes.
+  LOOM_RETURN_IF_ERROR(CheckRegionSize("arena_bytes", arena, last_arena));
+  return CheckRegionSize("constants", consts, last_const);
+}
+
+Status PackageChecker::CheckRegionSize(const char* field, uint64_t bytes, const Last& last) const {
+  const uint64_t align = ArenaAlignment(c_);
+  const uint64_t need =
+      last.end > UINT64_MAX - (align - 1) ? UINT64_MAX : (last.end + align - 1) / align * align;
+  if (bytes <= need) return Status::Ok();
+  if (last.end == 0) {
+    return InvalidArgument(std::string(field) + " is " + std::to_string(bytes) +
+                           " bytes, but no tensor is stored there (0 bytes needed)");
+  }
+  const pkg::Tensor* t = r_.tensors()->Get(last.tensor);
+  return InvalidArgument(std::string(field) + " is " + std::to_string(bytes) +
+                         " bytes, more than the " + std::to_string(need) +
+                         " its tensors need (tensor " + std::to_string(last.tensor) + " " +
+                         TensorName(t) + " ends at byte " + std::to_string(last.end) +
+                         ", rounded up to " + std::to_string(align) + ")");
 }
 
 Status PackageChecker::CheckBindings() {
@@ -179,6 +211,12 @@ Status PackageChecker::CheckBindings() {
       const std::string where =
           std::string(dir == 0 ? "input " : "output ") + std::to_string(i) + " '" + b->name()->str() + "'";
       if (b->name()->size() == 0) return InvalidArgument(where + ": empty name");
+      // The C API hands shapes out in LOOM_MAX_RANK slots; a longer one could only be truncated.
+      if (b->shape()->size() > kMaxRank) {
+        return InvalidArgument(where + ": rank " + std::to_string(b->shape()->size()) +
+                               " is above " + std::to_string(kMaxRank) +
+                               ", the most the runtime supports");
+      }
       if (!names.insert(b->name()->str()).second) {
         return InvalidArgument(where + ": name used by another input or output");
       }

@@ -1,7 +1,8 @@
 // The loader's own checks on a package that passed the FlatBuffers Verifier: tensors inside their
-// region with consistent sizes, bindings, ops (arity, dtypes, layouts, shapes, parameters) and
-// accelerator programs (decode + isa::Verify, FINISH last, regions, DMA extents inside their
-// region). Every failure names the segment, op, tensor or instruction.
+// region with consistent sizes, the arena and constants no larger than their tensors need,
+// bindings, ops (arity, dtypes, layouts, shapes, parameters) and accelerator programs (decode +
+// isa::Verify, FINISH last, regions, DMA extents inside their region). Every failure names the
+// segment, op, tensor or instruction.
 #ifndef LOOM_RUNTIME_PACKAGE_CHECKS_H_
 #define LOOM_RUNTIME_PACKAGE_CHECKS_H_
 
@@ -23,6 +24,14 @@ class PackageChecker {
   Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program);
 
  private:
+  // The tensor whose bytes end last in a region (end 0: none).
+  struct Last {
+    uint64_t end = 0;
+    flatbuffers::uoffset_t tensor = 0;
+  };
+  // `field` (arena_bytes or constants) holds `bytes`: at most `last`'s end rounded up to
+  // ArenaAlignment.
+  Status CheckRegionSize(const char* field, uint64_t bytes, const Last& last) const;
   Status CheckOp(const pkg::Op& op, const std::string& where);
   Status CheckInsnRanges(const pkg::Segment& seg, const std::string& where, size_t insns);
   Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);

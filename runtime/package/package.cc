@@ -1,11 +1,14 @@
 #include "runtime/package/package.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <set>
 #include <string>
 
+#include "runtime/core/checked_math.h"
+#include "runtime/io/file.h"
 #include "runtime/package/checks.h"
 #include "runtime/package/format.h"
 
@@ -13,20 +16,6 @@ namespace loom::runtime {
 namespace {
 
 constexpr size_t kPayloadAlign = 64;  // >= the schema's largest force_align (constants, 32)
-
-Status ReadWholeFile(const std::string& path, std::vector<uint8_t>* out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return NotFound("cannot open package " + path);
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return DataLoss("cannot read package " + path);
-  *out = std::move(bytes);
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -60,6 +49,24 @@ HwConfig ConfigFromTable(const pkg::HwConfigTable& t) {
   c.dma_max_burst_beats = t.dma_max_burst_beats();
   c.clock_mhz = t.clock_mhz();
   return c;
+}
+
+uint64_t ArenaAlignment(const HwConfig& c) {
+  return std::max<uint64_t>(
+      {64, c.inp_elem_bytes(), c.wgt_elem_bytes(), c.acc_elem_bytes(), c.out_elem_bytes()});
+}
+
+bool DeviceBytes(const pkg::Package& r, uint64_t* bytes) {
+  uint64_t n = r.arena_bytes();
+  bool ok = CheckedAdd<uint64_t>(n, r.constants() ? r.constants()->size() : 0, &n);
+  for (const pkg::Segment* seg : *r.segments()) {
+    const pkg::AccelProgram* prog = seg->program();
+    if (prog == nullptr) continue;
+    ok = ok && CheckedAdd<uint64_t>(n, uint64_t{prog->uops()->size()} * HwConfig::kUopBytes, &n) &&
+         CheckedAdd<uint64_t>(n, prog->insns()->size(), &n);
+  }
+  *bytes = n;
+  return ok;
 }
 
 bool ShapeElements(const flatbuffers::Vector<uint32_t>* shape, uint64_t* count) {
@@ -146,7 +153,7 @@ const Program* Package::program(size_t segment) const {
 Status Package::LoadFile(const std::string& path, std::unique_ptr<Package>* out,
                          const LoadOptions& options) {
   std::vector<uint8_t> bytes;
-  LOOM_RETURN_IF_ERROR(ReadWholeFile(path, &bytes));
+  LOOM_RETURN_IF_ERROR(ReadFileBytes(path, "package", kMaxPackageFileBytes, &bytes));
   return LoadMemory(bytes.data(), bytes.size(), out, options).WithContext(path);
 }
 
@@ -187,12 +194,12 @@ Status Package::LoadMemory(const void* data, size_t size, std::unique_ptr<Packag
                     "tables, vectors or strings)");
   }
   p->root_ = pkg::GetPackage(aligned);
-  LOOM_RETURN_IF_ERROR(p->Check());
+  LOOM_RETURN_IF_ERROR(p->Check(options));
   *out = std::move(p);
   return Status::Ok();
 }
 
-Status Package::Check() {
+Status Package::Check(const LoadOptions& options) {
   const pkg::Package& r = *root_;
   if (r.version_major() != kSchemaVersionMajor) {
     return FailedPrecondition("package schema version " + std::to_string(r.version_major()) + "." +
@@ -216,6 +223,20 @@ Status Package::Check() {
   }
   PackageChecker checker(r, config_, layout_);
   LOOM_RETURN_IF_ERROR(checker.CheckTensors());
+  // Before any program is decoded: what a package may ask of the device is the caller's
+  // choice, so a tensor of terabytes is refused here rather than by bad_alloc in a driver.
+  uint64_t device = 0;
+  const bool fits = DeviceBytes(r, &device);
+  if (!fits || device > options.max_device_memory) {
+    const uint64_t programs = fits ? device - r.arena_bytes() - constants_bytes() : 0;
+    return FailedPrecondition(
+        "package needs " + (fits ? std::to_string(device) : std::string("more than 2^64")) +
+        " bytes of device memory (arena_bytes " + std::to_string(r.arena_bytes()) + ", constants " +
+        std::to_string(constants_bytes()) +
+        (fits ? ", programs " + std::to_string(programs) : std::string()) +
+        "), more than the limit of " + std::to_string(options.max_device_memory) +
+        " bytes (max_device_memory; loom-run --max-device-memory)");
+  }
   LOOM_RETURN_IF_ERROR(checker.CheckBindings());
   programs_.clear();
   for (flatbuffers::uoffset_t i = 0; i < r.segments()->size(); ++i) {

@@ -24,10 +24,19 @@
 
 namespace loom::runtime {
 
+// The most dimensions a tensor or a model input/output may have (the C API's LOOM_MAX_RANK).
+inline constexpr size_t kMaxRank = 8;
+// Device memory a package may need unless the caller allows more (LoadOptions, ExecutorOptions,
+// `loom-run --max-device-memory`): larger than any model Loom targets, and it fits a 32-bit
+// size_t, so a hostile size field is refused before anything is allocated from it.
+inline constexpr uint64_t kDefaultMaxDeviceMemory = uint64_t{2} << 30;  // 2 GiB
+
 struct LoadOptions {
   // Only the fuzz target turns this off, so that mutated payloads reach the Verifier and the
   // semantic checks instead of all stopping at the checksum.
   bool verify_checksum = true;
+  // A package whose device memory (DeviceBytes) is larger is refused with FailedPrecondition.
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
 // An accelerator segment's program, decoded at load (instructions still region-relative).
@@ -40,6 +49,8 @@ struct Program {
 
 class Package {
  public:
+  // Reads the file through runtime/io/file.h: a pipe, a device or a file over
+  // kMaxPackageFileBytes is refused before it is read.
   static Status LoadFile(const std::string& path, std::unique_ptr<Package>* out,
                          const LoadOptions& options = {});
   // Copies `size` bytes (the whole file image, header included).
@@ -61,7 +72,7 @@ class Package {
 
  private:
   Package() = default;
-  Status Check();
+  Status Check(const LoadOptions& options);
 
   std::unique_ptr<uint8_t[]> storage_;
   const uint8_t* payload_ = nullptr;  // 64-byte aligned inside storage_
@@ -74,6 +85,15 @@ class Package {
 
 // HwConfig from the package's config table (not validated).
 HwConfig ConfigFromTable(const pkg::HwConfigTable& table);
+
+// The alignment of every arena tensor and of the arena's and constants' sizes as the compiler
+// plans them (compiler/package/lower.cc): 64 bytes or one element of the largest on-chip buffer.
+// The loader refuses an arena or constants region larger than its last tensor's end rounded up
+// to this.
+uint64_t ArenaAlignment(const HwConfig& config);
+// The device memory a package's regions take, unrounded: arena + constants + every program's
+// micro-ops and instructions. False on overflow.
+bool DeviceBytes(const pkg::Package& root, uint64_t* bytes);
 
 // Element count of a shape; false on overflow.
 bool ShapeElements(const flatbuffers::Vector<uint32_t>* shape, uint64_t* count);

@@ -96,6 +96,7 @@ struct RunArgs {
   bool int8_output = false;
   bool quiet = false;
   uint32_t timeout_ms = 600000;
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
 void Run(const RunArgs& a) {
@@ -105,6 +106,7 @@ void Run(const RunArgs& a) {
   so.trace = !a.trace.empty();
   so.timeout_ms = a.timeout_ms;
   so.waves = a.waves;
+  so.max_device_memory = a.max_device_memory;
   std::unique_ptr<Executor> exec;
   Check(OpenSessionFile(a.package, so, &exec));
   const pkg::Package& r = exec->package().root();
@@ -194,6 +196,7 @@ struct ProfileArgs {
   std::string trace;
   std::string json;
   uint32_t timeout_ms = 600000;
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
 void RunProfile(const ProfileArgs& a) {
@@ -203,6 +206,7 @@ void RunProfile(const ProfileArgs& a) {
   so.trace = !a.trace.empty();
   so.timeline = true;
   so.timeout_ms = a.timeout_ms;
+  so.max_device_memory = a.max_device_memory;
   std::unique_ptr<Executor> exec;
   Check(OpenSessionFile(a.package, so, &exec));
   std::vector<HostTensor> inputs;
@@ -226,6 +230,14 @@ void RunProfile(const ProfileArgs& a) {
   }
 }
 
+// Sizes as bytes or with a binary unit: 512M, 2G, 4GiB.
+void AddMaxDeviceMemory(CLI::App* cmd, uint64_t* bytes) {
+  cmd->add_option("--max-device-memory", *bytes,
+                  "Refuse a package needing more device memory (arena, constants, programs)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 CLI::App* AddProfileCommand(CLI::App& parent) {
@@ -240,6 +252,7 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
   cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
   cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
   cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  AddMaxDeviceMemory(cmd, &args->max_device_memory);
   cmd->callback([args] { RunProfile(*args); });
   return cmd;
 }
@@ -259,6 +272,7 @@ CLI::App* AddRunCommand(CLI::App& parent) {
   cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
   cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
+  AddMaxDeviceMemory(cmd, &args->max_device_memory);
   cmd->callback([args] { Run(*args); });
   return cmd;
 }
@@ -270,9 +284,11 @@ CLI::App* AddInspectCommand(CLI::App& parent) {
   cmd->add_option("package", *path, "Package file (.loom)")->required();
   cmd->add_flag("--disasm", options->disasm, "Print every accelerator program");
   cmd->add_flag("--json", options->json, "Print JSON");
-  cmd->callback([path, options] {
+  auto load = std::make_shared<LoadOptions>();
+  AddMaxDeviceMemory(cmd, &load->max_device_memory);
+  cmd->callback([path, options, load] {
     std::unique_ptr<Package> package;
-    Check(Package::LoadFile(*path, &package));
+    Check(Package::LoadFile(*path, &package, *load));
     std::fputs(InspectPackage(*package, *options).c_str(), stdout);
   });
   return cmd;

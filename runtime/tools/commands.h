@@ -20,9 +20,11 @@
 namespace loom::runtime {
 
 // `run PACKAGE --device D --input [NAME=]FILE.npy ... --output [NAME=]OUT.npy ... [--stats F]
-// [--trace F] [--int8-output] [--config C] [--timeout-ms N] [--waves F]`.
+// [--trace F] [--int8-output] [--config C] [--timeout-ms N] [--waves F]
+// [--max-device-memory SIZE]`.
 CLI::App* AddRunCommand(CLI::App& parent);
-// `profile PACKAGE [--device fsim|tsim] [--input [NAME=]FILE.npy ...] [--trace F] [--json F]`:
+// `profile PACKAGE [--device fsim|tsim] [--input [NAME=]FILE.npy ...] [--trace F] [--json F]
+// [--max-device-memory SIZE]`:
 // one inference, a per-layer table (runtime/tools/profile.h).
 CLI::App* AddProfileCommand(CLI::App& parent);
 // `inspect PACKAGE [--disasm] [--json]`.

@@ -370,6 +370,39 @@ TEST(ConfigBoardTest, BadBoardsNameTheFileAndField) {
       {"dram overflow", "\"dram_base\": \"0x00000000\"", "\"dram_base\": \"0xFFFFFFFFF0000000\"",
        "field 'dram_bytes' runs past"},
       {"missing clock", "\"clock_mhz\": 100.0,", "", "missing field 'clock_mhz'"},
+      {"unknown dma port", "\"dma_port\": \"HP0\"", "\"dma_port\": \"HPC0\"",
+       "field 'dma_port' is \"HPC0\", must be one of HP0, HP1, HP2, HP3, ACP for family zynq7"},
+      {"coherence word", "\"noncoherent\"", "\"cached\"",
+       "field 'coherence' is \"cached\", must be one of coherent, noncoherent"},
+      {"coherence against port", "\"noncoherent\"", "\"coherent\"",
+       "field 'coherence' is \"coherent\", but dma_port HP0 bypasses the CPU caches; it must be "
+       "\"noncoherent\""},
+      {"acp is coherent", "\"dma_port\": \"HP0\"", "\"dma_port\": \"ACP\"",
+       "dma_port ACP snoops the CPU caches; it must be \"coherent\""},
+      {"control port of another family", "\"GP0\"", "\"HPM0_FPD\"",
+       "field 'control_port' is \"HPM0_FPD\", must be one of GP0, GP1 for family zynq7"},
+      {"registers outside the port", "\"GP0\"", "\"GP1\"",
+       "field 'register_base' is 0x43C00000, must be a 4 KiB-aligned address in GP1's window "
+       "0x80000000-0xBFFFFFFF"},
+      {"unaligned registers", "\"0x43C00000\"", "\"0x43C00800\"",
+       "field 'register_base' is 0x43C00800, must be a 4 KiB-aligned address"},
+      {"irq of zynqmp", "\"irq\": 29", "\"irq\": 89",
+       "field 'irq' is 89, not a PL-to-PS interrupt of family zynq7 (GIC SPI 29-36 or 52-59)"},
+      {"irq as GIC ID", "\"irq\": 29", "\"irq\": 61", "field 'irq' is 61"},
+      {"irq as string", "\"irq\": 29", "\"irq\": \"29\"",
+       "field 'irq' must be an unsigned integer, got string"},
+      {"missing irq", "\"irq\": 29,", "", "missing field 'irq' (family zynq7 needs it)"},
+      {"dma region unaligned", "\"0x04000000\"", "\"0x04000100\"",
+       "field 'dma_region_bytes' is 0x4000100, must be a non-zero multiple of 4 KiB"},
+      {"dma region empty", "\"0x04000000\"", "\"0x0\"", "field 'dma_region_bytes' is 0x0"},
+      {"dma region past dram", "\"0x04000000\"", "\"0x40000000\"",
+       "field 'dma_region_bytes' is 0x40000000, larger than dram_bytes 0x20000000"},
+      {"board part", "\"www.digilentinc.com:pynq-z1:part0:1.0\"", "\"pynq-z1 [exec ls]\"",
+       "field 'vivado_board_part' is \"pynq-z1 [exec ls]\", must be a Vivado board part"},
+      {"alveo field on zynq", "\"irq\": 29,", "\"irq\": 29, \"kernel_name\": \"loom\",",
+       "field 'kernel_name' does not apply to family zynq7 (only to alveo)"},
+      {"part with tcl", "\"xc7z020clg400-1\"", "\"xc7z020 [exec ls]\"",
+       "field 'fpga_part' is \"xc7z020 [exec ls]\", must be 1-64 of [A-Za-z0-9._-]"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -380,6 +413,139 @@ TEST(ConfigBoardTest, BadBoardsNameTheFileAndField) {
     EXPECT_THAT(s.message(), HasSubstr(kBoard));
     EXPECT_THAT(s.message(), HasSubstr(c.expect));
   }
+}
+
+// The hardware fields the drivers and the bitstream flows read (boards/README.md).
+TEST(ConfigBoardTest, HardwareFieldsOfShippedBoards) {
+  const struct {
+    const char* board;
+    const char* control_port;
+    const char* dma_port;
+    uint32_t irq;
+    uint64_t dma_region_bytes;
+    const char* board_part;
+  } zynq[] = {
+      {"pynq-z1", "GP0", "HP0", 29, 64u << 20, "www.digilentinc.com:pynq-z1:part0:1.0"},
+      {"ultra96-v2", "HPM0_FPD", "HP0", 89, 256u << 20, "avnet.com:ultra96v2:part0:1.2"},
+      {"zcu104", "HPM0_FPD", "HP0", 89, 256u << 20, "xilinx.com:zcu104:part0:1.1"},
+  };
+  for (const auto& e : zynq) {
+    SCOPED_TRACE(e.board);
+    Board b = LoadBoardOrDie(e.board);
+    EXPECT_TRUE(b.is_zynq());
+    EXPECT_EQ(b.control_port, e.control_port);
+    EXPECT_EQ(b.dma_port, e.dma_port);
+    EXPECT_EQ(b.coherence, "noncoherent");
+    EXPECT_FALSE(b.coherent());
+    EXPECT_EQ(b.irq, e.irq);
+    EXPECT_EQ(b.dma_region_bytes, e.dma_region_bytes);
+    EXPECT_EQ(b.vivado_board_part, e.board_part);
+    EXPECT_TRUE(b.kernel_name.empty());
+  }
+  Board alveo = LoadBoardOrDie("alveo-u250");
+  EXPECT_EQ(alveo.dma_port, "DDR[0]");
+  EXPECT_EQ(alveo.coherence, "noncoherent");
+  EXPECT_EQ(alveo.kernel_name, "loom");
+  EXPECT_EQ(alveo.vitis_platform, "xilinx_u250_gen3x16_xdma_4_1_202210_1");
+  EXPECT_EQ(alveo.irq, 0u);
+  EXPECT_TRUE(alveo.control_port.empty());
+  Board sim = LoadBoardOrDie("sim");
+  EXPECT_TRUE(sim.dma_port.empty());
+  EXPECT_TRUE(sim.coherence.empty());
+  EXPECT_EQ(sim.dma_region_bytes, 0u);
+}
+
+// The coherent ports are accepted with "coherent", and only with it.
+TEST(ConfigBoardTest, CoherentPorts) {
+  const char kBoard[] = "boards/coherent.json";
+  Board b;
+  std::string zcu = ReadSourceFile("boards/zcu104.json");
+  zcu = Edit(Edit(zcu, "\"HP0\"", "\"HPC1\""), "\"noncoherent\"", "\"coherent\"");
+  Status s = ParseBoard(zcu, kBoard, &b);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(b.dma_port, "HPC1");
+  EXPECT_TRUE(b.coherent());
+
+  std::string pynq = ReadSourceFile("boards/pynq-z1.json");
+  pynq = Edit(Edit(pynq, "\"HP0\"", "\"ACP\""), "\"noncoherent\"", "\"coherent\"");
+  s = ParseBoard(pynq, kBoard, &b);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(b.coherent());
+
+  // The second bank of PL interrupts and the last register page of a port's window.
+  std::string edited =
+      Edit(Edit(ReadSourceFile("boards/ultra96-v2.json"), "\"irq\": 89", "\"irq\": 111"),
+           "\"0xA0000000\"", "\"0xAFFFF000\"");
+  s = ParseBoard(edited, kBoard, &b);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(b.irq, 111u);
+  s = ParseBoard(Edit(edited, "\"0xAFFFF000\"", "\"0xB0000000\""), kBoard, &b);
+  EXPECT_THAT(s.message(), HasSubstr("field 'register_base' is 0xB0000000"));
+}
+
+// Fields of one family are refused on another, and each family's own are required.
+TEST(ConfigBoardTest, FamilyFieldsNameTheFileAndField) {
+  const std::string sim = ReadSourceFile("boards/sim.json");
+  const std::string alveo = ReadSourceFile("boards/alveo-u250.json");
+  const char kBoard[] = "boards/bad.json";
+  const struct {
+    const char* what;
+    const std::string& base;
+    const char* from;
+    const char* to;
+    const char* expect;
+  } cases[] = {
+      {"irq on sim", sim, "\"driver\": \"fsim\",", "\"driver\": \"fsim\", \"irq\": 29,",
+       "field 'irq' does not apply to family sim (only to zynq7, zynqmp)"},
+      {"dma port on sim", sim, "\"driver\": \"fsim\",",
+       "\"driver\": \"fsim\", \"dma_port\": \"HP0\",",
+       "field 'dma_port' does not apply to family sim (only to zynq7, zynqmp, alveo)"},
+      {"control port on alveo", alveo, "\"kernel_name\"",
+       "\"control_port\": \"GP0\", \"kernel_name\"",
+       "field 'control_port' does not apply to family alveo (only to zynq7, zynqmp)"},
+      {"missing kernel", alveo, "\"kernel_name\": \"loom\",", "",
+       "missing field 'kernel_name' (family alveo needs it)"},
+      {"kernel name", alveo, "\"kernel_name\": \"loom\"", "\"kernel_name\": \"9loom\"",
+       "field 'kernel_name' is \"9loom\", must be an identifier"},
+      {"bank", alveo, "\"DDR[0]\"", "\"DDR0\"",
+       "field 'dma_port' is \"DDR0\", must name the memory bank, e.g. \"DDR[0]\""},
+      {"coherent alveo", alveo, "\"noncoherent\"", "\"coherent\"",
+       "field 'coherence' is \"coherent\", must be \"noncoherent\" for an Alveo card"},
+      {"platform", alveo, "\"xilinx_u250_gen3x16_xdma_4_1_202210_1\"", "\"u250 platform\"",
+       "field 'vitis_platform' is \"u250 platform\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    Board out;
+    Status s = ParseBoard(Edit(c.base, c.from, c.to), kBoard, &out);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr(kBoard));
+    EXPECT_THAT(s.message(), HasSubstr(c.expect));
+  }
+}
+
+TEST(ConfigBoardTest, PlInterruptLines) {
+  const struct {
+    const char* family;
+    uint32_t irq;
+    uint32_t line;
+  } good[] = {{"zynq7", 29, 0},  {"zynq7", 36, 7},  {"zynq7", 52, 8},   {"zynq7", 59, 15},
+              {"zynqmp", 89, 0}, {"zynqmp", 96, 7}, {"zynqmp", 104, 8}, {"zynqmp", 111, 15}};
+  for (const auto& g : good) {
+    SCOPED_TRACE(std::string(g.family) + " " + std::to_string(g.irq));
+    uint32_t line = 99;
+    ASSERT_TRUE(PlInterruptLine(g.family, g.irq, &line).ok());
+    EXPECT_EQ(line, g.line);
+  }
+  uint32_t line = 0;
+  for (uint32_t irq : {28u, 37u, 51u, 60u}) EXPECT_FALSE(PlInterruptLine("zynq7", irq, &line).ok());
+  for (uint32_t irq : {88u, 97u, 103u, 112u}) {
+    EXPECT_FALSE(PlInterruptLine("zynqmp", irq, &line).ok());
+  }
+  Status s = PlInterruptLine("alveo", 89, &line);
+  EXPECT_THAT(s.message(),
+              HasSubstr("GIC SPI 89 is not a PL-to-PS interrupt line of family alveo"));
 }
 
 TEST(ConfigBoardTest, UnknownBoardAndUnknownConfig) {

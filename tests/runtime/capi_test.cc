@@ -77,12 +77,12 @@ TEST(CApi, RunsAndMatchesAcrossDevices) {
 TEST(CApi, ErrorsCarryCodesAndMessages) {
   loom_runtime* rt = nullptr;
   EXPECT_EQ(loom_open("/nonexistent.loom", "fsim", &rt), LOOM_NOT_FOUND);
-  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("cannot open package /nonexistent.loom"));
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package /nonexistent.loom: no such file"));
   EXPECT_STREQ(loom_status_name(LOOM_DATA_LOSS), StatusCodeName(StatusCode::kDataLoss));
   const std::string path = WriteModel("capi_err.loom");
   EXPECT_EQ(loom_open(path.c_str(), "warp-drive", &rt), LOOM_NOT_FOUND);
   EXPECT_THAT(loom_last_error(nullptr), HasSubstr("unknown device 'warp-drive'"));
-  loom_options o{"fsim", "1x16x16", 0};
+  loom_options o{"fsim", "1x16x16", 0, 0};
   EXPECT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_FAILED_PRECONDITION);
   EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package built for config 1x8x8"));
   // A corrupted file in memory.
@@ -104,6 +104,79 @@ TEST(CApi, ErrorsCarryCodesAndMessages) {
   EXPECT_EQ(loom_run(rt), LOOM_INVALID_ARGUMENT);
   EXPECT_THAT(loom_last_error(rt), HasSubstr("has shape [1, 5, 8, 9]"));
   loom_close(rt);
+}
+
+// The shape is checked where it enters: {2^62, 5, 8, 8} float32 is 0 bytes modulo 2^64, which
+// matched the 0 bytes given, and loom_run then crashed in memcpy.
+TEST(CApi, SetInputRefusesNegativeAndOverflowingShapes) {
+  const std::string path = WriteModel("capi_shape.loom");
+  loom_runtime* rt = nullptr;
+  ASSERT_EQ(loom_open(path.c_str(), "cpu", &rt), LOOM_OK) << loom_last_error(nullptr);
+  const int64_t huge[4] = {int64_t{1} << 62, 5, 8, 8};
+  EXPECT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, huge, 4, nullptr, 0), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'input': shape [4611686018427387904, 5, 8, 8] "
+                        "has too many elements (its byte size overflows 64 bits)"));
+  // The element count alone overflows.
+  const int64_t wide[2] = {int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_EQ(loom_set_input(rt, "input", LOOM_INT8, wide, 2, nullptr, 0), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("has too many elements"));
+  const int64_t negative[4] = {1, -5, 8, 8};
+  std::vector<float> x(320);
+  EXPECT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, negative, 4, x.data(), 0),
+            LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'input': dimension 1 of shape [1, -5, 8, 8] is negative"));
+  const int64_t good[4] = {1, 5, 8, 8};
+  EXPECT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, good, 4, x.data(), 4 * 319),
+            LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'input' holds 1276 bytes; shape [1, 5, 8, 8] of "
+                        "float32 needs 1280"));
+  // Nothing refused was kept.
+  EXPECT_EQ(loom_run(rt), LOOM_NOT_FOUND);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("model input 'input' was not given"));
+  ASSERT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, good, 4, x.data(), 4 * 320), LOOM_OK);
+  EXPECT_EQ(loom_run(rt), LOOM_OK) << loom_last_error(rt);
+  loom_close(rt);
+}
+
+TEST(CApi, OpenRefusesBadFilesRanksAndTooMuchDeviceMemory) {
+  loom_runtime* rt = nullptr;
+  EXPECT_EQ(loom_open("/dev/zero", "cpu", &rt), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package /dev/zero is a character device"));
+  EXPECT_EQ(rt, nullptr);
+
+  // A binding of rank 9 cannot be described in loom_tensor_info: refused at open, not truncated.
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  std::vector<OversizedPackage> bad;
+  ASSERT_TRUE(BuildOversizedPackages(c, &bad).ok());
+  for (const OversizedPackage& b : bad) {
+    SCOPED_TRACE(b.name);
+    std::vector<uint8_t> bytes;
+    package::WriteOptions wo;
+    wo.verify = false;
+    ASSERT_TRUE(package::SerializePackage(b.spec, &bytes, wo).ok());
+    EXPECT_EQ(loom_open_memory(bytes.data(), bytes.size(), nullptr, &rt),
+              static_cast<loom_status>(b.code));
+    EXPECT_THAT(loom_last_error(nullptr), HasSubstr(b.message));
+  }
+
+  // max_device_memory reaches the loader and the executor; 0 is the default.
+  const std::string path = WriteModel("capi_memory.loom");
+  loom_options o{"cpu", nullptr, 0, 4096};
+  EXPECT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_FAILED_PRECONDITION);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("more than the limit of 4096 bytes"));
+  o.max_device_memory = 0;
+  ASSERT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_OK) << loom_last_error(nullptr);
+  loom_tensor_info info;
+  ASSERT_EQ(loom_input_info(rt, 0, &info), LOOM_OK);
+  EXPECT_EQ(info.rank, 4u);
+  loom_close(rt);
+  loom::Runtime wrapped;
+  EXPECT_EQ(wrapped.Open(path, "cpu", "", false, 4096), LOOM_FAILED_PRECONDITION);
+  EXPECT_THAT(wrapped.error(), HasSubstr("more than the limit of 4096 bytes"));
 }
 
 TEST(CppWrapper, Int8OutputsAndTrace) {

@@ -1,6 +1,7 @@
 # loom-run end to end: the same package and a 3-image stacked input on every device gives
 # byte-identical .npy outputs; --stats and --trace write JSON; inspect prints the summary and
-# disassembly; bad input names the problem with a non-zero exit code.
+# disassembly; bad input names the problem with a non-zero exit code (the Status code): an unknown
+# input name, a device or a pipe as --input or as the package, a --max-device-memory too small.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(rc ${rc} PARENT_SCOPE)
@@ -66,4 +67,37 @@ endif()
 run(${LOOM_RUN} ${DIR}/conv.loom --device fsim --input image=${DIR}/input3.npy)
 if(rc EQUAL 0 OR NOT err MATCHES "no input named 'image'")
   message(FATAL_ERROR "missing input name not reported: ${rc} ${err}")
+endif()
+
+# Devices and pipes are refused before they are opened (/dev/zero never ends, a FIFO without a
+# writer blocks); the exit code is the Status code (1: invalid argument, 4: failed precondition).
+run(${LOOM_RUN} ${DIR}/conv.loom --device cpu --input /dev/zero)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "\\.npy file /dev/zero is a character device")
+  message(FATAL_ERROR "--input /dev/zero not refused: ${rc} ${err}")
+endif()
+file(REMOVE ${DIR}/fifo.npy)
+execute_process(COMMAND mkfifo ${DIR}/fifo.npy RESULT_VARIABLE mkfifo_rc)
+if(NOT mkfifo_rc EQUAL 0)
+  message(FATAL_ERROR "mkfifo failed: ${mkfifo_rc}")
+endif()
+run(${LOOM_RUN} ${DIR}/conv.loom --device cpu --input ${DIR}/fifo.npy)
+file(REMOVE ${DIR}/fifo.npy)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "fifo\\.npy is a pipe")
+  message(FATAL_ERROR "--input FIFO not refused: ${rc} ${err}")
+endif()
+run(${LOOM_RUN} /dev/zero --device cpu --input ${DIR}/input3.npy)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "package /dev/zero is a character device")
+  message(FATAL_ERROR "package /dev/zero not refused: ${rc} ${err}")
+endif()
+run(${LOOM_RUN} ${DIR}/conv.loom --device cpu --input ${DIR}/input3.npy --max-device-memory 4K)
+if(NOT rc EQUAL 4 OR NOT err MATCHES "more than the limit of 4096 bytes")
+  message(FATAL_ERROR "run --max-device-memory 4K not refused: ${rc} ${err}")
+endif()
+run(${LOOM_RUN} inspect ${DIR}/conv.loom --max-device-memory 4K)
+if(NOT rc EQUAL 4 OR NOT err MATCHES "more than the limit of 4096 bytes")
+  message(FATAL_ERROR "inspect --max-device-memory 4K not refused: ${rc} ${err}")
+endif()
+run(${LOOM_RUN} ${DIR}/conv.loom --device cpu --input ${DIR}/input3.npy --max-device-memory 1GiB -q)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "run --max-device-memory 1GiB failed: ${rc} ${err}")
 endif()

@@ -1,6 +1,7 @@
 // Writes the runtime's test packages: `make_test_package OUT.loom INPUT.npy [--config NAME]` for
 // the C API example and loom-run tests, `make_test_package --corpus DIR` for the loader's fuzz
-// seed corpus (valid packages of several configs plus a few damaged copies).
+// seed corpus (valid packages of several configs plus damaged copies: bit flips, truncations and
+// oversized size fields).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -48,6 +49,15 @@ int main(int argc, char** argv) {
       if (!write(std::string("resealed_flip_") + name + ".loom", bad)) return 1;
       bad.assign(bytes.begin(), bytes.begin() + bytes.size() / 2);
       if (!write(std::string("truncated_") + name + ".loom", bad)) return 1;
+      // Size fields asking for more than the package holds or a device allows.
+      std::vector<testing::OversizedPackage> oversized;
+      if (Status s = testing::BuildOversizedPackages(c, &oversized); !s.ok()) return Fail(s);
+      for (const testing::OversizedPackage& p : oversized) {
+        package::WriteOptions unverified;
+        unverified.verify = false;
+        if (Status s = package::SerializePackage(p.spec, &bad, unverified); !s.ok()) return Fail(s);
+        if (!write("bad_" + p.name + "_" + name + ".loom", bad)) return 1;
+      }
     }
     HwConfig c;
     if (Status s = LoadHwConfig("1x8x8", &c); !s.ok()) return Fail(s);

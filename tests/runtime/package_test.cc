@@ -2,10 +2,15 @@
 // with its documented code and a message that names the problem (docs/package.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "runtime/config/config_file.h"
+#include "runtime/io/file.h"
 #include "runtime/package/format.h"
 #include "runtime/package/package.h"
 #include "tests/runtime/test_packages.h"
@@ -309,6 +314,102 @@ TEST(PackageBad, OpInstructionRanges) {
   EXPECT_THAT(s.message(), HasSubstr("CPU segment's ops must not have instruction ranges"));
 }
 
+// Size fields that ask for more than the package holds, or than a device allows (the same
+// packages seed the fuzz corpus as bad_*.loom).
+TEST(PackageBad, OversizedFields) {
+  for (const char* config : {"1x8x8", "1x16x16"}) {
+    std::vector<OversizedPackage> bad;
+    ASSERT_TRUE(BuildOversizedPackages(Config(config), &bad).ok());
+    ASSERT_EQ(bad.size(), 5u);
+    for (const OversizedPackage& b : bad) {
+      SCOPED_TRACE(std::string(config) + " " + b.name);
+      const Status s = Load(Bytes(b.spec));
+      EXPECT_EQ(s.code(), b.code) << s.ToString();
+      EXPECT_THAT(s.message(), HasSubstr(b.message));
+    }
+  }
+}
+
+// The arena may be as large as the compiler's planner makes it: the end of the last arena tensor
+// rounded up to ArenaAlignment (64 bytes or one buffer element), and not one byte more.
+TEST(PackageBad, ArenaBytesBoundIsTheCompilersPlan) {
+  for (const char* config : {"1x8x8", "1x16x16", "1x32x32"}) {
+    SCOPED_TRACE(config);
+    package::PackageSpec spec = ConvSpec(config);
+    std::unique_ptr<Package> p;
+    std::vector<uint8_t> bytes = Bytes(spec);
+    ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+    uint64_t end = 0;
+    for (const pkg::Tensor* t : *p->root().tensors()) {
+      if (t->storage() != pkg::Storage::Arena) continue;
+      end = std::max<uint64_t>(end, t->offset() + t->size());
+    }
+    const uint64_t align = runtime::ArenaAlignment(spec.config);
+    EXPECT_EQ(align, std::max<uint64_t>(64, spec.config.wgt_elem_bytes()));
+    spec.arena_bytes = (end + align - 1) / align * align;
+    Status s = Load(Bytes(spec));
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    spec.arena_bytes += 1;
+    s = Load(Bytes(spec));
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(),
+                HasSubstr("arena_bytes is " + std::to_string(spec.arena_bytes) +
+                          " bytes, more than the " + std::to_string(spec.arena_bytes - 1) +
+                          " its tensors need (tensor 12 'probs' ends at byte " +
+                          std::to_string(end) + ", rounded up to " + std::to_string(align) + ")"));
+  }
+}
+
+TEST(PackageBad, DeviceMemoryLimit) {
+  const std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  std::unique_ptr<Package> p;
+  ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  uint64_t need = 0;
+  ASSERT_TRUE(runtime::DeviceBytes(p->root(), &need));
+  EXPECT_GT(need, p->arena_bytes() + p->constants_bytes());  // programs count too
+  runtime::LoadOptions o;
+  o.max_device_memory = need;
+  EXPECT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p, o).ok());
+  o.max_device_memory = need - 1;
+  const Status s = Package::LoadMemory(bytes.data(), bytes.size(), &p, o);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("package needs " + std::to_string(need) +
+                                     " bytes of device memory (arena_bytes "));
+  EXPECT_THAT(s.message(),
+              HasSubstr("more than the limit of " + std::to_string(need - 1) + " bytes"));
+}
+
+// A package path is read through io/file.h: devices and pipes are refused before they are read
+// (reading /dev/zero never ends; opening a FIFO without a writer blocks), and so is a file over
+// the cap, without reading its gigabytes.
+TEST(PackageBad, LoadFileRefusesDevicesPipesAndHugeFiles) {
+  std::unique_ptr<Package> p;
+  Status s = Package::LoadFile("/dev/zero", &p);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("package /dev/zero is a character device"));
+
+  const std::string fifo =
+      ::testing::TempDir() + "/package_test_" + std::to_string(::getpid()) + ".fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  s = Package::LoadFile(fifo, &p);
+  std::remove(fifo.c_str());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("package " + fifo + " is a pipe"));
+
+  // Sparse: takes no disk space.
+  const std::string huge =
+      ::testing::TempDir() + "/package_test_" + std::to_string(::getpid()) + "_huge.loom";
+  std::FILE* f = std::fopen(huge.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  ASSERT_EQ(::truncate(huge.c_str(), static_cast<off_t>(kMaxPackageFileBytes + 1)), 0);
+  s = Package::LoadFile(huge, &p);
+  std::remove(huge.c_str());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("more than the " + std::to_string(kMaxPackageFileBytes) +
+                                     " bytes accepted for it"));
+}
+
 TEST(PackageBad, WriterRefusesWhatTheLoaderRefuses) {
   package::PackageSpec spec = ConvSpec();
   spec.segments[1].ops[0].inputs[0] = -5;
@@ -332,6 +433,25 @@ TEST(PackageCorpus, ValidSeedsLoad) {
     ++valid;
   }
   EXPECT_GE(valid, 2);
+}
+
+// The oversized seeds (bad_<name>_<config>.loom) must stay refused for the reason they were made.
+TEST(PackageCorpus, OversizedSeedsAreRefused) {
+  std::vector<OversizedPackage> kinds;
+  ASSERT_TRUE(BuildOversizedPackages(Config("1x8x8"), &kinds).ok());
+  const std::string dir = std::string(LOOM_SOURCE_DIR) + "/runtime/package/fuzz_corpus/";
+  for (const char* config : {"1x8x8", "1x16x16"}) {
+    for (const OversizedPackage& k : kinds) {
+      const std::string name = "bad_" + k.name + "_" + config + ".loom";
+      SCOPED_TRACE(name);
+      ASSERT_TRUE(std::filesystem::exists(dir + name))
+          << "regenerate with make_test_package --corpus";
+      std::unique_ptr<Package> p;
+      const Status s = Package::LoadFile(dir + name, &p);
+      EXPECT_EQ(s.code(), k.code) << s.ToString();
+      EXPECT_THAT(s.message(), HasSubstr(k.message));
+    }
+  }
 }
 
 }  // namespace

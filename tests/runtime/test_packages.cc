@@ -233,4 +233,45 @@ Status BuildCpuOnlyModel(const HwConfig& config, PackageSpec* spec) {
   return Status::Ok();
 }
 
+Status BuildOversizedPackages(const HwConfig& config, std::vector<OversizedPackage>* out) {
+  ConvModelOptions o;
+  o.hw = 4;  // small files for the corpus
+  PackageSpec base;
+  LOOM_RETURN_IF_ERROR(BuildConvModel(config, o, &base));
+  out->clear();
+  auto add = [&](const char* name, StatusCode code, const std::string& message, auto edit) {
+    out->push_back(OversizedPackage{name, base, code, message});
+    edit(out->back().spec);
+  };
+  auto tensor = [](PackageSpec& s, const std::string& name) -> TensorSpec& {
+    for (TensorSpec& t : s.tensors) {
+      if (t.name == name) return t;
+    }
+    return s.tensors.front();
+  };
+  // Terabytes of arena behind a few hundred bytes of tensors: allocated for nothing.
+  add("huge_arena_bytes", StatusCode::kInvalidArgument,
+      "arena_bytes is 1099511627776 bytes, more than the",
+      [](PackageSpec& s) { s.arena_bytes = uint64_t{1} << 40; });
+  add("padded_constants", StatusCode::kInvalidArgument, "constants is ",
+      [](PackageSpec& s) { s.constants.resize(s.constants.size() + 4096); });
+  // The C API hands out shapes in LOOM_MAX_RANK (8) slots.
+  add("rank9_binding", StatusCode::kInvalidArgument, "input 0 'input': rank 9 is above 8",
+      [](PackageSpec& s) { s.inputs[0].shape.resize(9, 1); });
+  add("rank9_tensor", StatusCode::kInvalidArgument, "tensor 0 'input.q': rank 9 is above 8",
+      [](PackageSpec& s) {
+        s.tensors[0].shape.resize(9, 1);
+        s.tensors[0].size = 1;  // the writer cannot size a rank-9 Blocked tensor
+      });
+  // A consistent 1 TiB tensor at the end of the arena: honest sizes, but more than any device.
+  add("huge_tensor", StatusCode::kFailedPrecondition, "bytes of device memory",
+      [&tensor](PackageSpec& s) {
+        TensorSpec& t = tensor(s, "probs");
+        t.shape = {1u << 18, 1u << 20};
+        t.size = uint64_t{1} << 40;
+        s.arena_bytes = t.offset + t.size;
+      });
+  return Status::Ok();
+}
+
 }  // namespace loom::testing

@@ -33,6 +33,17 @@ std::vector<float> ConvModelInput(const ConvModelOptions& options, uint32_t seed
 // An input-to-output model with one CPU segment (relayout) and no accelerator program.
 Status BuildCpuOnlyModel(const HwConfig& config, package::PackageSpec* spec);
 
+// Packages whose size fields ask for more than they hold or than a device allows, each refused by
+// the loader with `code` and a message containing `message`: the package tests check them, and
+// make_test_package --corpus writes them to the fuzz seed corpus (bad_<name>.loom).
+struct OversizedPackage {
+  std::string name;
+  package::PackageSpec spec;
+  StatusCode code;
+  std::string message;
+};
+Status BuildOversizedPackages(const HwConfig& config, std::vector<OversizedPackage>* out);
+
 }  // namespace loom::testing
 
 #endif  // LOOM_TESTS_RUNTIME_TEST_PACKAGES_H_

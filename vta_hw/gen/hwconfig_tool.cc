@@ -5,6 +5,13 @@
 //   loom-hwconfig sv NAME|FILE [-o FILE]  the SystemVerilog package
 //   loom-hwconfig list                    every config and board on the search path
 //   loom-hwconfig board NAME|FILE         a board and the config it runs
+//   loom-hwconfig vivado BOARD -o DIR     Vivado project for a Zynq board's bitstream
+//   loom-hwconfig xo BOARD -o DIR         Vitis RTL kernel and v++ link files for an Alveo board
+//   loom-hwconfig overlay BOARD [-o FILE] device-tree overlay (.dtso) for a Zynq board
+//
+// The three board flows are compiled in only where CMake defines LOOM_HWCONFIG_FLOWS: tsim's first
+// configure compiles a bootstrap copy of this file with sv_package.cc alone, for the `sv` command
+// (sim/tsim/CMakeLists.txt).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -16,6 +23,13 @@
 #include "runtime/config/config_file.h"
 #include "runtime/core/isa.h"
 #include "vta_hw/gen/sv_package.h"
+
+#ifdef LOOM_HWCONFIG_FLOWS
+#include "vta_hw/gen/alveo_xo.h"
+#include "vta_hw/gen/dt_overlay.h"
+#include "vta_hw/gen/flow_files.h"
+#include "vta_hw/gen/vivado_bd.h"
+#endif
 
 namespace loom {
 namespace {
@@ -141,11 +155,84 @@ Status ShowBoard(const std::string& target) {
               static_cast<unsigned long long>(b.dram_base),
               static_cast<unsigned long long>(b.dram_bytes),
               static_cast<unsigned long long>(b.dram_bytes >> 20));
+  if (b.is_zynq()) {
+    std::printf("ps        registers on %s, DRAM over %s (%s), irq GIC SPI %u\n",
+                b.control_port.c_str(), b.dma_port.c_str(), b.coherence.c_str(), b.irq);
+    std::printf("linux     DMA region %llu MiB; board part %s\n",
+                static_cast<unsigned long long>(b.dma_region_bytes >> 20),
+                b.vivado_board_part.c_str());
+  } else if (b.family == "alveo") {
+    std::printf("kernel    %s on %s (%s), platform %s\n", b.kernel_name.c_str(), b.dma_port.c_str(),
+                b.coherence.c_str(), b.vitis_platform.c_str());
+  }
   std::printf("resources %u LUT, %u FF, %u DSP, %u BRAM36, %u URAM\n\n", b.resources.lut,
               b.resources.ff, b.resources.dsp, b.resources.bram36, b.resources.uram);
   PrintConfig(config);
   return Status::Ok();
 }
+
+#ifdef LOOM_HWCONFIG_FLOWS
+// The board, the config it runs at the board's clock, and the RTL to copy.
+Status FlowInputs(const std::string& target, Board* board, HwConfig* config,
+                  std::vector<hwgen::RtlSource>* rtl) {
+  LOOM_RETURN_IF_ERROR(LoadBoard(target, board));
+  LOOM_RETURN_IF_ERROR(LoadBoardConfig(*board, config));
+  return hwgen::ReadRtlSources(LOOM_RTL_DIR, rtl);
+}
+
+void PrintWritten(const std::string& dir, const std::vector<hwgen::GeneratedFile>& files,
+                  const char* next) {
+  std::printf("wrote %zu files to %s:", files.size(), dir.c_str());
+  for (const auto& f : files) {
+    if (f.path.find('/') == std::string::npos) std::printf(" %s", f.path.c_str());
+  }
+  std::printf(" and rtl/\n%s\n", next);
+}
+
+Status Vivado(const std::string& target, const std::string& dir) {
+  Board board;
+  HwConfig config;
+  std::vector<hwgen::RtlSource> rtl;
+  LOOM_RETURN_IF_ERROR(FlowInputs(target, &board, &config, &rtl));
+  std::vector<hwgen::GeneratedFile> files;
+  LOOM_RETURN_IF_ERROR(hwgen::GenerateVivadoProject(board, config, rtl, &files));
+  LOOM_RETURN_IF_ERROR(hwgen::WriteGeneratedFiles(dir, files));
+  PrintWritten(dir, files,
+               "next: run build.sh there on a machine with Vivado (docs/boards.md); it writes the "
+               ".bit, the .bin and the .xsa");
+  return Status::Ok();
+}
+
+Status Xo(const std::string& target, const std::string& dir) {
+  Board board;
+  HwConfig config;
+  std::vector<hwgen::RtlSource> rtl;
+  LOOM_RETURN_IF_ERROR(FlowInputs(target, &board, &config, &rtl));
+  std::vector<hwgen::GeneratedFile> files;
+  LOOM_RETURN_IF_ERROR(hwgen::GenerateAlveoKernel(board, config, rtl, &files));
+  LOOM_RETURN_IF_ERROR(hwgen::WriteGeneratedFiles(dir, files));
+  PrintWritten(dir, files,
+               "next: run build.sh there on a machine with Vivado and Vitis (docs/boards.md); it "
+               "writes the .xo and the .xclbin");
+  return Status::Ok();
+}
+
+Status Overlay(const std::string& target, const std::string& output) {
+  Board board;
+  LOOM_RETURN_IF_ERROR(LoadBoard(target, &board));
+  std::string text;
+  LOOM_RETURN_IF_ERROR(hwgen::GenerateDtOverlay(board, &text));
+  if (output.empty() || output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return Status::Ok();
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return InvalidArgument("cannot write " + output);
+  return Status::Ok();
+}
+#endif  // LOOM_HWCONFIG_FLOWS
 
 }  // namespace
 }  // namespace loom
@@ -170,6 +257,24 @@ int main(int argc, char** argv) {
   board->add_option("board", target, "board name (LOOM_BOARD_PATH, then boards/) or .json path")
       ->required();
 
+#ifdef LOOM_HWCONFIG_FLOWS
+  const char* kBoardHelp = "board name (LOOM_BOARD_PATH, then boards/) or .json path";
+  CLI::App* vivado =
+      app.add_subcommand("vivado", "Write the Vivado project that builds a Zynq board's bitstream");
+  vivado->add_option("board", target, kBoardHelp)->required();
+  vivado->add_option("-o,--output", output, "output directory")->required();
+  CLI::App* xo = app.add_subcommand(
+      "xo",
+      "Write the Vitis RTL kernel (kernel.xml, packaging Tcl, v++ link config) of an Alveo "
+      "board");
+  xo->add_option("board", target, kBoardHelp)->required();
+  xo->add_option("-o,--output", output, "output directory")->required();
+  CLI::App* overlay =
+      app.add_subcommand("overlay", "Write the device-tree overlay (.dtso) of a Zynq board");
+  overlay->add_option("board", target, kBoardHelp)->required();
+  overlay->add_option("-o,--output", output, "output file (default: stdout)");
+#endif
+
   CLI11_PARSE(app, argc, argv);
 
   loom::Status status;
@@ -178,6 +283,11 @@ int main(int argc, char** argv) {
   if (*sv) status = loom::Sv(target, output);
   if (*list) status = loom::List();
   if (*board) status = loom::ShowBoard(target);
+#ifdef LOOM_HWCONFIG_FLOWS
+  if (*vivado) status = loom::Vivado(target, output);
+  if (*xo) status = loom::Xo(target, output);
+  if (*overlay) status = loom::Overlay(target, output);
+#endif
   if (!status.ok()) {
     std::fprintf(stderr, "loom-hwconfig: %s\n", status.message().c_str());
     return 1;
