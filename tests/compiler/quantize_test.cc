@@ -167,6 +167,22 @@ TEST(Calibration, RandomSamplesAreBounded) {
       << s.message();
 }
 
+// Calibration files are read through runtime/io/file.h (ReadNpy): a device or FIFO is refused by
+// path before anything is read.
+TEST(Calibration, FilesMustBeRegular) {
+  ir::Graph g;
+  ASSERT_TRUE(ir::ParseGraph(R"(graph @g(%x: f32[1,4]) {
+  %y: f32[1,4] = Relu(%x)
+  return %y
+})",
+                             &g)
+                  .ok());
+  std::vector<quantize::Sample> set;
+  const Status s = quantize::LoadCalibrationSet(g, {"x=/dev/zero"}, &set);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("/dev/zero is a character device"), std::string::npos) << s.message();
+}
+
 // A CPU layer's window is written into the package's 32-bit fields: a stride of 2^32 is an error
 // naming the attribute, not a stride of 0 in the package.
 TEST(Lowering, WindowFieldsAreNotTruncated) {
