@@ -8,14 +8,13 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <unordered_set>
 
 #include "compiler/frontend/onnx_internal.h"
 #include "compiler/ir/op_registry.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "runtime/io/file.h"
 
 namespace loom::frontend {
 namespace {
@@ -373,10 +372,10 @@ Status ImportOnnxBytes(const void* data, size_t size, const ImportOptions& optio
 }
 
 Status ImportOnnxFile(const std::string& path, const ImportOptions& options, ir::Graph* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open " + path);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return DataLoss("error reading " + path);
+  // Bounded and type-checked before reading: /dev/zero, a FIFO or a directory is refused, not
+  // read until memory runs out or blocked on.
+  std::vector<uint8_t> bytes;
+  LOOM_RETURN_IF_ERROR(ReadFileBytes(path, "ONNX model", kMaxModelFileBytes, &bytes));
   return ImportOnnxBytes(bytes.data(), bytes.size(), options, out).WithContext(path);
 }
 

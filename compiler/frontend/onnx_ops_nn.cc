@@ -2,6 +2,7 @@
 // (de)quantization. They resolve ONNX's defaults and auto_pad into the IR's explicit canonical
 // attributes (op_registry.h).
 #include "compiler/frontend/onnx_internal.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::frontend {
 namespace {
@@ -44,9 +45,15 @@ Status ResolveWindow(const ImportContext& ctx, const onnx::NodeProto& n,
     // cell going to the end (SAME_UPPER) or the beginning (SAME_LOWER).
     pads.assign(2 * s, 0);
     for (size_t i = 0; i < s; ++i) {
-      const int64_t out = (in_spatial[i] + strides[i] - 1) / strides[i];
-      const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + span - in_spatial[i]);
+      // ceil(in / stride) without in + stride - 1, which wraps for a stride near INT64_MAX.
+      const int64_t out = in_spatial[i] / strides[i] + (in_spatial[i] % strides[i] != 0 ? 1 : 0);
+      int64_t span = 0, end = 0;
+      if (!CheckedMul(dilations[i], kernel[i] - 1, &span) || !CheckedAdd(span, int64_t{1}, &span) ||
+          !CheckedMul(out - 1, strides[i], &end) || !CheckedAdd(end, span, &end)) {
+        return ctx.Invalid(n, "auto_pad=" + auto_pad + ": dilations * (kernel_shape - 1) or " +
+                                  "strides overflow 64 bits in spatial dim " + std::to_string(i));
+      }
+      const int64_t total = std::max<int64_t>(0, end - in_spatial[i]);
       const int64_t small = total / 2, large = total - small;
       pads[i] = auto_pad == "SAME_UPPER" ? small : large;
       pads[s + i] = auto_pad == "SAME_UPPER" ? large : small;
@@ -228,7 +235,8 @@ Status MapQuantOp(ImportContext& ctx, const onnx::NodeProto& n, const char* op,
   }
   if (zp == ir::kNoValue) {
     ir::Tensor zero;
-    LOOM_RETURN_IF_ERROR(ir::Tensor::Create(zp_dtype, scale_shape, &zero));
+    LOOM_RETURN_IF_ERROR(ir::Tensor::Create(zp_dtype, scale_shape, &zero)
+                             .WithContext(ctx.Label(n) + ": zero point"));
     zp = ctx.AddConstant(n.output(0) + "/zero_point", std::move(zero));
   }
   ir::AttributeMap attrs;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compiler/frontend/onnx_internal.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::frontend {
 namespace {
@@ -130,7 +131,9 @@ Status MapReshape(ImportContext& ctx, const onnx::NodeProto& n, int) {
     } else if (out[i] < 0) {
       return ctx.Invalid(n, "negative entry " + std::to_string(out[i]) + " in the target shape");
     }
-    known *= out[i];
+    if (!CheckedMul(known, out[i], &known)) {
+      return ctx.Invalid(n, "target shape " + ir::ShapeToString(out) + " has too many elements");
+    }
   }
   const int64_t total = Product(in, 0, in.size());
   if (infer_at >= 0) {

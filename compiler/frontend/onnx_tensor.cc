@@ -72,19 +72,21 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
                     " elements, the data holds " +
                     (have == SIZE_MAX ? std::string("a partial element") : std::to_string(have)));
   }
-  std::vector<uint8_t> data(bytes);
+  ir::Tensor t;
+  LOOM_RETURN_IF_ERROR(ir::Tensor::Create(dtype, shape, &t).WithContext(what));
+  uint8_t* data = t.mutable_bytes();
   if (proto.has_raw_data()) {
     // raw_data is little-endian; so are the hosts Loom's compiler runs on.
-    if (bytes) std::memcpy(data.data(), proto.raw_data().data(), bytes);
+    if (bytes) std::memcpy(data, proto.raw_data().data(), bytes);
   } else if (dtype == ir::DType::kF32) {
-    if (bytes) std::memcpy(data.data(), proto.float_data().data(), bytes);
+    if (bytes) std::memcpy(data, proto.float_data().data(), bytes);
   } else if (dtype == ir::DType::kI64) {
-    if (bytes) std::memcpy(data.data(), proto.int64_data().data(), bytes);
+    if (bytes) std::memcpy(data, proto.int64_data().data(), bytes);
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t v = proto.int32_data(static_cast<int>(i));
       if (dtype == ir::DType::kI32) {
-        std::memcpy(data.data() + i * 4, &v, 4);
+        std::memcpy(data + i * 4, &v, 4);
       } else if (dtype == ir::DType::kI8) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(v));
       } else if (dtype == ir::DType::kU8) {
@@ -94,7 +96,8 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
       }
     }
   }
-  return ir::Tensor::FromBytes(dtype, std::move(shape), std::move(data), out);
+  *out = std::move(t);
+  return Status::Ok();
 }
 
 void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorProto* out) {

@@ -90,8 +90,8 @@ Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
   outputs->resize(n.outputs.size());
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     const ir::Value& v = g.value(n.outputs[i]);
-    LOOM_RETURN_IF_ERROR(
-        ir::Tensor::Create(v.dtype, v.shape, &(*outputs)[i]).WithContext(ir::NodeLabel(g, n)));
+    LOOM_RETURN_IF_ERROR(ir::Tensor::Create(v.dtype, v.shape, &(*outputs)[i])
+                             .WithContext(ir::NodeLabel(g, n) + ": output %" + v.name()));
   }
   ExecContext ctx(g, n, inputs, outputs);
   return fn(ctx);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/interp/op_table.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::interp {
@@ -16,32 +17,48 @@ namespace q = kernels::q;
 
 constexpr q::Blocking kBlocking{1, 16};
 
-q::ActShape ActShapeOf(const ir::Shape& s) {
-  return {static_cast<uint32_t>(s[0]), static_cast<uint32_t>(s[1]), static_cast<uint32_t>(s[2]),
-          static_cast<uint32_t>(s[3])};
+// The kernels take 32-bit dims and window fields; a value beyond that is an error, never a
+// truncated shape that no longer matches the buffers.
+Status ActShapeOf(const ir::Shape& s, q::ActShape* out) {
+  if (s.size() != 4 || !CheckedCast(s[0], &out->n) || !CheckedCast(s[1], &out->c) ||
+      !CheckedCast(s[2], &out->h) || !CheckedCast(s[3], &out->w)) {
+    return InvalidArgument("activation " + ir::ShapeToString(s) +
+                           " is not 4-D with dims below 2^32");
+  }
+  return Status::Ok();
 }
 
-Status Pack(const ir::Tensor& t, std::vector<int8_t>* out) {
-  const q::ActShape s = ActShapeOf(t.shape());
-  out->assign(q::BlockedBytes(kBlocking, s), 0);
-  return q::PackActivation(kBlocking, s, t.data<int8_t>(), out->data());
+// Scratch for a blocked copy, allocated as a tensor so it gets the same size limit and the same
+// out-of-memory handling as every other allocation the interpreter makes.
+Status Scratch(size_t bytes, ir::Tensor* out) {
+  int64_t n = 0;
+  if (!CheckedCast(bytes, &n)) return InvalidArgument("blocked copy too large");
+  return ir::Tensor::Create(ir::DType::kI8, {n}, out).WithContext("blocked copy");
 }
 
-Status Unpack(const std::vector<int8_t>& blocked, ir::Tensor* t) {
-  return q::UnpackActivation(kBlocking, ActShapeOf(t->shape()), blocked.data(),
-                             t->mutable_data<int8_t>());
+Status Pack(const ir::Tensor& t, ir::Tensor* out) {
+  q::ActShape s;
+  LOOM_RETURN_IF_ERROR(ActShapeOf(t.shape(), &s));
+  LOOM_RETURN_IF_ERROR(Scratch(q::BlockedBytes(kBlocking, s), out));
+  return q::PackActivation(kBlocking, s, t.data<int8_t>(), out->mutable_data<int8_t>());
 }
 
-void WindowOf(const ir::Node& n, q::PoolParams* p) {
+Status Unpack(const ir::Tensor& blocked, ir::Tensor* t) {
+  q::ActShape s;
+  LOOM_RETURN_IF_ERROR(ActShapeOf(t->shape(), &s));
+  return q::UnpackActivation(kBlocking, s, blocked.data<int8_t>(), t->mutable_data<int8_t>());
+}
+
+Status WindowOf(const ir::Node& n, q::PoolParams* p) {
   const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), pads = n.GetInts("pads");
-  p->kh = static_cast<uint32_t>(k[0]);
-  p->kw = static_cast<uint32_t>(k[1]);
-  p->stride_h = static_cast<uint32_t>(s[0]);
-  p->stride_w = static_cast<uint32_t>(s[1]);
-  p->pad_top = static_cast<uint32_t>(pads[0]);
-  p->pad_left = static_cast<uint32_t>(pads[1]);
-  p->pad_bottom = static_cast<uint32_t>(pads[2]);
-  p->pad_right = static_cast<uint32_t>(pads[3]);
+  if (k.size() != 2 || s.size() != 2 || pads.size() != 4 || !CheckedCast(k[0], &p->kh) ||
+      !CheckedCast(k[1], &p->kw) || !CheckedCast(s[0], &p->stride_h) ||
+      !CheckedCast(s[1], &p->stride_w) || !CheckedCast(pads[0], &p->pad_top) ||
+      !CheckedCast(pads[1], &p->pad_left) || !CheckedCast(pads[2], &p->pad_bottom) ||
+      !CheckedCast(pads[3], &p->pad_right)) {
+    return InvalidArgument("kernel, strides and pads must be 2, 2 and 4 values below 2^32");
+  }
+  return Status::Ok();
 }
 
 q::Requant RequantOf(const ir::Node& n) {
@@ -53,15 +70,26 @@ q::Requant RequantOf(const ir::Node& n) {
   return rq;
 }
 
+// The output shape the kernel will write, checked against the IR's: the kernels compute it in
+// 32 bits, and a mismatch would make Unpack read past the blocked buffer.
+Status CheckOut(ExecContext& ctx, const q::ActShape& kernel_out, ir::Tensor* yb) {
+  q::ActShape y;
+  LOOM_RETURN_IF_ERROR(ActShapeOf(ctx.output_tensor(0).shape(), &y));
+  if (!(kernel_out == y)) return InvalidArgument("window geometry overflows 32 bits");
+  return Scratch(q::BlockedBytes(kBlocking, y), yb);
+}
+
 Status ExecQConv2d(ExecContext& ctx) {
   const ir::Node& n = ctx.node();
   const ir::Tensor& x = ctx.input_tensor(0);
   const ir::Tensor& w = ctx.input_tensor(1);
   q::PoolParams win;
-  WindowOf(n, &win);
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(WindowOf(n, &win)));
   q::Conv2dParams p;
-  p.in = ActShapeOf(x.shape());
-  p.out_c = static_cast<uint32_t>(ctx.output_tensor(0).shape()[1]);
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(x.shape(), &p.in)));
+  if (!CheckedCast(ctx.output_tensor(0).shape()[1], &p.out_c)) {
+    return ctx.Wrap(InvalidArgument("output channels do not fit 32 bits"));
+  }
   p.kh = win.kh;
   p.kw = win.kw;
   p.stride_h = win.stride_h;
@@ -72,75 +100,90 @@ Status ExecQConv2d(ExecContext& ctx) {
   p.pad_right = win.pad_right;
   p.depthwise = n.GetInt("depthwise", 0) != 0;
   p.rq = RequantOf(n);
-  std::vector<int8_t> xb, wb, yb(q::BlockedBytes(kBlocking, p.out()));
+  ir::Tensor xb, wb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.out(), &yb)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(x, &xb)));
   if (p.depthwise) {
-    wb.resize(q::DepthwiseWeightBytes(kBlocking, p.in.c, p.kh, p.kw));
-    LOOM_RETURN_IF_ERROR(ctx.Wrap(
-        q::PackDepthwiseWeights(kBlocking, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.data())));
+    LOOM_RETURN_IF_ERROR(
+        ctx.Wrap(Scratch(q::DepthwiseWeightBytes(kBlocking, p.in.c, p.kh, p.kw), &wb)));
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(q::PackDepthwiseWeights(
+        kBlocking, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.mutable_data<int8_t>())));
   } else {
-    wb.resize(q::ConvWeightBytes(kBlocking, p.out_c, p.in.c, p.kh, p.kw));
-    LOOM_RETURN_IF_ERROR(ctx.Wrap(
-        q::PackConvWeights(kBlocking, p.out_c, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.data())));
+    LOOM_RETURN_IF_ERROR(
+        ctx.Wrap(Scratch(q::ConvWeightBytes(kBlocking, p.out_c, p.in.c, p.kh, p.kw), &wb)));
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(q::PackConvWeights(kBlocking, p.out_c, p.in.c, p.kh, p.kw,
+                                                     w.data<int8_t>(), wb.mutable_data<int8_t>())));
   }
   const int32_t* bias = ctx.has_input(2) ? ctx.input_tensor(2).data<int32_t>() : nullptr;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::Conv2d(kBlocking, p, xb.data(), wb.data(), bias,
-                                          ctx.input_tensor(3).data<int32_t>(), yb.data())));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(q::Conv2d(kBlocking, p, xb.data<int8_t>(), wb.data<int8_t>(), bias,
+                         ctx.input_tensor(3).data<int32_t>(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
 Status ExecQAdd(ExecContext& ctx) {
   const ir::Node& n = ctx.node();
   q::AddParams p;
-  p.shape = ActShapeOf(ctx.input_tensor(0).shape());
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
   p.mult_a = static_cast<int32_t>(n.GetInt("mult_a", 1));
   p.mult_b = static_cast<int32_t>(n.GetInt("mult_b", 1));
   p.shift = static_cast<int32_t>(n.GetInt("shift", 0));
   p.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
   p.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
-  std::vector<int8_t> ab, bb, yb(q::BlockedBytes(kBlocking, p.shape));
+  ir::Tensor ab, bb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.shape, &yb)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &ab)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(1), &bb)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::Add(kBlocking, p, ab.data(), bb.data(), yb.data())));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(
+      q::Add(kBlocking, p, ab.data<int8_t>(), bb.data<int8_t>(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
 Status ExecQMaxPool(ExecContext& ctx) {
   q::PoolParams p;
-  WindowOf(ctx.node(), &p);
-  p.in = ActShapeOf(ctx.input_tensor(0).shape());
-  std::vector<int8_t> xb, yb(q::BlockedBytes(kBlocking, p.out()));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(WindowOf(ctx.node(), &p)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.in)));
+  ir::Tensor xb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.out(), &yb)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::MaxPool(kBlocking, p, xb.data(), yb.data())));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(q::MaxPool(kBlocking, p, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
 Status ExecQAvgPool(ExecContext& ctx) {
   q::AvgPoolParams p;
-  WindowOf(ctx.node(), &p.pool);
-  p.pool.in = ActShapeOf(ctx.input_tensor(0).shape());
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(WindowOf(ctx.node(), &p.pool)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.pool.in)));
   p.count_include_pad = ctx.node().GetInt("count_include_pad", 0) != 0;
   p.rq = RequantOf(ctx.node());
-  std::vector<int8_t> xb, yb(q::BlockedBytes(kBlocking, p.pool.out()));
+  ir::Tensor xb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.pool.out(), &yb)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(
-      q::AvgPool(kBlocking, p, ctx.input_tensor(1).data<int32_t>(), xb.data(), yb.data())));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::AvgPool(kBlocking, p, ctx.input_tensor(1).data<int32_t>(),
+                                           xb.data<int8_t>(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
 Status ExecQConcat(ExecContext& ctx) {
   const auto mults = ctx.node().GetInts("mults"), shifts = ctx.node().GetInts("shifts");
   const int k = ctx.num_inputs();
-  std::vector<std::vector<int8_t>> packed(static_cast<size_t>(k));
+  std::vector<ir::Tensor> packed(static_cast<size_t>(k));
   std::vector<q::ConcatInput> ins(static_cast<size_t>(k));
   for (int i = 0; i < k; ++i) {
     const size_t u = static_cast<size_t>(i);
     LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(i), &packed[u])));
-    ins[u] = {ActShapeOf(ctx.input_tensor(i).shape()), packed[u].data(),
-              static_cast<int32_t>(mults[u]), static_cast<int32_t>(shifts[u])};
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(i).shape(), &ins[u].shape)));
+    ins[u].data = packed[u].data<int8_t>();
+    ins[u].mult = static_cast<int32_t>(mults[u]);
+    ins[u].shift = static_cast<int32_t>(shifts[u]);
   }
-  std::vector<int8_t> yb(q::BlockedBytes(kBlocking, ActShapeOf(ctx.output_tensor(0).shape())));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(q::Concat(kBlocking, ins.data(), ins.size(), yb.data())));
+  ir::Tensor yb;
+  q::ActShape y;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.output_tensor(0).shape(), &y)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, y, &yb)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(q::Concat(kBlocking, ins.data(), ins.size(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 

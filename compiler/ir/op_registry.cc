@@ -329,6 +329,14 @@ Status InferOutputTypes(const Graph& g, const Node& n, std::vector<ValueType>* o
       return Internal(NodeLabel(g, n) + ": shape function left output " + std::to_string(i) +
                       " untyped");
     }
+    // Bounded inputs can still give an unbounded output (a broadcast, a pad, a concat), and every
+    // pass, the interpreter and the lowering trust a verified value's element count.
+    int64_t count = 0;
+    if (Status s = NumElements((*out)[i].shape, &count); !s.ok()) {
+      const ValueId id = n.outputs[i];
+      return InvalidArgument(NodeLabel(g, n) + ": output " + std::to_string(i) +
+                             (g.IsValid(id) ? " %" + g.value(id).name() : "") + ": " + s.message());
+    }
   }
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "compiler/ir/printer.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::ir {
 namespace {
@@ -262,7 +263,11 @@ class Parser {
       if (d < 0) return Error("negative dimension");
       v->shape.push_back(d);
     } while (Accept(','));
-    return Expect(']');
+    LOOM_RETURN_IF_ERROR(Expect(']'));
+    // Every later stage trusts a value's element count; bound it where the text first gives it.
+    int64_t count = 0;
+    if (Status s = NumElements(v->shape, &count); !s.ok()) return ErrorAtMark(s.message());
+    return Status::Ok();
   }
 
   Status Quant(Value* v) {
@@ -278,15 +283,17 @@ class Parser {
         if (key == "axis" && nums.size() == 1) {
           int64_t axis = 0;
           LOOM_RETURN_IF_ERROR(ToI64(n, &axis));
-          q.axis = static_cast<int>(axis);
+          if (!CheckedCast(axis, &q.axis)) return ErrorAt(n.line, n.col, "quant axis out of range");
         } else if (key == "scale") {
           float f = 0;
           LOOM_RETURN_IF_ERROR(ToF32(n, &f));
           q.scales.push_back(f);
         } else if (key == "zero_point") {
           int64_t z = 0;
+          int32_t z32 = 0;
           LOOM_RETURN_IF_ERROR(ToI64(n, &z));
-          q.zero_points.push_back(static_cast<int32_t>(z));
+          if (!CheckedCast(z, &z32)) return ErrorAt(n.line, n.col, "zero point does not fit i32");
+          q.zero_points.push_back(z32);
         } else {
           return Error("unknown quant field '" + key + "'");
         }
@@ -311,7 +318,8 @@ class Parser {
   }
 
   // Data of a constant of the given type: ['#' hash] ( '[' numbers ']' | 'splat' '(' n ')' ).
-  Status TensorData(DType dtype, const Shape& shape, Tensor* out) {
+  // `what` names the data in errors ("constant %w", "tensor attribute").
+  Status TensorData(DType dtype, const Shape& shape, const std::string& what, Tensor* out) {
     Mark();
     const int item_line = mark_line_;
     const size_t item_col = mark_col_;
@@ -325,12 +333,13 @@ class Parser {
     Status s = NumElements(shape, &count);
     if (!s.ok()) return Error(s.message());
     std::vector<Num> nums;
+    bool splat = false;
     if (AcceptWord("splat")) {
       LOOM_RETURN_IF_ERROR(Expect('('));
-      Num n;
-      LOOM_RETURN_IF_ERROR(Number(&n));
+      nums.emplace_back();
+      LOOM_RETURN_IF_ERROR(Number(&nums.back()));
       LOOM_RETURN_IF_ERROR(Expect(')'));
-      nums.assign(static_cast<size_t>(count), n);
+      splat = true;
     } else if (Peek() == '[') {
       LOOM_RETURN_IF_ERROR(Numbers(&nums));
       if (static_cast<int64_t>(nums.size()) != count) {
@@ -342,7 +351,12 @@ class Parser {
       return ErrorAt(item_line, item_col,
                      "constant has no data (give [...] or splat(v); a #hash alone is not enough)");
     }
-    LOOM_RETURN_IF_ERROR(FromNums(dtype, shape, nums, out));
+    // Allocated (and its size checked) before anything is expanded, so a splat of a huge shape
+    // is an error naming the constant instead of a huge vector of numbers.
+    if (Status st = Tensor::Create(dtype, shape, out); !st.ok()) {
+      return ErrorAt(item_line, item_col, what + ": " + st.message());
+    }
+    LOOM_RETURN_IF_ERROR(FillNums(dtype, nums, splat, out));
     if (!hash.empty() && hash != ShortHash(*out)) {
       return ErrorAt(item_line, item_col,
                      "constant data hashes to #" + ShortHash(*out) + ", not #" + hash);
@@ -350,9 +364,28 @@ class Parser {
     return Status::Ok();
   }
 
-  Status FromNums(DType dtype, const Shape& shape, const std::vector<Num>& nums, Tensor* out) {
-    Status s = Tensor::Create(dtype, shape, out);
-    if (!s.ok()) return Error(s.message());
+  // Writes `nums` into the elements of `out`, or nums[0] into every element for a splat.
+  Status FillNums(DType dtype, const std::vector<Num>& nums, bool splat, Tensor* out) {
+    const size_t es = DTypeSize(dtype);
+    uint8_t* bytes = out->mutable_bytes();
+    const size_t given = splat && out->byte_size() == 0 ? 0 : nums.size();
+    for (size_t i = 0; i < given; ++i) {
+      LOOM_RETURN_IF_ERROR(NumToBytes(dtype, nums[i], bytes + i * es));
+    }
+    if (splat) {
+      for (size_t off = es; off < out->byte_size(); off += es) std::memcpy(bytes + off, bytes, es);
+    }
+    return Status::Ok();
+  }
+
+  // One element of `dtype` from a number, range-checked.
+  Status NumToBytes(DType dtype, const Num& num, uint8_t* dst) {
+    if (dtype == DType::kF32) {
+      float f = 0;
+      LOOM_RETURN_IF_ERROR(ToF32(num, &f));
+      std::memcpy(dst, &f, sizeof f);
+      return Status::Ok();
+    }
     int64_t lo = 0, hi = 0;
     switch (dtype) {
       case DType::kI8:
@@ -373,34 +406,31 @@ class Parser {
       default:
         break;
     }
-    for (size_t i = 0; i < nums.size(); ++i) {
-      if (dtype == DType::kF32) {
-        LOOM_RETURN_IF_ERROR(ToF32(nums[i], &out->mutable_data<float>()[i]));
-        continue;
+    int64_t v = 0;
+    LOOM_RETURN_IF_ERROR(ToI64(num, &v));
+    if (v < lo || v > hi) {
+      return ErrorAt(num.line, num.col, "element " + num.tok + " does not fit " + DTypeName(dtype));
+    }
+    switch (dtype) {
+      case DType::kI8: {
+        const int8_t b = static_cast<int8_t>(v);
+        std::memcpy(dst, &b, 1);
+        break;
       }
-      int64_t v = 0;
-      LOOM_RETURN_IF_ERROR(ToI64(nums[i], &v));
-      if (v < lo || v > hi) {
-        return ErrorAt(nums[i].line, nums[i].col,
-                       "element " + nums[i].tok + " does not fit " + DTypeName(dtype));
+      case DType::kU8:
+      case DType::kBool:
+        *dst = static_cast<uint8_t>(v);
+        break;
+      case DType::kI32: {
+        const int32_t w = static_cast<int32_t>(v);
+        std::memcpy(dst, &w, sizeof w);
+        break;
       }
-      switch (dtype) {
-        case DType::kI8:
-          out->mutable_data<int8_t>()[i] = static_cast<int8_t>(v);
-          break;
-        case DType::kU8:
-        case DType::kBool:
-          out->mutable_data<uint8_t>()[i] = static_cast<uint8_t>(v);
-          break;
-        case DType::kI32:
-          out->mutable_data<int32_t>()[i] = static_cast<int32_t>(v);
-          break;
-        case DType::kI64:
-          out->mutable_data<int64_t>()[i] = v;
-          break;
-        default:
-          break;
-      }
+      case DType::kI64:
+        std::memcpy(dst, &v, sizeof v);
+        break;
+      default:
+        break;
     }
     return Status::Ok();
   }
@@ -424,7 +454,7 @@ class Parser {
       Value type;
       LOOM_RETURN_IF_ERROR(Type(&type));
       Tensor t;
-      LOOM_RETURN_IF_ERROR(TensorData(type.dtype, type.shape, &t));
+      LOOM_RETURN_IF_ERROR(TensorData(type.dtype, type.shape, "tensor attribute", &t));
       LOOM_RETURN_IF_ERROR(Expect('>'));
       *out = Attribute::TensorValue(std::move(t));
       return Status::Ok();
@@ -477,7 +507,8 @@ class Parser {
     if (AcceptWord("const")) {
       if (defs.size() != 1) return Error("a constant defines exactly one value");
       Tensor t;
-      LOOM_RETURN_IF_ERROR(TensorData(defs[0].second.dtype, defs[0].second.shape, &t));
+      LOOM_RETURN_IF_ERROR(
+          TensorData(defs[0].second.dtype, defs[0].second.shape, "constant %" + defs[0].first, &t));
       const ValueId id = g_->AddConstant(defs[0].first, std::move(t));
       g_->value(id).quant = defs[0].second.quant;
       return Status::Ok();

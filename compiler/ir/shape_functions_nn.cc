@@ -1,17 +1,29 @@
 // Shape functions of the compute ops: convolutions, matrix products, normalization, pooling and
 // (de)quantization.
 #include "compiler/ir/shape_functions.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::ir {
 namespace {
 
 // Per-spatial-dim output size of a sliding window; ceil_mode as ONNX defines it (no correction
 // for windows that start in the end padding, matching onnx shape inference and onnxruntime).
-int64_t WindowOutput(int64_t in, int64_t pad_sum, int64_t kernel, int64_t stride, int64_t dil,
-                     bool ceil_mode) {
-  const int64_t room = in + pad_sum - (dil * (kernel - 1) + 1);
-  if (room < 0) return 0;
-  return (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
+// False when the padded input or the dilated kernel does not fit int64 (attributes near
+// INT64_MAX); every other step is then overflow-free.
+bool WindowOutput(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t kernel, int64_t stride,
+                  int64_t dil, bool ceil_mode, int64_t* out) {
+  int64_t padded = 0, span = 0;
+  if (!CheckedAdd(in, pad_begin, &padded) || !CheckedAdd(padded, pad_end, &padded) ||
+      !CheckedMul(dil, kernel - 1, &span) || !CheckedAdd(span, int64_t{1}, &span)) {
+    return false;
+  }
+  const int64_t room = padded - span;
+  if (room < 0) {
+    *out = 0;
+  } else {
+    *out = room / stride + (ceil_mode && room % stride != 0 ? 1 : 0) + 1;
+  }
+  return true;
 }
 
 // Checks strides/pads/dilations against `s` spatial dims and computes the output spatial dims of
@@ -34,8 +46,15 @@ Status WindowShape(const InferContext& ctx, const Shape& in_spatial, const Shape
       return ctx.Error("kernel, strides and dilations must be >= 1");
     }
     if (pads[i] < 0 || pads[s + i] < 0) return ctx.Error("pads must be >= 0");
-    const int64_t o = WindowOutput(in_spatial[i], pads[i] + pads[s + i], kernel[i], strides[i],
-                                   dilations[i], ceil_mode);
+    int64_t o = 0;
+    if (!WindowOutput(in_spatial[i], pads[i], pads[s + i], kernel[i], strides[i], dilations[i],
+                      ceil_mode, &o)) {
+      return ctx.Error("spatial dim " + std::to_string(i) + ": input " +
+                       std::to_string(in_spatial[i]) + " + pads " + std::to_string(pads[i]) +
+                       " + " + std::to_string(pads[s + i]) + " or dilation " +
+                       std::to_string(dilations[i]) + " x (kernel " + std::to_string(kernel[i]) +
+                       " - 1) overflows 64 bits");
+    }
     if (o < 1) {
       return ctx.Error("window of " + std::to_string(kernel[i]) + " does not fit spatial dim " +
                        std::to_string(i) + " (" + std::to_string(in_spatial[i]) + " + pads)");
@@ -51,7 +70,9 @@ Status ConvShape(const InferContext& ctx, const Value& x, const Value& w, Shape*
   if (w.shape.size() != x.shape.size()) return ctx.Error("weights must have the input's rank");
   const int64_t group = ctx.node().GetInt("group", 1);
   const int64_t c = x.shape[1], m = w.shape[0];
-  if (group < 1 || c % group != 0 || m % group != 0 || w.shape[1] * group != c) {
+  int64_t wc = 0;
+  if (group < 1 || c % group != 0 || m % group != 0 || !CheckedMul(w.shape[1], group, &wc) ||
+      wc != c) {
     return ctx.Error(std::to_string(c) + " input channels and weights " + ShapeToString(w.shape) +
                      " do not fit group " + std::to_string(group));
   }

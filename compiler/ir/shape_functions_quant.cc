@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "compiler/ir/shape_functions.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::ir {
 namespace {
@@ -80,7 +81,11 @@ Status Window2D(const InferContext& ctx, const Shape& in, Shape* out) {
   }
   *out = {in[0], in[1], 0, 0};
   for (int i = 0; i < 2; ++i) {
-    const int64_t room = in[2 + i] + p[i] + p[i + 2] - k[i];
+    int64_t padded = 0;
+    if (!CheckedAdd(in[2 + i], p[i], &padded) || !CheckedAdd(padded, p[i + 2], &padded)) {
+      return ctx.Error("input " + ShapeToString(in) + " plus pads overflows 64 bits");
+    }
+    const int64_t room = padded - k[i];
     if (room < 0) return ctx.Error("kernel does not fit the padded input " + ShapeToString(in));
     (*out)[2 + i] = room / s[i] + 1;
   }
@@ -160,7 +165,9 @@ Status QAvgPool(InferContext& ctx) {
   Shape out;
   LOOM_RETURN_IF_ERROR(Window2D(ctx, ctx.input(0).shape, &out));
   const auto k = ctx.node().GetInts("kernel");
-  LOOM_RETURN_IF_ERROR(ConstInput(ctx, 1, DType::kI32, {k[0] * k[1]}, "mult_by_count"));
+  int64_t window = 0;
+  if (!CheckedMul(k[0], k[1], &window)) return ctx.Error("kernel size overflows 64 bits");
+  LOOM_RETURN_IF_ERROR(ConstInput(ctx, 1, DType::kI32, {window}, "mult_by_count"));
   LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "pre_shift"));
   LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "post_shift"));
   LOOM_RETURN_IF_ERROR(CheckClipAttrs(ctx));
@@ -186,7 +193,7 @@ Status QConcat(InferContext& ctx) {
       return ctx.Error("input " + std::to_string(i) + " " + ShapeToString(s) +
                        " differs from input 0 outside the channel axis");
     }
-    out[1] += s[1];
+    if (!CheckedAdd(out[1], s[1], &out[1])) return ctx.Error("channels add up past 64 bits");
   }
   for (size_t i = 0; i < shifts.size(); ++i) {
     if (shifts[i] < -31 || shifts[i] > 31) return ctx.Error("shifts must be in [-31, 31]");

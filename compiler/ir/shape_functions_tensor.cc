@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/ir/shape_functions.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::ir {
 
@@ -152,7 +153,10 @@ Status Concat(InferContext& ctx) {
                          ShapeToString(first.shape) + " outside the axis");
       }
     }
-    out[axis] += s[axis];
+    if (!CheckedAdd(out[axis], s[axis], &out[axis])) {
+      return ctx.Error("the inputs' sizes along axis " + std::to_string(axis) +
+                       " add up past 64 bits");
+    }
   }
   ctx.SetOutput(0, first.dtype, std::move(out));
   return Status::Ok();
@@ -169,7 +173,11 @@ Status Pad(InferContext& ctx) {
   if (pads.size() != 2 * r) return ctx.Error("pads must have 2 * rank entries");
   Shape out(r);
   for (size_t i = 0; i < r; ++i) {
-    out[i] = in[i] + pads[i] + pads[r + i];
+    if (!CheckedAdd(in[i], pads[i], &out[i]) || !CheckedAdd(out[i], pads[r + i], &out[i])) {
+      return ctx.Error("dimension " + std::to_string(i) + " (" + std::to_string(in[i]) +
+                       ") plus pads " + std::to_string(pads[i]) + " and " +
+                       std::to_string(pads[r + i]) + " overflows 64 bits");
+    }
     if (out[i] < 0) return ctx.Error("pads crop dimension " + std::to_string(i) + " below zero");
     if (mode == "reflect" && (pads[i] > in[i] - 1 || pads[r + i] > in[i] - 1)) {
       return ctx.Error("reflect pads must be smaller than the padded dimension");

@@ -1,26 +1,57 @@
 #include "compiler/ir/tensor.h"
 
 #include <cstdio>
+#include <new>
+
+#include "runtime/core/checked_math.h"
 
 namespace loom::ir {
 
-Status Tensor::Create(DType dtype, Shape shape, Tensor* out) {
+Status TensorBytes(DType dtype, const Shape& shape, uint64_t* bytes) {
   if (dtype == DType::kUndefined) return InvalidArgument("tensor needs a dtype");
   int64_t n = 0;
   LOOM_RETURN_IF_ERROR(NumElements(shape, &n));
+  uint64_t b = 0;
+  // NumElements' cap keeps the product far below 2^64; checked all the same.
+  if (!CheckedMul(static_cast<uint64_t>(n), static_cast<uint64_t>(DTypeSize(dtype)), &b)) {
+    b = UINT64_MAX;
+  }
+  if (b > kMaxTensorBytes) {
+    return InvalidArgument("tensor " + TypeToString(dtype, shape) + " needs " + std::to_string(b) +
+                           " bytes, more than the compiler's limit of " +
+                           std::to_string(kMaxTensorBytes) + " bytes (4 GiB) per tensor");
+  }
+  *bytes = b;
+  return Status::Ok();
+}
+
+Status Tensor::Create(DType dtype, Shape shape, Tensor* out) {
+  uint64_t bytes = 0;
+  LOOM_RETURN_IF_ERROR(TensorBytes(dtype, shape, &bytes));
+  size_t size = 0;
+  if (!CheckedCast(bytes, &size)) {
+    return InvalidArgument("tensor " + TypeToString(dtype, shape) + " does not fit in memory");
+  }
+  // Host-side compiler code, where exceptions exist: a request within the limit that the machine
+  // cannot honour still becomes a status, not std::terminate.
+  std::shared_ptr<std::vector<uint8_t>> data;
+  try {
+    data = std::make_shared<std::vector<uint8_t>>(size);
+  } catch (const std::bad_alloc&) {
+    return InvalidArgument("out of memory allocating tensor " + TypeToString(dtype, shape) + " (" +
+                           std::to_string(bytes) + " bytes)");
+  }
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
-  t.data_ = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(n) * DTypeSize(dtype));
+  t.data_ = std::move(data);
   *out = std::move(t);
   return Status::Ok();
 }
 
 Status Tensor::FromBytes(DType dtype, Shape shape, std::vector<uint8_t> bytes, Tensor* out) {
-  if (dtype == DType::kUndefined) return InvalidArgument("tensor needs a dtype");
-  int64_t n = 0;
-  LOOM_RETURN_IF_ERROR(NumElements(shape, &n));
-  const size_t want = static_cast<size_t>(n) * DTypeSize(dtype);
+  uint64_t want = 0;
+  LOOM_RETURN_IF_ERROR(TensorBytes(dtype, shape, &want));
   if (bytes.size() != want) {
     return InvalidArgument("tensor " + TypeToString(dtype, shape) + " needs " +
                            std::to_string(want) + " bytes, got " + std::to_string(bytes.size()));

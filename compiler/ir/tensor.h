@@ -16,11 +16,23 @@
 
 namespace loom::ir {
 
+// The most bytes one tensor the compiler allocates may hold: a constant read from a file, an
+// interpreter result, a calibration sample, a folded constant. 4 GiB is what the accelerator's
+// 32-bit DRAM addresses reach and what a .npy input may hold (kMaxTensorFileBytes); a shape
+// asking for more is an error naming the value, never a bad_alloc or an hour of swapping.
+inline constexpr uint64_t kMaxTensorBytes = uint64_t{4} << 30;
+
+// The byte size of a dtype/shape, checked: the element count (NumElements), the product with the
+// element size, and kMaxTensorBytes. This is the one check every allocation from a shape makes.
+Status TensorBytes(DType dtype, const Shape& shape, uint64_t* bytes);
+
 class Tensor {
  public:
   Tensor() = default;
 
-  // A zero-filled tensor. Fails on an undefined dtype or a shape that is negative or too large.
+  // A zero-filled tensor: the one place the compiler allocates tensor data from a shape. Fails on
+  // an undefined dtype, a negative shape, one over TensorBytes' limits, or when the memory is not
+  // there (bad_alloc is caught here). Callers add which value the tensor is for.
   static Status Create(DType dtype, Shape shape, Tensor* out);
   // Takes `bytes`, which must hold exactly num_elements * DTypeSize(dtype) bytes.
   static Status FromBytes(DType dtype, Shape shape, std::vector<uint8_t> bytes, Tensor* out);

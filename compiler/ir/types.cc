@@ -73,14 +73,17 @@ bool ParseLayout(std::string_view name, Layout* out) {
 }
 
 Status NumElements(const Shape& shape, int64_t* out) {
-  // Cap well below int64 so byte sizes (x8) and index arithmetic cannot overflow either.
+  // Cap well below int64 so byte sizes (x8) and index arithmetic cannot overflow either. Zero
+  // dims count as 1 for the cap: an empty [0, 2^62, 2^62] still has row strides that overflow.
   constexpr int64_t kLimit = int64_t{1} << 40;
-  int64_t n = 1;
+  int64_t n = 1, extent = 1;
   for (int64_t d : shape) {
     if (d < 0) return InvalidArgument("negative dimension in shape " + ShapeToString(shape));
-    if (d != 0 && n > kLimit / d) {
-      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
+    if (d > 1 && extent > kLimit / d) {
+      return InvalidArgument("shape " + ShapeToString(shape) +
+                             " has too many elements (more than 2^40)");
     }
+    if (d > 1) extent *= d;
     n *= d;
   }
   *out = n;

@@ -20,6 +20,10 @@ Status CheckValueType(const Graph& g, ValueId id, const std::string& where) {
   for (int64_t d : v.shape) {
     if (d < 0) return InvalidArgument(where + ": " + V(g, id) + " has a negative dimension");
   }
+  int64_t count = 0;
+  if (Status s = NumElements(v.shape, &count); !s.ok()) {
+    return InvalidArgument(where + ": " + V(g, id) + ": " + s.message());
+  }
   if (v.is_constant()) {
     const Tensor& t = *v.constant;
     if (t.dtype() != v.dtype || t.shape() != v.shape) {

@@ -8,6 +8,7 @@
 
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::package {
@@ -27,21 +28,33 @@ Status MapDType(ir::DType t, DType* out) {
   }
 }
 
-Window WindowOf(const ir::Node& n) {
+// The package's 32-bit window fields; a value that does not fit is an error naming the
+// attribute, never a truncated window the runtime would then run.
+Status WindowOf(const ir::Node& n, Window* w) {
   const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
-  auto at = [](const std::vector<int64_t>& v, size_t i, int64_t d) {
-    return static_cast<uint32_t>(i < v.size() ? v[i] : d);
+  auto at = [](const std::vector<int64_t>& v, const char* attr, size_t i, int64_t d,
+               uint32_t* out) {
+    if (CheckedCast(i < v.size() ? v[i] : d, out)) return Status::Ok();
+    return InvalidArgument(std::string(attr) + "[" + std::to_string(i) + "] = " +
+                           std::to_string(v[i]) + " does not fit the package's 32-bit field");
   };
-  Window w;
-  w.kh = at(k, 0, 1);
-  w.kw = at(k, 1, 1);
-  w.stride_h = at(s, 0, 1);
-  w.stride_w = at(s, 1, 1);
-  w.pad_top = at(p, 0, 0);
-  w.pad_left = at(p, 1, 0);
-  w.pad_bottom = at(p, 2, 0);
-  w.pad_right = at(p, 3, 0);
-  return w;
+  LOOM_RETURN_IF_ERROR(at(k, "kernel", 0, 1, &w->kh));
+  LOOM_RETURN_IF_ERROR(at(k, "kernel", 1, 1, &w->kw));
+  LOOM_RETURN_IF_ERROR(at(s, "strides", 0, 1, &w->stride_h));
+  LOOM_RETURN_IF_ERROR(at(s, "strides", 1, 1, &w->stride_w));
+  LOOM_RETURN_IF_ERROR(at(p, "pads", 0, 0, &w->pad_top));
+  LOOM_RETURN_IF_ERROR(at(p, "pads", 1, 0, &w->pad_left));
+  LOOM_RETURN_IF_ERROR(at(p, "pads", 2, 0, &w->pad_bottom));
+  LOOM_RETURN_IF_ERROR(at(p, "pads", 3, 0, &w->pad_right));
+  return Status::Ok();
+}
+
+// The accelerator addresses DRAM in 32-bit element indices: a tensor placed beyond that is an
+// error, not an address that wraps onto another tensor.
+Status ElemAddr(uint64_t byte_offset, uint64_t elem_bytes, const std::string& what, uint32_t* out) {
+  if (CheckedCast(byte_offset / elem_bytes, out)) return Status::Ok();
+  return InvalidArgument(what + " at byte " + std::to_string(byte_offset) +
+                         " is beyond the accelerator's 32-bit element addresses");
 }
 
 tensorize::Window2d Geometry(const Window& w) {
@@ -179,7 +192,14 @@ Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
     return Status::Ok();
   }
   std::vector<uint32_t> shape;
-  for (int64_t d : val.shape) shape.push_back(static_cast<uint32_t>(d));
+  for (int64_t d : val.shape) {
+    shape.emplace_back();
+    if (!CheckedCast(d, &shape.back())) {
+      return InvalidArgument(Where(n) + ": constant " + val.name() + " " +
+                             ir::ShapeToString(val.shape) +
+                             " has a dimension beyond the package's 32 bits");
+    }
+  }
   const float scale = val.quant && !val.quant->scales.empty() ? val.quant->scales[0] : 1.0f;
   if (conv && i == 1) {
     if (val.dtype != ir::DType::kI8 || shape.size() != 4) {
@@ -324,13 +344,18 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   for (ir::ValueId v : n.outputs) op->outputs.push_back(v == ir::kNoValue ? -1 : arena_.at(v));
   if (n.op == "q.conv2d") {
     Conv2dParams p;
-    p.window = WindowOf(n);
+    LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
     p.depthwise = n.GetInt("depthwise", 0) != 0;
     p.requant = RequantOf(n);
     const auto& x = T(op->inputs[0]).shape;
     const auto& y = T(op->outputs[0]).shape;
-    op->macs = uint64_t{y[0]} * y[1] * y[2] * y[3] * p.window.kh * p.window.kw *
-               (p.depthwise ? 1 : x[1]);
+    // Saturating: a report figure, and the dims alone may multiply past 64 bits.
+    op->macs = 1;
+    for (uint64_t f :
+         {uint64_t{y[0]}, uint64_t{y[1]}, uint64_t{y[2]}, uint64_t{y[3]}, uint64_t{p.window.kh},
+          uint64_t{p.window.kw}, uint64_t{p.depthwise ? 1 : x[1]}}) {
+      if (!CheckedMul(op->macs, f, &op->macs)) op->macs = UINT64_MAX;
+    }
     op->params = p;
     while (op->inputs.size() < 4) op->inputs.push_back(-1);
   } else if (n.op == "q.add") {
@@ -342,10 +367,12 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
     op->params = p;
   } else if (n.op == "q.max_pool") {
-    op->params = MaxPoolParams{WindowOf(n)};
+    MaxPoolParams p;
+    LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
+    op->params = p;
   } else if (n.op == "q.avg_pool") {
     AvgPoolParams p;
-    p.window = WindowOf(n);
+    LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
     p.count_include_pad = n.GetInt("count_include_pad", 0) != 0;
     p.requant = RequantOf(n);
     op->params = p;
@@ -410,13 +437,18 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     l.post_shift = p.requant.post_shift;
     l.clip_lo = p.requant.clip_lo;
     l.clip_hi = p.requant.clip_hi;
-    l.input = static_cast<uint32_t>(x.offset / c_.inp_elem_bytes());
-    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
     const int32_t weights = p.depthwise ? diag_.at(n.inputs[1]) : op.inputs[1];
     allow(weights);
-    l.weights = static_cast<uint32_t>(T(weights).offset / c_.wgt_elem_bytes());
-    if (l.has_bias) l.bias = static_cast<uint32_t>(T(op.inputs[2]).offset / c_.acc_elem_bytes());
-    l.mult = static_cast<uint32_t>(T(op.inputs[3]).offset / c_.acc_elem_bytes());
+    LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.input));
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(
+        ElemAddr(T(weights).offset, c_.wgt_elem_bytes(), Where(n) + ": weights", &l.weights));
+    if (l.has_bias) {
+      LOOM_RETURN_IF_ERROR(
+          ElemAddr(T(op.inputs[2]).offset, c_.acc_elem_bytes(), Where(n) + ": bias", &l.bias));
+    }
+    LOOM_RETURN_IF_ERROR(
+        ElemAddr(T(op.inputs[3]).offset, c_.acc_elem_bytes(), Where(n) + ": multipliers", &l.mult));
     tensorize::TilingChoice choice;
     if (p.depthwise) {
       LOOM_RETURN_IF_ERROR(tensorize::ChooseConv2dTiling(c_, tensorize::DepthwiseBlockLayer(l), &choice));
@@ -440,16 +472,17 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     allow(Identity());
     tensorize::AddLayer l;
     l.name = op.name;
-    l.elems = static_cast<uint32_t>(y.size / c_.inp_elem_bytes());
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.size, c_.inp_elem_bytes(), Where(n) + ": size", &l.elems));
     l.mult_a = p.mult_a;
     l.mult_b = p.mult_b;
     l.shift = p.shift;
     l.clip_lo = p.clip_lo;
     l.clip_hi = p.clip_hi;
-    l.a = static_cast<uint32_t>(a.offset / c_.inp_elem_bytes());
-    l.b = static_cast<uint32_t>(b.offset / c_.inp_elem_bytes());
-    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
-    l.identity = static_cast<uint32_t>(T(identity_).offset / c_.wgt_elem_bytes());
+    LOOM_RETURN_IF_ERROR(ElemAddr(a.offset, c_.inp_elem_bytes(), Where(n) + ": input 0", &l.a));
+    LOOM_RETURN_IF_ERROR(ElemAddr(b.offset, c_.inp_elem_bytes(), Where(n) + ": input 1", &l.b));
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(ElemAddr(T(identity_).offset, c_.wgt_elem_bytes(),
+                                  Where(n) + ": identity weights", &l.identity));
     LOOM_RETURN_IF_ERROR(tensorize::EmitAdd(c_, l, code));
     layer->tiling = "elementwise";
   } else if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
@@ -475,9 +508,10 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
       l.clip_lo = rq.clip_lo;
       l.clip_hi = rq.clip_hi;
     }
-    l.input = static_cast<uint32_t>(x.offset / c_.inp_elem_bytes());
-    l.output = static_cast<uint32_t>(y.offset / c_.out_elem_bytes());
-    l.identity = static_cast<uint32_t>(T(Identity()).offset / c_.wgt_elem_bytes());
+    LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.input));
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(ElemAddr(T(Identity()).offset, c_.wgt_elem_bytes(),
+                                  Where(n) + ": identity weights", &l.identity));
     allow(Identity());
     LOOM_RETURN_IF_ERROR(tensorize::EmitPool(c_, l, code));
     layer->tiling = "rows";
@@ -562,10 +596,16 @@ Status Lowerer::BuildSegments() {
       layer.macs = op.macs;
       if (accel) {
         // The barrier before a layer belongs to it, so the layers' ranges tile the program.
-        op.insn_begin = static_cast<uint32_t>(code.insns.size());
+        if (!CheckedCast(code.insns.size(), &op.insn_begin)) {
+          return InvalidArgument(Where(n) + ": segment " + seg.name +
+                                 " has more instructions than a package's 32-bit index reaches");
+        }
         if (!code.insns.empty()) tensorize::EmitLayerBarrier(&code);
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
-        op.insn_end = static_cast<uint32_t>(code.insns.size());
+        if (!CheckedCast(code.insns.size(), &op.insn_end)) {
+          return InvalidArgument(Where(n) + ": segment " + seg.name +
+                                 " has more instructions than a package's 32-bit index reaches");
+        }
         if (o_.progress) o_.progress(++done, accel_layers, layer.name);
       }
       seg.macs += op.macs;

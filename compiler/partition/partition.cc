@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "compiler/ir/op_registry.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::partition {
 namespace {
@@ -13,10 +15,30 @@ namespace {
 using Predicate = bool (*)(const ir::Graph& g, const ir::Node& n, const HwConfig& c,
                            std::string* why_not);
 
-tensorize::Window2d WindowOf(const ir::Node& n) {
+// The node's window in the tensorizer's 32-bit fields; false (the node stays on the CPU) when a
+// value does not fit, rather than a truncated stride or pad the accelerator would then run.
+bool WindowOf(const ir::Node& n, tensorize::Window2d* w, std::string* why) {
   const auto k = n.GetInts("kernel"), s = n.GetInts("strides"), p = n.GetInts("pads");
-  auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-  return {u(k[0]), u(k[1]), u(s[0]), u(s[1]), u(p[0]), u(p[1]), u(p[2]), u(p[3])};
+  if (k.size() == 2 && s.size() == 2 && p.size() == 4 && CheckedCast(k[0], &w->kh) &&
+      CheckedCast(k[1], &w->kw) && CheckedCast(s[0], &w->stride_h) &&
+      CheckedCast(s[1], &w->stride_w) && CheckedCast(p[0], &w->pad_top) &&
+      CheckedCast(p[1], &w->pad_left) && CheckedCast(p[2], &w->pad_bottom) &&
+      CheckedCast(p[3], &w->pad_right)) {
+    return true;
+  }
+  *why = "window attributes beyond the accelerator's 32-bit fields";
+  return false;
+}
+
+// a * b, or INT64_MAX when that overflows: MAC counts are for reports, and a saturated count
+// still orders layers correctly.
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return CheckedMul(a, b, &r) ? r : std::numeric_limits<int64_t>::max();
+}
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return CheckedAdd(a, b, &r) ? r : std::numeric_limits<int64_t>::max();
 }
 
 // The logical NCHW shape of a node's input as four 32-bit dims; false if it is not 4-D or too big.
@@ -38,8 +60,9 @@ bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::s
     *why = "not a 4-D activation";
     return false;
   }
-  tensorize::Conv2dLayer l =
-      tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], WindowOf(n));
+  tensorize::Window2d w;
+  if (!WindowOf(n, &w, why)) return false;
+  tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], w);
   if (n.GetInt("depthwise", 0) != 0) l = tensorize::DepthwiseBlockLayer(l);
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
@@ -94,8 +117,9 @@ bool MaxPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std
     *why = "not a 4-D activation";
     return false;
   }
-  const tensorize::PoolLayer l =
-      tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  tensorize::Window2d w;
+  if (!WindowOf(n, &w, why)) return false;
+  const tensorize::PoolLayer l = tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], w);
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;
@@ -116,7 +140,9 @@ bool AvgPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std
     *why = "not a 4-D activation with constant multipliers";
     return false;
   }
-  tensorize::PoolLayer l = tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], WindowOf(n));
+  tensorize::Window2d w;
+  if (!WindowOf(n, &w, why)) return false;
+  tensorize::PoolLayer l = tensorize::PoolGeometry(c, n.name, x[0], x[1], x[2], x[3], w);
   const int64_t count = int64_t{l.kh} * l.kw;
   if (mults.constant->num_elements() < count) {
     *why = "mult_by_count shorter than the window";
@@ -160,18 +186,18 @@ int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
     // Conv may be 1-D or 3-D).
     const ir::Shape& w = g.value(n.input(1)).shape;
     int64_t per_output = 1;
-    for (size_t d = 1; d < w.size(); ++d) per_output *= w[d];
-    return out * per_output;
+    for (size_t d = 1; d < w.size(); ++d) per_output = SaturatingMul(per_output, w[d]);
+    return SaturatingMul(out, per_output);
   }
   if (n.op == "Gemm" || n.op == "MatMul") {
     const ir::Shape& a = g.value(n.input(0)).shape;
     if (a.empty()) return 0;
     const bool trans_a = n.op == "Gemm" && n.GetInt("transA", 0) != 0;
-    return out * (trans_a ? a.front() : a.back());
+    return SaturatingMul(out, trans_a ? a.front() : a.back());
   }
   if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
     const auto k = n.GetInts("kernel");
-    return out * k[0] * k[1];
+    return k.size() == 2 ? SaturatingMul(SaturatingMul(out, k[0]), k[1]) : 0;
   }
   if (n.op == "q.add" || n.op == "Add" || n.op == "Mul" || n.op == "Sub") return out;
   return 0;
@@ -200,10 +226,10 @@ Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* rep
     }
     n->SetAttr(ir::kTargetAttr, ir::Attribute::String(p.target));
     ++report->total_nodes;
-    report->total_macs += p.macs;
+    report->total_macs = SaturatingAdd(report->total_macs, p.macs);
     if (p.target == "accel") {
       ++report->accel_nodes;
-      report->accel_macs += p.macs;
+      report->accel_macs = SaturatingAdd(report->accel_macs, p.macs);
     }
     report->nodes.push_back(std::move(p));
   }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "compiler/interp/interpreter.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/io/npy.h"
 
 namespace loom::quantize {
@@ -140,13 +141,16 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
                              std::to_string(samples));
     }
     samples = s;
-    const size_t bytes = static_cast<size_t>(ir::NumElementsUnchecked(v.shape)) * 4;
     std::vector<ir::Tensor> tensors;
     for (int64_t i = 0; i < s; ++i) {
-      std::vector<uint8_t> chunk(a.bytes.begin() + static_cast<int64_t>(bytes) * i,
-                                 a.bytes.begin() + static_cast<int64_t>(bytes) * (i + 1));
       ir::Tensor t;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::FromBytes(ir::DType::kF32, v.shape, std::move(chunk), &t));
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(ir::DType::kF32, v.shape, &t)
+                               .WithContext(path + ": sample of input '" + v.name() + "'"));
+      // The file holds s samples of exactly this size (checked above), so the copy stays inside.
+      if (t.byte_size()) {
+        std::memcpy(t.mutable_bytes(), a.bytes.data() + t.byte_size() * static_cast<size_t>(i),
+                    t.byte_size());
+      }
       tensors.push_back(std::move(t));
     }
     per_input.push_back(std::move(tensors));
@@ -161,6 +165,24 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
 
 Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::vector<Sample>* out) {
   out->clear();
+  // The whole set is held at once, so it gets the per-tensor limit as a whole: `count` samples of
+  // a large input must not add up to more memory than one tensor may take.
+  uint64_t total = 0;
+  for (ir::ValueId id : g.inputs()) {
+    const ir::Value& v = g.value(id);
+    uint64_t bytes = 0;
+    LOOM_RETURN_IF_ERROR(
+        ir::TensorBytes(v.dtype, v.shape, &bytes)
+            .WithContext("random calibration sample of model input '" + v.name() + "'"));
+    if (!CheckedAdd(total, bytes, &total)) total = UINT64_MAX;
+  }
+  if (count > 0 &&
+      (!CheckedMul(total, static_cast<uint64_t>(count), &total) || total > ir::kMaxTensorBytes)) {
+    return InvalidArgument("random calibration: " + std::to_string(count) +
+                           " samples of the model's inputs need more than the " +
+                           std::to_string(ir::kMaxTensorBytes) +
+                           " bytes allowed for them; use fewer samples or give --calibration");
+  }
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (int i = 0; i < count; ++i) {
@@ -172,7 +194,9 @@ Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::v
                                "; random calibration needs f32 inputs (give --calibration)");
       }
       ir::Tensor t;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(ir::DType::kF32, v.shape, &t));
+      LOOM_RETURN_IF_ERROR(
+          ir::Tensor::Create(ir::DType::kF32, v.shape, &t)
+              .WithContext("random calibration sample of model input '" + v.name() + "'"));
       float* p = t.mutable_data<float>();
       for (int64_t k = 0; k < t.num_elements(); ++k) p[k] = normal(rng);
       s.push_back(std::move(t));

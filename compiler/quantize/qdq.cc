@@ -52,7 +52,8 @@ Status ImportPrequantized(ir::Graph& g, std::vector<std::string>* warnings) {
       const int64_t axis = n->GetInt("axis", 1);
       const ir::Shape shape = x.shape;
       ir::Tensor f;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(DType::kF32, shape, &f));
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(DType::kF32, shape, &f)
+                               .WithContext(ir::NodeLabel(g, *n) + ": float weights"));
       const int8_t* q = x.constant->data<int8_t>();
       float* out = f.mutable_data<float>();
       int64_t inner = 1;

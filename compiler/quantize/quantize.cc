@@ -10,6 +10,7 @@
 
 #include "compiler/ir/op_registry.h"
 #include "compiler/quantize/requant.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::quantize {
 namespace {
@@ -404,31 +405,43 @@ Status Rewriter::RewriteAdd(Node& n, bool* done) {
 
 // --- pooling ---
 
+// The most window elements an int8 pooling layer takes: q.avg_pool carries one multiplier per
+// possible divisor (kh * kw of them), and its int32 sums hold 128 * kh * kw. A larger window stays
+// a float op on the CPU.
+constexpr int64_t kMaxPoolWindow = int64_t{1} << 20;
+
 bool WindowFits(const std::vector<int64_t>& k, const std::vector<int64_t>& pads) {
-  return k.size() == 2 && pads.size() == 4 && pads[0] < k[0] && pads[2] < k[0] &&
-         pads[1] < k[1] && pads[3] < k[1];
+  int64_t window = 0;
+  return k.size() == 2 && pads.size() == 4 && pads[0] < k[0] && pads[2] < k[0] && pads[1] < k[1] &&
+         pads[3] < k[1] && CheckedMul(k[0], k[1], &window) && window <= kMaxPoolWindow;
 }
 
 // ceil_mode as extra bottom/right padding: the output size (from shape inference) needs the last
 // window to end at (out - 1) * stride + kernel. Padded positions never take part in a max, so
-// this is exact; a window still always starts inside the input or its begin padding.
-std::vector<int64_t> CeilModePads(const ir::Shape& x, const ir::Shape& y,
-                                  const std::vector<int64_t>& k,
-                                  const std::vector<int64_t>& strides, std::vector<int64_t> pads) {
+// this is exact; a window still always starts inside the input or its begin padding. False when
+// that end does not fit 64 bits (the pool then stays a float op).
+bool CeilModePads(const ir::Shape& x, const ir::Shape& y, const std::vector<int64_t>& k,
+                  const std::vector<int64_t>& strides, std::vector<int64_t>* pads) {
+  auto& p = *pads;
   for (size_t i = 0; i < 2 && x.size() == 4 && y.size() == 4 && strides.size() == 2; ++i) {
-    const int64_t need = (y[2 + i] - 1) * strides[i] + k[i] - (x[2 + i] + pads[i] + pads[i + 2]);
-    if (need > 0) pads[i + 2] += need;
+    int64_t end = 0, have = 0;
+    if (!CheckedMul(y[2 + i] - 1, strides[i], &end) || !CheckedAdd(end, k[i], &end) ||
+        !CheckedAdd(x[2 + i], p[i], &have) || !CheckedAdd(have, p[i + 2], &have)) {
+      return false;
+    }
+    if (end > have) p[i + 2] += end - have;
   }
-  return pads;
+  return true;
 }
 
 Status Rewriter::RewriteMaxPool(Node& n, bool* done) {
   const ValueId x = n.input(0);
   const auto k = n.GetInts("kernel_shape");
   auto pads = n.GetInts("pads");
-  if (k.size() == 2 && pads.size() == 4 && n.GetInt("ceil_mode", 0) != 0 && !n.outputs.empty()) {
-    pads = CeilModePads(g_.value(x).shape, g_.value(n.outputs[0]).shape, k, n.GetInts("strides"),
-                        pads);
+  if (k.size() == 2 && pads.size() == 4 && n.GetInt("ceil_mode", 0) != 0 && !n.outputs.empty() &&
+      !CeilModePads(g_.value(x).shape, g_.value(n.outputs[0]).shape, k, n.GetInts("strides"),
+                    &pads)) {
+    return Status::Ok();
   }
   if (!IsActivation(x) || n.outputs.size() != 1 || !WindowFits(k, pads)) {
     return Status::Ok();
@@ -509,6 +522,7 @@ Status Rewriter::RewriteGlobalAveragePool(Node& n, bool* done) {
   const ValueId x = n.input(0);
   if (!IsActivation(x)) return Status::Ok();
   const Shape xs = g_.value(x).shape;  // a copy: the values below grow the graph's value list
+  if (xs.size() != 4 || !WindowFits({xs[2], xs[3]}, {0, 0, 0, 0})) return Status::Ok();
   const ValueId xq = Int8Of(x, &n);
   bool given = false;
   const ValueId f_out = n.outputs[0];

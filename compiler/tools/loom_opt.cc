@@ -7,9 +7,7 @@
 //   loom-opt --split-input-file cases.loomir -p fusion   (chunks separated by "// -----")
 //   loom-opt --list-passes
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include "compiler/frontend/onnx_import.h"
@@ -17,6 +15,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/pipeline/compile.h"
+#include "runtime/io/file.h"
 
 namespace {
 
@@ -40,6 +39,22 @@ Status ParseInputShape(const std::string& spec, loom::frontend::ImportOptions* o
     dims.push_back(d);
   }
   options->input_shapes[spec.substr(0, eq)] = dims;
+  return Status::Ok();
+}
+
+// Textual IR from stdin, with the same limit as an IR file (stdin may be endless).
+Status ReadStdin(std::string* text) {
+  text->clear();
+  char buf[1 << 16];
+  while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+    text->append(buf, static_cast<size_t>(std::cin.gcount()));
+    if (text->size() > loom::kMaxTextFileBytes) {
+      return loom::InvalidArgument("IR text on stdin is larger than the " +
+                                   std::to_string(loom::kMaxTextFileBytes) +
+                                   " bytes accepted for it");
+    }
+  }
+  if (std::cin.bad()) return loom::DataLoss("IR text on stdin: read error");
   return Status::Ok();
 }
 
@@ -93,18 +108,16 @@ int main(int argc, char** argv) {
     std::cerr << "loom-opt: no input (see --help)\n";
     return 2;
   }
-  std::string text;
-  if (input == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) {
-      std::cerr << "loom-opt: cannot open " << input << "\n";
-      return 2;
-    }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
   const bool is_onnx = input.size() > 5 && input.substr(input.size() - 5) == ".onnx";
+  std::string text;
+  const Status read = input == "-" ? ReadStdin(&text)
+                      : is_onnx
+                          ? loom::ReadFileText(input, "ONNX model", loom::kMaxModelFileBytes, &text)
+                          : loom::ReadFileText(input, "IR text", loom::kMaxTextFileBytes, &text);
+  if (!read.ok()) {
+    std::cerr << "loom-opt: " << read.ToString() << "\n";
+    return 2;
+  }
 
   loom::frontend::ImportOptions import;
   for (const std::string& spec : input_shapes) {

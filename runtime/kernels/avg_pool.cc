@@ -16,36 +16,31 @@ Status AvgPool(const PoolParams& p, const TensorView& x, const TensorView& y) {
   for (int i = 0; i < s; ++i) {
     if (p.dilations[i] != 1) return InvalidArgument("avg-pool: dilations are not supported");
   }
-  int64_t in_size = 1, k_size = 1;
-  for (int i = 0; i < s; ++i) {
-    in_size *= x.shape[2 + i];
-    k_size *= p.kernel[i];
-  }
+  int64_t in_size = 1;
+  for (int i = 0; i < s; ++i) in_size *= x.shape[2 + i];
   const float* xd = x.As<const float>();
   float* yd = y.As<float>();
   internal::ForEachPoolOutput(p, y, [&](int64_t plane, int64_t yi, const int64_t* oidx) {
     float sum = 0.0f;
-    int64_t count = 0;
-    int64_t kidx[kMaxSpatial];
-    for (int64_t k = 0; k < k_size; ++k) {
-      int64_t rk = k;
-      for (int i = s - 1; i >= 0; --i) {
-        kidx[i] = rk % p.kernel[i];
-        rk /= p.kernel[i];
-      }
+    int64_t inside = 0;
+    internal::ForEachInsideTap(p, x, oidx, [&](const int64_t* pos) {
       int64_t off = 0;
-      bool inside = true, in_padded = true;
+      for (int i = 0; i < s; ++i) off = off * x.shape[2 + i] + pos[i];
+      sum += xd[plane * in_size + off];
+      ++inside;
+    });
+    // With padding counted, the divisor is the window cells within [-pads_begin, input +
+    // pads_end) per dim, a product computed rather than counted: a huge kernel costs nothing and
+    // the double holds any such product (exactly below 2^53, the only counts a float divisor
+    // tells apart anyway).
+    double count = static_cast<double>(inside);
+    if (p.count_include_pad) {
+      count = 1.0;
       for (int i = 0; i < s; ++i) {
-        const int64_t pos = oidx[i] * p.strides[i] - p.pads_begin[i] + kidx[i];
-        inside = inside && pos >= 0 && pos < x.shape[2 + i];
-        in_padded = in_padded && pos >= -p.pads_begin[i] && pos < x.shape[2 + i] + p.pads_end[i];
-        off = off * x.shape[2 + i] + pos;
-      }
-      if (inside) {
-        sum += xd[plane * in_size + off];
-        ++count;
-      } else if (p.count_include_pad && in_padded) {
-        ++count;
+        // Taps k with start + k < input + pads_end, where start = o * stride - pads_begin.
+        int64_t cells = x.shape[2 + i] + p.pads_end[i] + p.pads_begin[i] - oidx[i] * p.strides[i];
+        if (cells > p.kernel[i]) cells = p.kernel[i];
+        count *= static_cast<double>(cells < 0 ? 0 : cells);
       }
     }
     yd[yi] = count > 0 ? sum / static_cast<float>(count) : 0.0f;

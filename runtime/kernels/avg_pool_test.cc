@@ -50,5 +50,22 @@ TEST(AvgPool, ThreeD) {
   EXPECT_FALSE(AvgPool(p, x.view(), y.view()).ok());
 }
 
+TEST(AvgPool, HugeKernelCountsWithoutWalking) {
+  // 2^31 x 2^31 window, 4 cells inside; with padding counted every cell within the pads is a
+  // divisor cell: 2^31 x 2^31 = 2^62 of them.
+  Buf<float> x({1, 1, 2, 2}, {1, 4, 2, 3});
+  PoolParams p;
+  p.kernel[0] = p.kernel[1] = int64_t{1} << 31;
+  p.strides[0] = p.strides[1] = 4;
+  p.pads_begin[0] = p.pads_begin[1] = 1;
+  p.pads_end[0] = p.pads_end[1] = int64_t{1} << 31;
+  Buf<float> y({1, 1, 1, 1});
+  ASSERT_TRUE(AvgPool(p, x.view(), y.view()).ok());
+  EXPECT_EQ(y.data[0], 2.5f);
+  p.count_include_pad = true;
+  ASSERT_TRUE(AvgPool(p, x.view(), y.view()).ok());
+  EXPECT_EQ(y.data[0], 10.0f / 4611686018427387904.0f);
+}
+
 }  // namespace
 }  // namespace loom::kernels

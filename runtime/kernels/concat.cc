@@ -2,6 +2,7 @@
 // contributes one contiguous chunk of axis_dim * inner elements per outer index.
 #include <cstring>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/kernels.h"
 
 namespace loom::kernels {
@@ -20,9 +21,13 @@ Status Concat(const TensorView* const* inputs, int count, int axis, const Tensor
         return InvalidArgument("concat: inputs differ from y outside the concat axis");
       }
     }
-    total += in.shape[axis];
+    if (!CheckedAdd(total, in.shape[axis], &total)) {
+      return InvalidArgument("concat: axis dims add up past 64 bits");
+    }
   }
   if (total != y.shape[axis]) return InvalidArgument("concat: axis dims do not add up to y's");
+  // Nothing to copy; the outer loop below could otherwise spin over an empty tensor's other dims.
+  if (y.NumElements() == 0) return Status::Ok();
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= y.shape[i];
   for (int i = axis + 1; i < y.rank; ++i) inner *= y.shape[i];

@@ -27,5 +27,16 @@ TEST(Concat, Axis1And0) {
   EXPECT_FALSE(Concat(rows, 2, 1, y0.view()).ok());
 }
 
+TEST(Concat, AxisSizesThatWrapAreRefused) {
+  // Shapes only (no elements): the axis sizes must add up to y's without wrapping.
+  TensorView a, y;
+  const int64_t in[2] = {0, INT64_MAX};
+  const int64_t out[2] = {0, INT64_MAX - 2};
+  ASSERT_TRUE(MakeView(DType::kF32, nullptr, in, 2, &a).ok());
+  ASSERT_TRUE(MakeView(DType::kF32, nullptr, out, 2, &y).ok());
+  const TensorView* inputs[3] = {&a, &a, &a};  // 3 * INT64_MAX wraps to INT64_MAX - 2
+  EXPECT_FALSE(Concat(inputs, 3, 1, y).ok());
+}
+
 }  // namespace
 }  // namespace loom::kernels

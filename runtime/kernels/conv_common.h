@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/kernels.h"
 
 namespace loom::kernels::internal {
@@ -22,7 +23,8 @@ inline Status CheckConvShapes(const ConvParams& p, const TensorView& x, const Te
   }
   if (p.group < 1) return InvalidArgument("conv: group must be >= 1");
   const int64_t c = x.shape[1], m = w.shape[0];
-  if (c % p.group != 0 || m % p.group != 0 || w.shape[1] * p.group != c) {
+  int64_t wc = 0;
+  if (c % p.group != 0 || m % p.group != 0 || !CheckedMul(w.shape[1], p.group, &wc) || wc != c) {
     return InvalidArgument("conv: " + std::to_string(c) + " input channels, " + std::to_string(m) +
                            " filters of " + std::to_string(w.shape[1]) +
                            " channels do not fit group " + std::to_string(p.group));
@@ -34,8 +36,17 @@ inline Status CheckConvShapes(const ConvParams& p, const TensorView& x, const Te
     if (p.strides[i] < 1 || p.dilations[i] < 1) {
       return InvalidArgument("conv: strides and dilations must be >= 1");
     }
-    const int64_t span = p.dilations[i] * (w.shape[2 + i] - 1) + 1;
-    const int64_t room = x.shape[2 + i] + p.pads_begin[i] + p.pads_end[i] - span;
+    if (p.pads_begin[i] < 0 || p.pads_end[i] < 0) return InvalidArgument("conv: pads must be >= 0");
+    // Checked here, so every position ConvLoop forms lies in [-pads_begin, input + pads_end).
+    int64_t span = 0, padded = 0;
+    if (w.shape[2 + i] < 1 || !CheckedMul(p.dilations[i], w.shape[2 + i] - 1, &span) ||
+        !CheckedAdd(span, int64_t{1}, &span) ||
+        !CheckedAdd(x.shape[2 + i], p.pads_begin[i], &padded) ||
+        !CheckedAdd(padded, p.pads_end[i], &padded)) {
+      return InvalidArgument("conv: spatial dim " + std::to_string(i) +
+                             ": kernel, dilation or pads out of range (past 64 bits)");
+    }
+    const int64_t room = padded - span;
     const int64_t out = room < 0 ? 0 : room / p.strides[i] + 1;
     if (out != y.shape[2 + i] || out == 0) {
       return InvalidArgument("conv: output spatial dim " + std::to_string(i) + " is " +
@@ -61,6 +72,9 @@ void ConvLoop(const ConvParams& p, const TensorView& x, const TensorView& w, con
     k_size *= w.shape[2 + i];
     out_size *= y.shape[2 + i];
   }
+  // An empty output has nothing to compute, and no input channels nothing to sum: skip the loops,
+  // whose other extents (kernel taps of empty weights) need not be bounded by any buffer.
+  if (batch * m * out_size == 0) return;
   int64_t oidx[kMaxSpatial], kidx[kMaxSpatial];
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t oc = 0; oc < m; ++oc) {
@@ -75,7 +89,7 @@ void ConvLoop(const ConvParams& p, const TensorView& x, const TensorView& w, con
           r /= y.shape[2 + i];
         }
         Acc acc = Acc(0);
-        for (int64_t k = 0; k < k_size; ++k) {
+        for (int64_t k = 0; cg > 0 && k < k_size; ++k) {
           int64_t rk = k;
           for (int i = s - 1; i >= 0; --i) {
             kidx[i] = rk % w.shape[2 + i];
@@ -87,7 +101,7 @@ void ConvLoop(const ConvParams& p, const TensorView& x, const TensorView& w, con
           for (int i = 0; i < s && inside; ++i) {
             const int64_t pos = oidx[i] * p.strides[i] - p.pads_begin[i] + kidx[i] * p.dilations[i];
             inside = pos >= 0 && pos < x.shape[2 + i];
-            off = off * x.shape[2 + i] + pos;
+            if (inside) off = off * x.shape[2 + i] + pos;
           }
           if (!inside) continue;
           for (int64_t ic = 0; ic < cg; ++ic) {

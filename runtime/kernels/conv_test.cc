@@ -140,5 +140,34 @@ TEST(Conv, RejectsInconsistentShapes) {
   EXPECT_NE(s.message().find("geometry gives 3"), std::string::npos) << s.message();
 }
 
+TEST(Conv, RefusesGeometryPast64Bits) {
+  Buf<float> x({1, 1, 4, 4}), w({1, 1, 3, 3}), y({1, 1, 2, 2});
+  ConvParams p;
+  p.dilations[0] = int64_t{1} << 62;  // dilation * (kernel - 1) = 2^63
+  Status s = Conv(p, x.view(), w.view(), nullptr, y.view());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("past 64 bits"), std::string::npos) << s.message();
+  ConvParams q;
+  q.pads_begin[1] = INT64_MAX;  // input + pads wraps
+  s = Conv(q, x.view(), w.view(), nullptr, y.view());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  ConvParams g;
+  g.group = (int64_t{1} << 62) + 1;  // times the weights' channels wraps
+  EXPECT_FALSE(Conv(g, x.view(), w.view(), nullptr, y.view()).ok());
+}
+
+TEST(Conv, HugeDilationAndPadsThatFit) {
+  // Kernel 2 with dilation 2^40 over pads of 2^40 each side of a 1x1 input: each output sees the
+  // single input cell through exactly one tap; positions stay inside int64 throughout.
+  const int64_t big = int64_t{1} << 40;
+  Buf<float> x({1, 1, 1, 1}, {3.0f}), w({1, 1, 2, 1}, {5.0f, 7.0f}), y({1, 1, 2, 1});
+  ConvParams p;
+  p.dilations[0] = big;
+  p.pads_begin[0] = p.pads_end[0] = big;
+  p.strides[0] = big;
+  ASSERT_TRUE(Conv(p, x.view(), w.view(), nullptr, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<float>{21.0f, 15.0f}));
+}
+
 }  // namespace
 }  // namespace loom::kernels

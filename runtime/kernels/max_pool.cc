@@ -11,40 +11,27 @@ namespace {
 template <typename T>
 void Run(const PoolParams& p, const TensorView& x, const TensorView& y, int64_t* indices) {
   const int s = p.spatial;
-  int64_t in_size = 1, k_size = 1;
-  for (int i = 0; i < s; ++i) {
-    in_size *= x.shape[2 + i];
-    k_size *= p.kernel[i];
-  }
+  int64_t in_size = 1;
+  for (int i = 0; i < s; ++i) in_size *= x.shape[2 + i];
   const T* xd = x.As<const T>();
   T* yd = y.As<T>();
   internal::ForEachPoolOutput(p, y, [&](int64_t plane, int64_t yi, const int64_t* oidx) {
     T best = std::numeric_limits<T>::lowest();
     int64_t best_index = -1;
-    int64_t kidx[kMaxSpatial];
-    for (int64_t k = 0; k < k_size; ++k) {
-      int64_t rk = k;
-      for (int i = s - 1; i >= 0; --i) {
-        kidx[i] = rk % p.kernel[i];
-        rk /= p.kernel[i];
-      }
+    internal::ForEachInsideTap(p, x, oidx, [&](const int64_t* pos) {
       int64_t row_major = 0, col_major = 0, col_stride = 1;
-      bool inside = true;
-      for (int i = 0; i < s && inside; ++i) {
-        const int64_t pos = oidx[i] * p.strides[i] - p.pads_begin[i] + kidx[i] * p.dilations[i];
-        inside = pos >= 0 && pos < x.shape[2 + i];
-        row_major = row_major * x.shape[2 + i] + pos;
-        col_major += pos * col_stride;
+      for (int i = 0; i < s; ++i) {
+        row_major = row_major * x.shape[2 + i] + pos[i];
+        col_major += pos[i] * col_stride;
         col_stride *= x.shape[2 + i];
       }
-      if (!inside) continue;
       const T v = xd[plane * in_size + row_major];
       // Strictly greater: the first maximum in window order wins, as in onnxruntime.
       if (best_index < 0 || v > best) {
         best = v;
         best_index = plane * in_size + (p.storage_order == 0 ? row_major : col_major);
       }
-    }
+    });
     yd[yi] = best;
     if (indices != nullptr) indices[yi] = best_index;
   });

@@ -72,5 +72,34 @@ TEST(MaxPool, IndicesBothStorageOrders) {
   EXPECT_EQ(idx2.data, (std::vector<int64_t>{6, 16, 8, 18}));
 }
 
+TEST(MaxPool, HugeKernelWalksOnlyTheInput) {
+  // A 2^31 x 2^31 window over a 2x2 input: 2^62 taps, 4 of them inside. Walking them all would
+  // never finish; the kernel visits only the inside ones.
+  Buf<float> x({1, 1, 2, 2}, {1, 4, 2, 3});
+  PoolParams p = Pool2D(int64_t{1} << 31, 4, 0);
+  p.pads_begin[0] = p.pads_begin[1] = 1;
+  p.pads_end[0] = p.pads_end[1] = int64_t{1} << 31;
+  Buf<float> y({1, 1, 1, 1});
+  Buf<int64_t> idx({1, 1, 1, 1});
+  TensorView iv = idx.view();
+  ASSERT_TRUE(MaxPool(p, x.view(), y.view(), &iv).ok());
+  EXPECT_EQ(y.data[0], 4.0f);
+  EXPECT_EQ(idx.data[0], 1);
+}
+
+TEST(MaxPool, RefusesGeometryPast64Bits) {
+  Buf<float> x({1, 1, 2, 2}), y({1, 1, 1, 1});
+  PoolParams p = Pool2D(2, 1, 0);
+  p.pads_end[0] = INT64_MAX;
+  EXPECT_FALSE(MaxPool(p, x.view(), y.view(), nullptr).ok());
+  PoolParams q = Pool2D(2, 1, 0);
+  q.pads_begin[0] = -1;
+  EXPECT_FALSE(MaxPool(q, x.view(), y.view(), nullptr).ok());
+  Buf<float> y3({1, 1, 3, 1});
+  PoolParams r = Pool2D(1, 1, 0);  // (3 - 1) * stride is checked, not wrapped to -2
+  r.strides[0] = INT64_MAX;
+  EXPECT_FALSE(MaxPool(r, x.view(), y3.view(), nullptr).ok());
+}
+
 }  // namespace
 }  // namespace loom::kernels

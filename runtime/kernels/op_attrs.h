@@ -78,7 +78,9 @@ Status PoolParamsFrom(const Attrs& a, int rank, PoolParams* p) {
   LOOM_RETURN_IF_ERROR(attrs_detail::Fill("kernel_shape", kernel,
                                           static_cast<size_t>(p->spatial), 1, p->kernel));
   p->count_include_pad = a.GetInt("count_include_pad", 0) != 0;
-  p->storage_order = static_cast<int>(a.GetInt("storage_order", 0));
+  // Narrowed only once known to be 0 or 1: a wrapped 2^32 must not read as 0. MaxPool refuses -1.
+  const int64_t order = a.GetInt("storage_order", 0);
+  p->storage_order = order == 0 || order == 1 ? static_cast<int>(order) : -1;
   return Status::Ok();
 }
 

@@ -82,5 +82,13 @@ TEST(OpAttrs, PoolAndGemm) {
   EXPECT_TRUE(g.trans_b);
 }
 
+TEST(OpAttrs, StorageOrderIsNotNarrowed) {
+  MapAttrs a;
+  a.ints = {{"kernel_shape", {3}}, {"storage_order", {int64_t{1} << 32}}};
+  PoolParams p;
+  ASSERT_TRUE(PoolParamsFrom(a, 3, &p).ok());
+  EXPECT_EQ(p.storage_order, -1);  // MaxPool refuses it; a wrapped 0 would have been accepted
+}
+
 }  // namespace
 }  // namespace loom::kernels

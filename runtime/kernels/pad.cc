@@ -1,13 +1,29 @@
 // ONNX Pad (constant, reflect, edge) for any dtype. Each output element maps back to one source
 // index per dimension: constant mode fills out-of-range positions, reflect mirrors without
 // repeating the border, edge clamps. Negative pads crop.
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/kernels.h"
 
 namespace loom::kernels {
 namespace {
+
+// `value` converted to an integer type, saturating (NaN becomes 0): a float-to-int conversion
+// out of range is undefined behaviour, and the value comes from a model or package.
+template <typename T>
+T SaturateTo(double value) {
+  constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
+  // max + 1, a power of two and so exact in a double (INT64_MAX itself is not).
+  constexpr double kPastMax = (static_cast<double>(std::numeric_limits<T>::max() / 2) + 1.0) * 2.0;
+  if (std::isnan(value)) return T(0);
+  if (value <= kLowest) return std::numeric_limits<T>::lowest();
+  if (value >= kPastMax) return std::numeric_limits<T>::max();
+  return static_cast<T>(value);
+}
 
 // The constant `value` as the bytes of one element of dtype t.
 void EncodeValue(DType t, double value, uint8_t* out) {
@@ -18,22 +34,22 @@ void EncodeValue(DType t, double value, uint8_t* out) {
       break;
     }
     case DType::kI8: {
-      int8_t v = static_cast<int8_t>(value);
+      int8_t v = SaturateTo<int8_t>(value);
       std::memcpy(out, &v, 1);
       break;
     }
     case DType::kU8: {
-      uint8_t v = static_cast<uint8_t>(value);
+      uint8_t v = SaturateTo<uint8_t>(value);
       std::memcpy(out, &v, 1);
       break;
     }
     case DType::kI32: {
-      int32_t v = static_cast<int32_t>(value);
+      int32_t v = SaturateTo<int32_t>(value);
       std::memcpy(out, &v, 4);
       break;
     }
     case DType::kI64: {
-      int64_t v = static_cast<int64_t>(value);
+      int64_t v = SaturateTo<int64_t>(value);
       std::memcpy(out, &v, 8);
       break;
     }
@@ -54,7 +70,9 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
   const int r = x.rank;
   for (int i = 0; i < r; ++i) {
     const int64_t begin = pads[i], end = pads[r + i];
-    if (x.shape[i] + begin + end != y.shape[i]) {
+    int64_t padded = 0;
+    if (!CheckedAdd(x.shape[i], begin, &padded) || !CheckedAdd(padded, end, &padded) ||
+        padded != y.shape[i]) {
       return InvalidArgument("pad: y.shape[" + std::to_string(i) + "] must be x's plus its pads");
     }
     if (mode != PadMode::kConstant && y.shape[i] > 0) {
@@ -77,8 +95,10 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
     int64_t off = 0;
     bool inside = true;
     for (int i = 0; i < r; ++i) {
-      int64_t s = idx[i] - pads[i];
       const int64_t d = x.shape[i];
+      // A crop (negative begin) near INT64_MIN puts the source index past any axis.
+      int64_t s = 0;
+      if (!CheckedSub(idx[i], pads[i], &s)) s = d;
       if (s < 0 || s >= d) {
         switch (mode) {
           case PadMode::kConstant:
@@ -92,6 +112,7 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
             break;
         }
       }
+      if (!inside) break;
       off += s * x.strides[i];
     }
     std::memcpy(dst + o * es, inside ? src + off * es : fill, es);

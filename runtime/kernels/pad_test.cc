@@ -36,5 +36,30 @@ TEST(Pad, NegativePadsCropAndIntegerFill) {
   EXPECT_FALSE(Pad(x.view(), too_far, PadMode::kReflect, 0.0, y8.view()).ok());
 }
 
+TEST(Pad, ExtremePadsAndValues) {
+  Buf<int8_t> x({2}, {1, 2});
+  // x + pads must not wrap into a plausible size.
+  const int64_t wrap[2] = {INT64_MAX, 1};
+  Buf<int8_t> y1({1});
+  EXPECT_FALSE(Pad(x.view(), wrap, PadMode::kConstant, 0.0, y1.view()).ok());
+  // A crop near INT64_MIN with a matching end pad: every output cell is past the input.
+  const int64_t crop[2] = {INT64_MIN + 2, INT64_MAX - 1};
+  Buf<int8_t> y({2});
+  ASSERT_TRUE(Pad(x.view(), crop, PadMode::kEdge, 0.0, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<int8_t>{2, 2}));
+  ASSERT_TRUE(Pad(x.view(), crop, PadMode::kConstant, 0.0, y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<int8_t>{0, 0}));
+  // A fill value out of the type's range saturates (converting it would be undefined).
+  const int64_t one[2] = {1, 0};
+  Buf<int8_t> y3({3});
+  ASSERT_TRUE(Pad(x.view(), one, PadMode::kConstant, 1e10, y3.view()).ok());
+  EXPECT_EQ(y3.data[0], 127);
+  ASSERT_TRUE(Pad(x.view(), one, PadMode::kConstant, -1e10, y3.view()).ok());
+  EXPECT_EQ(y3.data[0], -128);
+  Buf<int64_t> x64({1}, {5}), y64({2});
+  ASSERT_TRUE(Pad(x64.view(), one, PadMode::kConstant, 1e300, y64.view()).ok());
+  EXPECT_EQ(y64.data[0], INT64_MAX);
+}
+
 }  // namespace
 }  // namespace loom::kernels

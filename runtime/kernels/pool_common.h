@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/kernels/kernels.h"
 
 namespace loom::kernels::internal {
 
 // y's spatial dims are taken as given (the caller chose floor or ceil mode); they only need to be
-// reachable: every output window must start inside the padded input.
+// reachable: every output window must start inside the padded input. Checked in 64 bits without
+// wrapping, so the positions the pools form below all lie in [-pads_begin, input + pads_end).
 inline Status CheckPoolShapes(const PoolParams& p, const TensorView& x, const TensorView& y,
                               const char* what) {
   const int s = p.spatial;
@@ -25,13 +27,58 @@ inline Status CheckPoolShapes(const PoolParams& p, const TensorView& x, const Te
     if (p.kernel[i] < 1 || p.strides[i] < 1 || p.dilations[i] < 1) {
       return InvalidArgument(std::string(what) + ": kernel, strides and dilations must be >= 1");
     }
-    if (y.shape[2 + i] < 1 ||
-        (y.shape[2 + i] - 1) * p.strides[i] >= x.shape[2 + i] + p.pads_begin[i] + p.pads_end[i]) {
+    if (p.pads_begin[i] < 0 || p.pads_end[i] < 0) {
+      return InvalidArgument(std::string(what) + ": pads must be >= 0");
+    }
+    int64_t padded = 0, last = 0;
+    if (!CheckedAdd(x.shape[2 + i], p.pads_begin[i], &padded) ||
+        !CheckedAdd(padded, p.pads_end[i], &padded)) {
+      return InvalidArgument(std::string(what) + ": spatial dim " + std::to_string(i) +
+                             ": input plus pads overflows 64 bits");
+    }
+    if (y.shape[2 + i] < 1 || !CheckedMul(y.shape[2 + i] - 1, p.strides[i], &last) ||
+        last >= padded) {
       return InvalidArgument(std::string(what) + ": output spatial dim " + std::to_string(i) +
                              " reaches past the padded input");
     }
   }
   return Status::Ok();
+}
+
+// The taps k of one spatial dim of a window starting at `start` (dilation `dil`, `kernel` taps)
+// whose positions start + k * dil lie inside [0, size): k in [*lo, *hi), empty when *lo >= *hi.
+// Computed, not searched, so a kernel far larger than the input costs nothing extra.
+inline void InsideTaps(int64_t start, int64_t dil, int64_t kernel, int64_t size, int64_t* lo,
+                       int64_t* hi) {
+  *lo = start >= 0 ? 0 : (-start) / dil + ((-start) % dil != 0 ? 1 : 0);
+  *hi = size - 1 - start < 0 ? 0 : (size - 1 - start) / dil + 1;
+  if (*hi > kernel) *hi = kernel;
+  if (*lo > *hi) *lo = *hi;
+}
+
+// Calls visit(pos) for each tap of the window at output coordinates oidx that lies inside x, in
+// window (row-major tap) order; pos[i] is the tap's input coordinate along spatial dim i.
+template <typename Visit>
+void ForEachInsideTap(const PoolParams& p, const TensorView& x, const int64_t* oidx, Visit visit) {
+  const int s = p.spatial;
+  int64_t lo[kMaxSpatial], hi[kMaxSpatial], k[kMaxSpatial], pos[kMaxSpatial];
+  for (int i = 0; i < s; ++i) {
+    InsideTaps(oidx[i] * p.strides[i] - p.pads_begin[i], p.dilations[i], p.kernel[i],
+               x.shape[2 + i], &lo[i], &hi[i]);
+    if (lo[i] >= hi[i]) return;
+    k[i] = lo[i];
+  }
+  for (;;) {
+    for (int i = 0; i < s; ++i)
+      pos[i] = oidx[i] * p.strides[i] - p.pads_begin[i] + k[i] * p.dilations[i];
+    visit(static_cast<const int64_t*>(pos));
+    int i = s - 1;
+    for (; i >= 0; --i) {
+      if (++k[i] < hi[i]) break;
+      k[i] = lo[i];
+    }
+    if (i < 0) return;
+  }
 }
 
 // For each (plane = n * C + c, output position o) calls visit(plane, o, oidx) where oidx holds the

@@ -12,6 +12,8 @@ Status Softmax(const TensorView& x, int axis, const TensorView& y) {
     return InvalidArgument("softmax: x and y must be f32 of the same shape");
   }
   if (axis < 0 || axis >= x.rank) return InvalidArgument("softmax: axis out of range");
+  // Nothing to normalise; the loops below could otherwise spin over an empty tensor's other dims.
+  if (x.NumElements() == 0) return Status::Ok();
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= x.shape[i];
   for (int i = axis + 1; i < x.rank; ++i) inner *= x.shape[i];

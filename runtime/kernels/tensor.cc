@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "runtime/core/checked_math.h"
+
 namespace loom::kernels {
 
 size_t DTypeSize(DType t) {
@@ -59,11 +61,16 @@ Status MakeView(DType dtype, const void* data, const int64_t* dims, int rank, Te
   // The one place a const buffer becomes a view; see TensorView::data.
   v.data = const_cast<void*>(data);
   v.rank = rank;
-  int64_t stride = 1;
+  // Zero dims count as 1 here: with every such product in int64, no element count, stride or
+  // partial product a kernel forms from the shape can overflow, even for an empty tensor.
+  int64_t stride = 1, extent = 1;
   for (int i = rank - 1; i >= 0; --i) {
     if (dims[i] < 0) return InvalidArgument("negative tensor dimension " + std::to_string(dims[i]));
     v.shape[i] = dims[i];
     v.strides[i] = stride;
+    if (!CheckedMul(extent, dims[i] > 1 ? dims[i] : int64_t{1}, &extent)) {
+      return InvalidArgument("tensor dimensions multiply past 64 bits");
+    }
     stride *= dims[i];
   }
   *out = v;

@@ -42,7 +42,8 @@ struct TensorView {
   }
 };
 
-// Builds a row-major view. Fails if rank > kMaxRank or a dimension is negative.
+// Builds a row-major view. Fails if rank > kMaxRank, a dimension is negative, or the dimensions
+// (zeros counted as 1) multiply past int64, so sizes the kernels derive from a view never wrap.
 Status MakeView(DType dtype, const void* data, const int64_t* dims, int rank, TensorView* out);
 // Convenience for tests and callers with literal shapes; aborts on an invalid shape is not an
 // option in the runtime, so this returns an empty (rank 0, null data) view on error instead.

@@ -73,5 +73,15 @@ TEST(RoundHalfToEven, TiesGoToEven) {
   EXPECT_EQ(RoundHalfToEven(16777216.0f), 16777216.0f);
 }
 
+TEST(TensorView, RejectsDimsThatMultiplyPast64Bits) {
+  // Even with no elements: an empty [0, 2^32, 2^32] has row strides past int64.
+  TensorView v;
+  const int64_t empty[3] = {0, int64_t{1} << 32, int64_t{1} << 32};
+  EXPECT_FALSE(MakeView(DType::kF32, nullptr, empty, 3, &v).ok());
+  const int64_t big[2] = {int64_t{1} << 31, int64_t{1} << 31};  // 2^62 elements: fits
+  EXPECT_TRUE(MakeView(DType::kF32, nullptr, big, 2, &v).ok());
+  EXPECT_EQ(v.NumElements(), int64_t{1} << 62);
+}
+
 }  // namespace
 }  // namespace loom::kernels

@@ -151,5 +151,27 @@ TEST(Graph, UsesAndProducer) {
   EXPECT_EQ(NodeLabel(g, *g.nodes()[0]), "node #0 (Relu) -> %a");
 }
 
+TEST(Tensor, SizesAreCheckedBeforeAllocating) {
+  Tensor t;
+  // 4 GiB is the limit; one element more is refused without allocating anything.
+  uint64_t bytes = 0;
+  ASSERT_TRUE(TensorBytes(DType::kI8, {int64_t{1} << 32}, &bytes).ok());
+  EXPECT_EQ(bytes, uint64_t{1} << 32);
+  Status s = Tensor::Create(DType::kF32, {(int64_t{1} << 30) + 1}, &t);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("tensor f32[1073741825] needs 4294967300 bytes, more than "
+                                     "the compiler's limit of 4294967296 bytes (4 GiB)"));
+  s = Tensor::FromBytes(DType::kI64, {int64_t{1} << 40}, {}, &t);
+  EXPECT_THAT(s.message(), HasSubstr("more than the compiler's limit"));
+  // Element counts: at most 2^40, and an empty shape's other dims multiply within it too.
+  int64_t n = 0;
+  EXPECT_TRUE(NumElements({int64_t{1} << 20, int64_t{1} << 20}, &n).ok());
+  EXPECT_EQ(n, int64_t{1} << 40);
+  EXPECT_FALSE(NumElements({int64_t{1} << 20, (int64_t{1} << 20) + 1}, &n).ok());
+  EXPECT_FALSE(NumElements({0, int64_t{1} << 32, int64_t{1} << 32}, &n).ok());
+  EXPECT_TRUE(NumElements({0, int64_t{1} << 40}, &n).ok());
+  EXPECT_EQ(n, 0);
+}
+
 }  // namespace
 }  // namespace loom::ir

@@ -13,6 +13,7 @@
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/passes/pass_manager.h"
 #include "tests/compiler/test_util.h"
 
 namespace loom::frontend {
@@ -366,6 +367,122 @@ TEST(OnnxImportBad, BrokenTensors) {
   s = ParseTensorProto(short_bytes.data(), short_bytes.size(), &out, &name);
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   EXPECT_THAT(s.message(), HasSubstr("needs 6 elements, the data holds 3"));
+}
+
+// --- sizes: files, shapes and attributes that would hang, wrap or allocate without bound ---
+
+TEST(OnnxImportBad, NotARegularFile) {
+  ir::Graph g;
+  Status s = ImportOnnxFile("/dev/zero", {}, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("ONNX model /dev/zero is a character device"));
+  s = ImportOnnxFile("/", {}, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("is a directory"));
+}
+
+TEST(OnnxImportBad, BroadcastPastTheElementLimit) {
+  // Inputs of 2^30 elements each, whose broadcast sum would have 2^60.
+  ModelBuilder b;
+  b.Input("a", {int64_t{1} << 30, 1}).Input("b", {1, int64_t{1} << 30});
+  b.Output("y", {int64_t{1} << 30, int64_t{1} << 30});
+  b.Node("Add", {"a", "b"}, {"y"}, "add");
+  ir::Graph g;
+  Status s = Import(b, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'add' (Add): output 0 %y: shape "
+                                     "[1073741824,1073741824] has too many elements"));
+}
+
+TEST(OnnxImportBad, PadsNearInt64Max) {
+  ModelBuilder b;
+  b.Input("x", {2}).Output("y", {3});
+  b.Int64Init("pads", {INT64_MAX - 1, 2});
+  b.Node("Pad", {"x", "pads"}, {"y"}, "pad");
+  ir::Graph g;
+  Status s = Import(b, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'pad' (Pad): dimension 0 (2) plus pads "
+                                     "9223372036854775806 and 2 overflows 64 bits"));
+}
+
+TEST(OnnxImportBad, HugeDilationsAndStrides) {
+  // dilation * (kernel - 1) past INT64_MAX.
+  ModelBuilder b;
+  b.Input("x", {1, 1, 4, 4}).Output("y", {1, 1, 2, 2});
+  b.FloatInit("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0f));
+  onnx::NodeProto* n = b.Node("Conv", {"x", "w"}, {"y"}, "conv");
+  IntsAttr(n, "dilations", {int64_t{1} << 62, 1});
+  ir::Graph g;
+  Status s = Import(b, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'conv' (Conv): spatial dim 0:"));
+  EXPECT_THAT(s.message(), HasSubstr("overflows 64 bits"));
+
+  // SAME padding with a stride near INT64_MAX: ceil(in / stride) must not wrap.
+  ModelBuilder same;
+  same.Input("x", {1, 1, 4, 4}).Output("y", {1, 1, 1, 1});
+  same.FloatInit("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0f));
+  n = same.Node("Conv", {"x", "w"}, {"y"}, "conv");
+  StringAttr(n, "auto_pad", "SAME_UPPER");
+  IntsAttr(n, "strides", {INT64_MAX, INT64_MAX});
+  s = Import(same, &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(g.value(g.outputs()[0]).shape, (ir::Shape{1, 1, 1, 1}));
+
+  // A Reshape target whose known dims multiply past 64 bits, with a -1 to infer.
+  ModelBuilder reshape;
+  reshape.Input("x", {4}).Output("y", {4});
+  reshape.Int64Init("shape", {int64_t{1} << 62, 4, -1});
+  reshape.Node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  s = Import(reshape, &g);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'reshape' (Reshape): target shape"));
+}
+
+TEST(OnnxImportBad, HugeConstantIsRefusedBeforeAllocating) {
+  // A Constant node claiming 2^36 floats (256 GiB) with one element of data: refused by what the
+  // data holds; with the data there, by the per-tensor limit.
+  ModelBuilder b;
+  b.Output("y", {int64_t{1} << 36});
+  onnx::NodeProto* n = b.Node("Constant", {}, {"y"}, "c");
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  a->mutable_t()->add_dims(int64_t{1} << 36);
+  a->mutable_t()->add_float_data(1.0f);
+  ir::Graph g;
+  Status s = Import(b, &g);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("needs 68719476736 elements, the data holds 1"));
+}
+
+TEST(OnnxImport, HugeInputImportsAndTheDefaultPipelineAllocatesNothing) {
+  // 2^40 elements (4 TiB as f32) is within the element limit: import and the default pipeline
+  // work on shapes only. The interpreter is what refuses to allocate it, naming the value.
+  ModelBuilder b;
+  b.Input("x", {1, 1, int64_t{1} << 20, int64_t{1} << 20});
+  b.Output("y", {1, 1, int64_t{1} << 20, int64_t{1} << 20});
+  b.Node("Relu", {"x"}, {"r"}, "relu");
+  b.Node("Identity", {"r"}, {"y"}, "id");
+  ir::Graph g;
+  Status s = Import(b, &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = passes::RunPipeline(passes::DefaultPipeline(), &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ir::Tensor x;
+  s = ir::Tensor::Create(ir::DType::kF32, g.value(g.inputs()[0]).shape, &x);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("tensor f32[1,1,1048576,1048576] needs 4398046511104 bytes, "
+                                     "more than the compiler's limit of 4294967296 bytes"));
+  const ir::Node& relu = *g.nodes()[0];
+  std::vector<ir::Tensor> out;
+  const ir::Tensor small = ir::Tensor::FromVector<float>(ir::DType::kF32, {1}, {1.0f});
+  s = interp::EvaluateNode(g, relu, {&small}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'relu' (Relu): output %y: tensor f32[1,1,1048576,"
+                                     "1048576] needs 4398046511104 bytes"));
 }
 
 // Every truncation and a few thousand single-byte corruptions of a valid model must come back as

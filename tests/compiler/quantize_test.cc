@@ -11,10 +11,12 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pack/pack.h"
+#include "compiler/package/lower.h"
 #include "compiler/partition/partition.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/quantize/calibration.h"
 #include "compiler/quantize/requant.h"
 #include "runtime/io/npy.h"
 #include "runtime/kernels/int8/qops.h"
@@ -126,6 +128,88 @@ TEST(Partition, PaddedMaxPoolNeedsNonNegativeInput) {
     EXPECT_EQ(r.nodes[0].target, "cpu");
     EXPECT_EQ(r.nodes[1].macs, 16 * 16 * 16);
   }
+}
+
+// Random calibration allocates every sample up front: a 2^40-element input is refused naming the
+// input, and so is a sample count whose total passes the per-tensor limit.
+TEST(Calibration, RandomSamplesAreBounded) {
+  ir::Graph huge;
+  ASSERT_TRUE(ir::ParseGraph(R"(graph @g(%x: f32[1,1,1048576,1048576]) {
+  %y: f32[1,1,1048576,1048576] = Relu(%x)
+  return %y
+})",
+                             &huge)
+                  .ok());
+  std::vector<quantize::Sample> set;
+  Status s = quantize::RandomCalibrationSet(huge, 8, 0, &set);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("random calibration sample of model input 'x': tensor "
+                             "f32[1,1,1048576,1048576] needs 4398046511104 bytes"),
+            std::string::npos)
+      << s.message();
+  // The quantize pass (loom-opt -p quantize) goes through the same check.
+  pipeline::RegisterAllPasses();
+  s = passes::RunPipeline({"quantize"}, &huge);
+  EXPECT_NE(s.message().find("model input 'x'"), std::string::npos) << s.message();
+
+  ir::Graph big;  // 256 MiB per sample: 16 of them pass the 4 GiB limit together
+  ASSERT_TRUE(ir::ParseGraph(R"(graph @g(%x: f32[1,64,1024,1024]) {
+  %y: f32[1,64,1024,1024] = Relu(%x)
+  return %y
+})",
+                             &big)
+                  .ok());
+  s = quantize::RandomCalibrationSet(big, 17, 0, &set);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("17 samples of the model's inputs need more than the 4294967296 "
+                             "bytes"),
+            std::string::npos)
+      << s.message();
+}
+
+// Calibration files are read through runtime/io/file.h (ReadNpy): a device or FIFO is refused by
+// path before anything is read.
+TEST(Calibration, FilesMustBeRegular) {
+  ir::Graph g;
+  ASSERT_TRUE(ir::ParseGraph(R"(graph @g(%x: f32[1,4]) {
+  %y: f32[1,4] = Relu(%x)
+  return %y
+})",
+                             &g)
+                  .ok());
+  std::vector<quantize::Sample> set;
+  const Status s = quantize::LoadCalibrationSet(g, {"x=/dev/zero"}, &set);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("/dev/zero is a character device"), std::string::npos) << s.message();
+}
+
+// A CPU layer's window is written into the package's 32-bit fields: a stride of 2^32 is an error
+// naming the attribute, not a stride of 0 in the package.
+TEST(Lowering, WindowFieldsAreNotTruncated) {
+  ir::Graph g;
+  Status s = ir::ParseGraph(R"(graph @g(%x: f32[1,16,4,4]) {
+  %c: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%x)
+  %p: i8[1,16,1,4] quant(scale=0.1, zero_point=0) = q.max_pool(%c) {kernel = [3, 1], pads = [0, 0, 0, 0], strides = [4294967296, 1]}
+  %y: f32[1,16,1,4] = q.dequantize(%p)
+  return %y
+})",
+                            &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  HwConfig c;
+  ASSERT_TRUE(pack::PackGraph(g, c).ok());
+  partition::PartitionReport r;
+  ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+  ASSERT_EQ(r.nodes[1].op, "q.max_pool");
+  EXPECT_EQ(r.nodes[1].target, "cpu");
+  EXPECT_EQ(r.nodes[1].reason, "window attributes beyond the accelerator's 32-bit fields");
+  package::PackageSpec spec;
+  package::LowerReport report;
+  s = package::LowerToPackage(g, c, {}, &spec, &report);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("q.max_pool) -> %p: strides[0] = 4294967296 does not fit the "
+                             "package's 32-bit field"),
+            std::string::npos)
+      << s.message();
 }
 
 int Argmax(const ir::Tensor& t, int64_t row, int64_t classes) {

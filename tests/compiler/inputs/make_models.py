@@ -128,6 +128,17 @@ def main():
         "opset18": single("Relu", [f32("x", 2)], [f32("y", 2)], opset=18),
         # The declared output shape contradicts the graph: ONNX's inference catches it.
         "wrong_output_shape": single("Relu", [f32("x", 2, 3)], [f32("y", 2, 2)]),
+        # Sizes: attributes that wrap int64 and shapes past the element limit, each an error
+        # naming the node (docs/compiler.md, "Sizes and limits").
+        "huge_pads": single("Pad", [f32("x", 2)], [f32("y", 3)],
+                            [const("pads", np.array([2**63 - 2, 2], np.int64))]),
+        "huge_dilations": single("Conv", [f32("x", 1, 1, 4, 4)], [f32("y", 1, 1, 2, 2)],
+                                 [const("w", rand(1, 1, 3, 3))], dilations=[2**62, 1]),
+        "huge_broadcast": single("Add", [f32("a", 2**30, 1), f32("b", 1, 2**30)],
+                                 [f32("y", 2**30, 2**30)]),
+        # 2^40 elements: imports (shapes only), but calibrating on it would allocate 4 TiB.
+        "huge_input": single("Relu", [f32("x", 1, 1, 2**20, 2**20)],
+                             [f32("y", 1, 1, 2**20, 2**20)]),
     }
     for name, m in {**good, **bad}.items():
         data = m.SerializeToString(deterministic=True)
