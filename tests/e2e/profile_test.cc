@@ -2,18 +2,20 @@
 // (tsim, whose timeline comes from loom_top's trace port): every accelerator layer appears with
 // its instruction range, per-layer cycles tile the segment up to the FINISH tail, and per-layer
 // MACs and bytes add up to the device's segment counters. fsim's per-layer cycles track the RTL's.
+#include "runtime/tools/profile.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <memory>
 #include <tuple>
 
-#include "compiler/pipeline/compile.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/pipeline/compile.h"
+#include "runtime/api/host_runtime.h"
 #include "runtime/api/session.h"
 #include "runtime/io/npy.h"
-#include "runtime/tools/profile.h"
 
 namespace loom {
 namespace {
@@ -36,6 +38,7 @@ Status CompileBlock(const std::string& block, const std::string& config, std::ve
 
 Status Open(const std::vector<uint8_t>& bytes, const std::string& device,
             std::unique_ptr<runtime::Executor>* exec) {
+  LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
   std::unique_ptr<runtime::Package> pkg;
   LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
   runtime::SessionOptions so;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "runtime/api/host_runtime.h"
 #include "runtime/api/session.h"
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/driver.h"
@@ -37,6 +38,7 @@ std::unique_ptr<runtime::Package> Load(const package::PackageSpec& spec) {
 
 Status Open(const package::PackageSpec& spec, const std::string& device,
             std::unique_ptr<Executor>* out, const std::string& config = "", bool trace = false) {
+  LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
   runtime::SessionOptions o;
   o.device = device;
   o.config = config;
@@ -55,6 +57,7 @@ HostTensor FloatInput(const std::string& name, std::vector<int64_t> shape, const
 }
 
 bool HaveDevice(const std::string& name) {
+  EXPECT_TRUE(runtime::RegisterHostRuntime().ok());
   return (" " + runtime::DriverNames() + " ").find(" " + name + " ") != std::string::npos;
 }
 
