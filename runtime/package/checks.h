@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/package/package.h"
 
@@ -19,11 +20,15 @@ class PackageChecker {
 
   Status CheckTensors();
   Status CheckBindings();
-  // *program is set for accelerator segments.
-  Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program);
+  // *program is set for accelerator segments; *float_ops gets one entry per op, resolved for
+  // FloatOps (def null for other operators).
+  Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program,
+                      std::vector<FloatOpPlan>* float_ops);
 
  private:
-  Status CheckOp(const pkg::Op& op, const std::string& where);
+  Status CheckOp(const pkg::Op& op, const std::string& where, FloatOpPlan* plan);
+  Status CheckFloatOp(const pkg::Op& op, const std::vector<const pkg::Tensor*>& ins,
+                      const pkg::Tensor* out, const std::string& where, FloatOpPlan* plan);
   Status CheckInsnRanges(const pkg::Segment& seg, const std::string& where, size_t insns);
   Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);
   // Tensor `idx` exists (or is -1 when `optional`); returns it in *t (null for -1).

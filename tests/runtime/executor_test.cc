@@ -146,9 +146,14 @@ std::vector<Case> Cases() {
     f.hw = 6;
     v.push_back({c, f, std::string("float_input_multiblock_") + c});
   }
+  // The float-op segment (Conv, MaxPool, Transpose, Gemm, Concat, Softmax, ...) after the head.
+  ConvModelOptions t;
+  t.float_tail = true;
+  v.push_back({"1x8x8", t, "float_tail_1x8x8"});
   ConvModelOptions b;
   b.n = 2;
-  v.push_back({"1x32x32", b, "conv_n2_1x32x32"});
+  b.float_tail = true;
+  v.push_back({"1x32x32", b, "conv_n2_float_tail_1x32x32"});
   for (auto& k : v) {
     for (char& ch : k.name) if (ch == 'x') ch = 'X';
   }
