@@ -4,19 +4,34 @@
  *   runtime_api_example MODEL.loom [DEVICE]
  *
  * The input is a deterministic ramp over the model's first input shape, so the program needs no
- * data files; a real application passes its own pixels to loom_set_input. */
+ * data files; a real application passes its own pixels to loom_set_input.
+ *
+ * Built twice: runtime_api_example links the host runtime (LOOM_EXAMPLE_HOST: the simulators fsim
+ * and tsim, default fsim); runtime_api_example_board links only what a board carries (default cpu). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "loom_runtime.h"
+#ifdef LOOM_EXAMPLE_HOST
+#include "loom_runtime_host.h"
+#define DEFAULT_DEVICE "fsim"
+#else
+#define DEFAULT_DEVICE "cpu"
+#endif
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s MODEL.loom [cpu|fsim|tsim]\n", argv[0]);
     return 2;
   }
+#ifdef LOOM_EXAMPLE_HOST
+  if (loom_register_host_runtime() != LOOM_OK) {
+    fprintf(stderr, "error: cannot register the simulator devices\n");
+    return 1;
+  }
+#endif
   loom_runtime* rt = NULL;
-  if (loom_open(argv[1], argc > 2 ? argv[2] : "fsim", &rt) != LOOM_OK) {
+  if (loom_open(argv[1], argc > 2 ? argv[2] : DEFAULT_DEVICE, &rt) != LOOM_OK) {
     fprintf(stderr, "error: %s\n", loom_last_error(NULL));
     return 1;
   }

@@ -1,5 +1,6 @@
 // Opening a package on a named device in one call: what loom-run, the C API and the host tool
-// share. Lives beside the C API because it links every driver (and so the simulators).
+// share. Part of the runtime a board links (loom_runtime), so it knows only the drivers that are
+// registered (runtime/drivers/driver.h) and reads no config files itself.
 #ifndef LOOM_RUNTIME_API_SESSION_H_
 #define LOOM_RUNTIME_API_SESSION_H_
 
@@ -12,7 +13,9 @@ namespace loom::runtime {
 
 struct SessionOptions {
   std::string device = "fsim";  // a CreateDriver name
-  std::string config;           // HwConfig name or path for the device; empty: the package's
+  // HwConfig name or path to open the device with instead of the package's; needs a config
+  // loader (SetHwConfigLoader). Empty: the package's config.
+  std::string config;
   bool trace = false;
   bool timeline = false;  // ExecutorOptions::timeline
   uint32_t timeout_ms = 600000;
@@ -20,6 +23,14 @@ struct SessionOptions {
   // LoadOptions and ExecutorOptions::max_device_memory (loom-run --max-device-memory).
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
+
+// Reads a HwConfig by name or path for SessionOptions::config. The runtime a board links has no
+// loader: a board runs the config its package was compiled and checked for (the device reports its
+// own), and reading JSON config files would pull a JSON parser with exceptions and std::filesystem
+// into it. Host builds install runtime/config's reader (RegisterHostRuntime(),
+// runtime/api/host_runtime.h). Not thread-safe: set it at start-up.
+using HwConfigLoader = Status (*)(const std::string& name_or_path, HwConfig* out);
+void SetHwConfigLoader(HwConfigLoader loader);
 
 // Loads (and verifies) the package, opens the device and places the package on it.
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 namespace loom::isa {
 
@@ -141,10 +142,26 @@ namespace {
 // How one field is read from and written to an Insn. The per-format tables below list these in bit
 // order; they are the only description of the encoding.
 struct FieldDef {
-  const char* name;
-  uint32_t width;
-  uint64_t (*get)(const Insn&);
-  void (*set)(Insn&, uint64_t);
+  const char* name = nullptr;
+  uint32_t width = 0;
+  uint64_t (*get)(const Insn&) = nullptr;
+  void (*set)(Insn&, uint64_t) = nullptr;
+};
+
+// One format's fields in bit order, in a fixed array: building it allocates nothing, so decoding,
+// encoding and verifying (fsim decodes every program it runs) stay off the heap.
+struct FieldDefs {
+  static constexpr size_t kMax = 24;  // the widest format (GEMM, ALU) has 16
+  FieldDef defs[kMax];
+  size_t count = 0;
+  void Append(std::initializer_list<FieldDef> more) {
+    for (const FieldDef& d : more) defs[count++] = d;
+  }
+  void Append(const FieldDefs& more) {
+    for (const FieldDef& d : more) defs[count++] = d;
+  }
+  const FieldDef* begin() const { return defs; }
+  const FieldDef* end() const { return defs + count; }
 };
 
 #define LOOM_U32_FIELD(member, width) \
@@ -154,8 +171,9 @@ struct FieldDef {
   FieldDef{#member, 1, [](const Insn& i) -> uint64_t { return expr ? 1 : 0; }, \
            [](Insn& i, uint64_t v) { expr = v != 0; }}
 
-std::vector<FieldDef> CommonDefs() {
-  return {
+FieldDefs CommonDefs() {
+  FieldDefs defs;
+  defs.Append({
       FieldDef{"opcode", Layout::kOpcodeBits,
                [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.opcode); },
                [](Insn& i, uint64_t v) { i.opcode = static_cast<Opcode>(v); }},
@@ -163,27 +181,31 @@ std::vector<FieldDef> CommonDefs() {
       LOOM_BOOL_FIELD(pop_next, i.deps.pop_next),
       LOOM_BOOL_FIELD(push_prev, i.deps.push_prev),
       LOOM_BOOL_FIELD(push_next, i.deps.push_next),
-  };
+  });
+  return defs;
 }
 
-std::vector<FieldDef> LoopDefs(const Layout& l, uint32_t src_bits) {
-  return {
-      LOOM_U32_FIELD(uop_bgn, l.uop_idx_bits),      LOOM_U32_FIELD(uop_end, l.uop_idx_bits + 1),
-      LOOM_U32_FIELD(loop_out, Layout::kLoopBits),  LOOM_U32_FIELD(loop_in, Layout::kLoopBits),
-      LOOM_U32_FIELD(dst_factor_out, l.acc_idx_bits), LOOM_U32_FIELD(dst_factor_in, l.acc_idx_bits),
-      LOOM_U32_FIELD(src_factor_out, src_bits),     LOOM_U32_FIELD(src_factor_in, src_bits),
-  };
+FieldDefs LoopDefs(const Layout& l, uint32_t src_bits) {
+  FieldDefs defs;
+  defs.Append({
+      LOOM_U32_FIELD(uop_bgn, l.uop_idx_bits),
+      LOOM_U32_FIELD(uop_end, l.uop_idx_bits + 1),
+      LOOM_U32_FIELD(loop_out, Layout::kLoopBits),
+      LOOM_U32_FIELD(loop_in, Layout::kLoopBits),
+      LOOM_U32_FIELD(dst_factor_out, l.acc_idx_bits),
+      LOOM_U32_FIELD(dst_factor_in, l.acc_idx_bits),
+      LOOM_U32_FIELD(src_factor_out, src_bits),
+      LOOM_U32_FIELD(src_factor_in, src_bits),
+  });
+  return defs;
 }
 
-std::vector<FieldDef> FormatDefs(const Layout& l, Opcode op) {
-  std::vector<FieldDef> defs = CommonDefs();
-  auto append = [&defs](const std::vector<FieldDef>& more) {
-    defs.insert(defs.end(), more.begin(), more.end());
-  };
+FieldDefs FormatDefs(const Layout& l, Opcode op) {
+  FieldDefs defs = CommonDefs();
   switch (op) {
     case Opcode::kLoad:
     case Opcode::kStore:
-      append({
+      defs.Append({
           FieldDef{"buffer", Layout::kBufferBits,
                    [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.buffer); },
                    [](Insn& i, uint64_t v) { i.buffer = static_cast<Buffer>(v); }},
@@ -199,25 +221,24 @@ std::vector<FieldDef> FormatDefs(const Layout& l, Opcode op) {
       });
       break;
     case Opcode::kGemm:
-      append({LOOM_BOOL_FIELD(reset, i.reset)});
-      append(LoopDefs(l, l.inp_idx_bits));
-      append({LOOM_U32_FIELD(wgt_factor_out, l.wgt_idx_bits),
-              LOOM_U32_FIELD(wgt_factor_in, l.wgt_idx_bits)});
+      defs.Append({LOOM_BOOL_FIELD(reset, i.reset)});
+      defs.Append(LoopDefs(l, l.inp_idx_bits));
+      defs.Append({LOOM_U32_FIELD(wgt_factor_out, l.wgt_idx_bits),
+                   LOOM_U32_FIELD(wgt_factor_in, l.wgt_idx_bits)});
       break;
     case Opcode::kAlu:
-      append({
+      defs.Append({
           FieldDef{"alu_op", Layout::kAluOpBits,
                    [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(i.alu_op); },
                    [](Insn& i, uint64_t v) { i.alu_op = static_cast<AluOp>(v); }},
           LOOM_BOOL_FIELD(use_imm, i.use_imm),
       });
-      append(LoopDefs(l, l.acc_idx_bits));
+      defs.Append(LoopDefs(l, l.acc_idx_bits));
       // imm is stored as 16-bit two's complement and sign-extended on decode.
-      append({FieldDef{"imm", Layout::kImmBits,
-                       [](const Insn& i) -> uint64_t { return static_cast<uint16_t>(i.imm); },
-                       [](Insn& i, uint64_t v) {
-                         i.imm = static_cast<int16_t>(static_cast<uint16_t>(v));
-                       }}});
+      defs.Append({FieldDef{
+          "imm", Layout::kImmBits,
+          [](const Insn& i) -> uint64_t { return static_cast<uint16_t>(i.imm); },
+          [](Insn& i, uint64_t v) { i.imm = static_cast<int16_t>(static_cast<uint16_t>(v)); }}});
       break;
     case Opcode::kFinish:
       break;
@@ -245,7 +266,7 @@ const std::vector<FieldDef>& AllDefs() {
   return all;
 }
 
-uint32_t TotalBits(const std::vector<FieldDef>& defs) {
+uint32_t TotalBits(const FieldDefs& defs) {
   uint32_t n = 0;
   for (const FieldDef& d : defs) n += d.width;
   return n;
@@ -397,7 +418,7 @@ Status Verify(const Layout& layout, const Insn& insn) {
                            std::to_string(static_cast<uint32_t>(insn.opcode)));
   }
   // Fields of other formats must be zero, so that every Insn has exactly one encoding.
-  const std::vector<FieldDef> defs = FormatDefs(layout, insn.opcode);
+  const FieldDefs defs = FormatDefs(layout, insn.opcode);
   for (const FieldDef& d : AllDefs()) {
     bool mine = false;
     for (const FieldDef& m : defs) mine = mine || std::strcmp(m.name, d.name) == 0;

@@ -13,6 +13,7 @@
 #define LOOM_RUNTIME_DRIVERS_DRIVER_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -112,10 +113,24 @@ class Driver {
   virtual void Close() = 0;
 };
 
-// Drivers built into this runtime, by name ("null", "cpu", "fsim", and "tsim" when Verilator was
-// found). NotFound lists the available names.
+// The driver registry. The runtime a board links (loom_runtime) has "cpu" and "null" (and the
+// hardware drivers, when they exist); the simulators are an optional library (loom_sim_drivers)
+// whose RegisterSimulatorDrivers() adds "fsim" and "tsim" here. Registration is an explicit call
+// at start-up, not a static initialiser, so a static link never drops a driver silently and a
+// board binary never carries a simulator it cannot use.
+using DriverFactory = std::unique_ptr<Driver> (*)();
+
+// Adds a driver. `name` must outlive the process (a string literal). Registering the same name
+// with the same factory again does nothing, so registration functions may run more than once;
+// another factory under a taken name, or more than kMaxDrivers drivers, is FailedPrecondition.
+// Not thread-safe: register at start-up, before devices are opened from other threads.
+constexpr size_t kMaxDrivers = 16;
+Status RegisterDriver(const char* name, DriverFactory create);
+
+// A registered driver by name. NotFound lists the available names and, for a simulator this
+// build lacks, says why.
 Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out);
-// Space-separated names, for help texts.
+// Space-separated names of the registered drivers, for help texts.
 std::string DriverNames();
 
 }  // namespace loom::runtime

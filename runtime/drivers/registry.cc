@@ -1,47 +1,85 @@
-// The drivers built into this runtime. A new driver adds one line here and one library in
-// CMakeLists.txt; the executor never changes.
+// The driver registry: the core runtime's own drivers plus whatever an optional library registered
+// (docs/runtime.md, "Drivers"). A fixed table, no allocation, no static initialisers.
+#include <cstring>
+
 #include "runtime/drivers/cpu/cpu_driver.h"
 #include "runtime/drivers/driver.h"
-#include "runtime/drivers/fsim/fsim_driver.h"
 #include "runtime/drivers/null/null_driver.h"
-#ifdef LOOM_HAVE_TSIM
-#include "runtime/drivers/tsim/tsim_driver.h"
-#endif
 
 namespace loom::runtime {
 namespace {
 
 struct Entry {
   const char* name;
-  std::unique_ptr<Driver> (*create)();
+  DriverFactory create;
 };
-constexpr Entry kDrivers[] = {
+
+// Every runtime has these; a hardware driver (zynq, xrt) adds its line here: a board links it.
+constexpr Entry kBuiltIn[] = {
     {"cpu", &CreateCpuDriver},
-    {"fsim", &CreateFsimDriver},
-#ifdef LOOM_HAVE_TSIM
-    {"tsim", &CreateTsimDriver},
-#endif
     {"null", &CreateNullDriver},
 };
 
+// Devices that only the simulator library (loom_sim_drivers) provides, for the NotFound message.
+constexpr const char* kSimulators[] = {"fsim", "tsim"};
+
+Entry g_registered[kMaxDrivers];
+size_t g_num_registered = 0;
+
+const Entry* Find(const char* name) {
+  for (const Entry& e : kBuiltIn) {
+    if (std::strcmp(e.name, name) == 0) return &e;
+  }
+  for (size_t i = 0; i < g_num_registered; ++i) {
+    if (std::strcmp(g_registered[i].name, name) == 0) return &g_registered[i];
+  }
+  return nullptr;
+}
+
 }  // namespace
 
+Status RegisterDriver(const char* name, DriverFactory create) {
+  if (name == nullptr || name[0] == '\0' || create == nullptr) {
+    return InvalidArgument("RegisterDriver needs a name and a factory");
+  }
+  if (const Entry* e = Find(name)) {
+    if (e->create == create) return Status::Ok();
+    return FailedPrecondition(std::string("a different driver is already registered as '") + name +
+                              "'");
+  }
+  if (g_num_registered == kMaxDrivers) {
+    return FailedPrecondition(std::string("cannot register driver '") + name + "': the registry " +
+                              "holds at most " + std::to_string(kMaxDrivers) + " drivers");
+  }
+  g_registered[g_num_registered++] = Entry{name, create};
+  return Status::Ok();
+}
+
 std::string DriverNames() {
-  std::string names;
-  for (const Entry& e : kDrivers) names += (names.empty() ? "" : " ") + std::string(e.name);
+  // cpu first (the default a user can always run), registered drivers, then the null template.
+  std::string names = kBuiltIn[0].name;
+  for (size_t i = 0; i < g_num_registered; ++i) names += std::string(" ") + g_registered[i].name;
+  for (size_t i = 1; i < sizeof(kBuiltIn) / sizeof(kBuiltIn[0]); ++i) {
+    names += std::string(" ") + kBuiltIn[i].name;
+  }
   return names;
 }
 
 Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out) {
-  for (const Entry& e : kDrivers) {
-    if (name == e.name) {
-      *out = e.create();
-      return Status::Ok();
-    }
+  if (const Entry* e = Find(name.c_str())) {
+    *out = e->create();
+    return Status::Ok();
   }
-  if (name == "tsim") {
-    return NotFound("device 'tsim' is not built into this runtime (needs Verilator 5 and zlib at "
-                    "build time); available: " + DriverNames());
+  for (const char* sim : kSimulators) {
+    if (name != sim) continue;
+    const std::string available = "; available: " + DriverNames();
+    if (Find("fsim") == nullptr && Find("tsim") == nullptr) {
+      return NotFound("device '" + name + "' is a simulator, and this runtime was built without " +
+                      "simulators (a board runtime; host tools link loom_sim_drivers and call " +
+                      "RegisterSimulatorDrivers())" + available);
+    }
+    return NotFound("device '" + name + "' is not built into this runtime (tsim needs Verilator " +
+                    "5 and zlib at build time and -DLOOM_DRIVER_TSIM=ON)" + available);
   }
   return NotFound("unknown device '" + name + "'; available: " + DriverNames());
 }

@@ -2,13 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
-#include <string_view>
-#include <vector>
 
 #include "runtime/kernels/int8/qops.h"
-#include "runtime/kernels/kernels.h"
-#include "runtime/kernels/op_attrs.h"
 
 namespace loom::runtime {
 namespace {
@@ -52,120 +47,6 @@ Status FloatView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
   return kernels::MakeView(kernels::DType::kF32, data, dims, rank, v);
 }
 
-// A FloatOp's attribute list with the lookups kernels/op_attrs.h reads (ir::Node's).
-class FloatAttrs {
- public:
-  explicit FloatAttrs(const pkg::FloatOp& op) : op_(op) {}
-  std::vector<int64_t> GetInts(std::string_view name) const {
-    const pkg::FloatAttr* a = Find(name);
-    if (a == nullptr || a->ints() == nullptr) return {};
-    return {a->ints()->begin(), a->ints()->end()};
-  }
-  int64_t GetInt(std::string_view name, int64_t fallback) const {
-    const pkg::FloatAttr* a = Find(name);
-    return a && a->ints() && a->ints()->size() ? a->ints()->Get(0) : fallback;
-  }
-  float GetFloat(std::string_view name, float fallback) const {
-    const pkg::FloatAttr* a = Find(name);
-    return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : fallback;
-  }
-
- private:
-  const pkg::FloatAttr* Find(std::string_view name) const {
-    if (op_.attrs() == nullptr) return nullptr;
-    for (const pkg::FloatAttr* a : *op_.attrs()) {
-      if (a->name()->string_view() == name) return a;
-    }
-    return nullptr;
-  }
-  const pkg::FloatOp& op_;
-};
-
-// One float operator of a CPU segment on the reference kernels. The loader has checked the
-// operator is in its table, the operand counts, and that every operand is float32 (checks.cc);
-// the kernels check the shapes.
-Status RunFloatOp(const pkg::FloatOp& op, const std::vector<kernels::TensorView>& in,
-                  const std::vector<bool>& present, const kernels::TensorView& y) {
-  const std::string name = op.op()->str();
-  const FloatAttrs attrs(op);
-  auto optional = [&](size_t i) { return i < in.size() && present[i] ? &in[i] : nullptr; };
-  const kernels::TensorView& x = in[0];
-  // An axis attribute as ONNX allows it (negative counts from the end), resolved for the kernels,
-  // which check the range.
-  auto axis = [&](int64_t fallback, int rank) {
-    const int64_t a = attrs.GetInt("axis", fallback);
-    if (a < -rank || a >= rank) return -1;  // out of range: the kernel says so
-    return static_cast<int>(a < 0 ? a + rank : a);
-  };
-  if (name == "Identity" || name == "Reshape" || name == "Flatten" || name == "Dropout") {
-    return kernels::Copy(x, y);  // Dropout at inference passes x through
-  }
-  if (name == "Softmax") return kernels::Softmax(x, axis(-1, x.rank), y);
-  if (name == "GlobalAveragePool") return kernels::GlobalAvgPool(x, y);
-  if (name == "Add" || name == "Sub" || name == "Mul") {
-    const kernels::BinaryOp bop = name == "Add"   ? kernels::BinaryOp::kAdd
-                                  : name == "Sub" ? kernels::BinaryOp::kSub
-                                                  : kernels::BinaryOp::kMul;
-    return kernels::Binary(bop, x, in[1], y);
-  }
-  if (name == "Conv") {
-    kernels::ConvParams p;
-    LOOM_RETURN_IF_ERROR(kernels::ConvParamsFrom(attrs, x.rank, &p));
-    return kernels::Conv(p, x, in[1], optional(2), y);
-  }
-  if (name == "Gemm") return kernels::Gemm(kernels::GemmParamsFrom(attrs), x, in[1], optional(2), y);
-  if (name == "MatMul") return kernels::MatMul(x, in[1], y);
-  if (name == "BatchNormalization") {
-    return kernels::BatchNorm(x, in[1], in[2], in[3], in[4], attrs.GetFloat("epsilon", 1e-5f), y);
-  }
-  if (name == "MaxPool" || name == "AveragePool") {
-    kernels::PoolParams p;
-    LOOM_RETURN_IF_ERROR(kernels::PoolParamsFrom(attrs, x.rank, &p));
-    return name == "MaxPool" ? kernels::MaxPool(p, x, y, nullptr) : kernels::AvgPool(p, x, y);
-  }
-  if (name == "Concat") {
-    std::vector<const kernels::TensorView*> ptrs;
-    for (const kernels::TensorView& v : in) ptrs.push_back(&v);
-    return kernels::Concat(ptrs.data(), static_cast<int>(ptrs.size()), axis(0, y.rank), y);
-  }
-  if (name == "Transpose") {
-    std::vector<int64_t> perm = attrs.GetInts("perm");
-    if (perm.empty()) {  // ONNX's default reverses the dims
-      for (int d = x.rank - 1; d >= 0; --d) perm.push_back(d);
-    }
-    if (perm.size() != static_cast<size_t>(x.rank)) {
-      return InvalidArgument("Transpose: perm has " + std::to_string(perm.size()) +
-                             " entries for a rank-" + std::to_string(x.rank) + " input");
-    }
-    return kernels::Transpose(x, perm.data(), y);
-  }
-  kernels::ActivationParams ap;
-  if (name == "Relu") ap.kind = kernels::ActivationKind::kRelu;
-  if (name == "Sigmoid") ap.kind = kernels::ActivationKind::kSigmoid;
-  if (name == "LeakyRelu") {
-    ap.kind = kernels::ActivationKind::kLeakyRelu;
-    ap.alpha = attrs.GetFloat("alpha", 0.01f);
-  }
-  if (name == "Clip") {  // bounds are optional scalar inputs (ONNX opset 11 on)
-    ap.kind = kernels::ActivationKind::kClip;
-    ap.min = -3.4028235e38;
-    ap.max = 3.4028235e38;
-    for (size_t i = 1; i <= 2; ++i) {
-      const kernels::TensorView* b = optional(i);
-      if (b == nullptr) continue;
-      if (b->NumElements() != 1) {
-        return InvalidArgument("Clip: bound " + std::to_string(i) + " has " +
-                               std::to_string(b->NumElements()) + " elements, not 1");
-      }
-      (i == 1 ? ap.min : ap.max) = static_cast<const float*>(b->data)[0];
-    }
-  }
-  if (ap.kind == kernels::ActivationKind::kNone) {
-    return Unimplemented("float operator '" + name + "' is not supported by the runtime");
-  }
-  return kernels::Activation(ap, x, y);
-}
-
 }  // namespace
 
 CpuOpRunner::CpuOpRunner(const Package& package) : package_(package) {
@@ -173,10 +54,40 @@ CpuOpRunner::CpuOpRunner(const Package& package) : package_(package) {
   uint64_t need = 0;
   for (const pkg::Tensor* t : *package.root().tensors()) need = std::max(need, Count(t));
   scratch_.resize(need);
+  size_t inputs = 0;
+  for (const pkg::Segment* seg : *package.root().segments()) {
+    for (const pkg::Op* op : *seg->ops()) inputs = std::max<size_t>(inputs, op->inputs()->size());
+  }
+  views_.resize(inputs);
+  ins_.resize(inputs);
+  concat_.resize(inputs);
 }
 
-Status CpuOpRunner::Run(const pkg::Op& op, uint8_t* arena) {
+Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8_t* arena) {
   const pkg::Package& r = package_.root();
+  auto data = [&](const pkg::Tensor* t) -> void* {
+    if (t->storage() == pkg::Storage::Arena) return arena + t->offset();
+    return const_cast<uint8_t*>(package_.constants()) + t->offset();  // read-only: an input
+  };
+  const size_t n = op.inputs()->size();
+  for (fbu i = 0; i < n; ++i) {
+    const int32_t idx = op.inputs()->Get(i);
+    ins_[i] = nullptr;  // an omitted optional operand (Conv's bias, Gemm's C)
+    if (idx < 0) continue;
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(idx));
+    LOOM_RETURN_IF_ERROR(FloatView(t, data(t), &views_[i]));
+    ins_[i] = &views_[i];
+  }
+  const pkg::Tensor* out = r.tensors()->Get(static_cast<fbu>(op.outputs()->Get(0)));
+  kernels::TensorView y;
+  LOOM_RETURN_IF_ERROR(FloatView(out, data(out), &y));
+  return plan.def->run(plan.params, ins_.data(), n, y);
+}
+
+Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
+  const pkg::Package& r = package_.root();
+  const pkg::Op& op =
+      *r.segments()->Get(static_cast<fbu>(segment))->ops()->Get(static_cast<fbu>(op_index));
   const HwConfig& c = package_.config();
   const q::Blocking blk{c.batch, c.block_in};
   auto tensor = [&](int32_t i) { return i < 0 ? nullptr : r.tensors()->Get(static_cast<fbu>(i)); };
@@ -235,14 +146,13 @@ Status CpuOpRunner::Run(const pkg::Op& op, uint8_t* arena) {
     }
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
-      std::vector<q::ConcatInput> inputs(op.inputs()->size());
       for (fbu i = 0; i < op.inputs()->size(); ++i) {
-        inputs[i].shape = Act(in(i));
-        inputs[i].data = i8(in(i));
-        inputs[i].mult = p->mults()->Get(i);
-        inputs[i].shift = p->shifts()->Get(i);
+        concat_[i].shape = Act(in(i));
+        concat_[i].data = i8(in(i));
+        concat_[i].mult = p->mults()->Get(i);
+        concat_[i].shift = p->shifts()->Get(i);
       }
-      return q::Concat(blk, inputs.data(), inputs.size(), i8(out(0)));
+      return q::Concat(blk, concat_.data(), op.inputs()->size(), i8(out(0)));
     }
     case pkg::OpParams::Quantize: {
       const pkg::Tensor *x = in(0), *y = out(0);
@@ -272,15 +182,9 @@ Status CpuOpRunner::Run(const pkg::Op& op, uint8_t* arena) {
       return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
     }
     case pkg::OpParams::FloatOp: {
-      std::vector<kernels::TensorView> ins(op.inputs()->size());
-      std::vector<bool> present(ins.size());
-      for (fbu i = 0; i < op.inputs()->size(); ++i) {
-        present[i] = in(i) != nullptr;  // an omitted optional operand (Conv's bias, Gemm's C)
-        if (present[i]) LOOM_RETURN_IF_ERROR(FloatView(in(i), data(in(i)), &ins[i]));
-      }
-      kernels::TensorView y;
-      LOOM_RETURN_IF_ERROR(FloatView(out(0), data(out(0)), &y));
-      return RunFloatOp(*op.params_as_FloatOp(), ins, present, y);
+      const FloatOpPlan* plan = package_.float_op(segment, op_index);
+      if (plan == nullptr) return Internal("a float operator reached the executor unresolved");
+      return RunFloatOp(op, *plan, arena);
     }
     default:
       return Internal("unknown operator type reached the executor");

@@ -5,25 +5,36 @@
 #ifndef LOOM_RUNTIME_EXEC_CPU_OPS_H_
 #define LOOM_RUNTIME_EXEC_CPU_OPS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/kernels/tensor.h"
 #include "runtime/package/package.h"
 
 namespace loom::runtime {
 
 class CpuOpRunner {
  public:
-  // `package` must outlive the runner. Sizes the scratch buffer once for the largest op.
+  // `package` must outlive the runner. Sizes every buffer an op needs once, here: the scratch of
+  // layout conversions (the largest tensor) and the operand lists (the op with the most inputs),
+  // so Run allocates nothing.
   explicit CpuOpRunner(const Package& package);
 
-  // Runs one op; `arena` is the host copy of the arena (arena_bytes() bytes, 64-byte aligned).
-  // The package was verified at load, so errors here come from the kernels' own checks.
-  Status Run(const pkg::Op& op, uint8_t* arena);
+  // Runs op `op` of segment `segment`; `arena` is the host copy of the arena (arena_bytes()
+  // bytes, 64-byte aligned). The package was verified at load and its float ops resolved to their
+  // kernels, so errors here come from the kernels' own checks.
+  Status Run(size_t segment, size_t op, uint8_t* arena);
 
  private:
+  Status RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8_t* arena);
+
   const Package& package_;
   std::vector<int8_t> scratch_;
+  std::vector<kernels::TensorView> views_;       // a float op's inputs
+  std::vector<const kernels::TensorView*> ins_;  // into views_, null for an omitted one
+  std::vector<kernels::q::ConcatInput> concat_;  // an int8 Concat's inputs
 };
 
 }  // namespace loom::runtime

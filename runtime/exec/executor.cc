@@ -25,6 +25,10 @@ std::string ShapeText(const std::vector<int64_t>& s) {
 std::vector<int64_t> BindingShape(const pkg::Binding* b) {
   return std::vector<int64_t>(b->shape()->begin(), b->shape()->end());
 }
+// "segment 2 'conv1'", for error messages only: the hot path builds no strings.
+std::string SegmentWhere(size_t index, const std::string& name) {
+  return "segment " + std::to_string(index) + " '" + name + "'";
+}
 uint64_t Count(const pkg::Tensor* t) {
   uint64_t n = 0;
   ShapeElements(t->shape(), &n);
@@ -147,6 +151,22 @@ void Executor::ResetProfile() {
 Status Executor::Place() {
   const Package& p = *package_;
   Driver& d = *driver_;
+  // What Run needs per inference, sized once: binding names and shapes, the input slots, and the
+  // scratch that (un)packs the largest int8 input or output.
+  const pkg::Package& r = p.root();
+  uint64_t io_elems = 0;
+  for (const pkg::Binding* b : *r.inputs()) {
+    input_names_.push_back(b->name()->str());
+    input_shapes_.push_back(BindingShape(b));
+    io_elems = std::max(io_elems, Count(r.tensors()->Get(static_cast<fbu>(b->tensor()))));
+  }
+  for (const pkg::Binding* b : *r.outputs()) {
+    output_names_.push_back(b->name()->str());
+    output_shapes_.push_back(BindingShape(b));
+    io_elems = std::max(io_elems, Count(r.tensors()->Get(static_cast<fbu>(b->tensor()))));
+  }
+  bound_.assign(r.inputs()->size(), nullptr);
+  io_scratch_.resize(io_elems);
   auto alloc = [&](uint64_t n, uint64_t* addr) -> Status {
     LOOM_RETURN_IF_ERROR(d.Allocate(n, kRegionAlign, addr));
     allocations_.push_back(*addr);
@@ -211,12 +231,15 @@ Status Executor::RunSegment(size_t index) {
   const pkg::Segment* seg = r.segments()->Get(static_cast<fbu>(index));
   SegmentProfile& prof = profile_.segments[index];
   const auto start = std::chrono::steady_clock::now();
-  const std::string where = "segment " + std::to_string(index) + " '" + prof.name + "'";
   if (prof.on_device) {
     const DeviceProgram& dp = programs_[index];
     driver_->Annotate(prof.name);
-    LOOM_RETURN_IF_ERROR(driver_->Submit(dp.insns_addr, dp.insn_count).WithContext(where));
-    LOOM_RETURN_IF_ERROR(driver_->Wait(options_.timeout_ms).WithContext(where));
+    if (Status s = driver_->Submit(dp.insns_addr, dp.insn_count); !s.ok()) {
+      return s.WithContext(SegmentWhere(index, prof.name));
+    }
+    if (Status s = driver_->Wait(options_.timeout_ms); !s.ok()) {
+      return s.WithContext(SegmentWhere(index, prof.name));
+    }
     DeviceCounters c;
     LOOM_RETURN_IF_ERROR(driver_->ReadCounters(&c));
     prof.cycles += c.cycles;
@@ -228,7 +251,9 @@ Status Executor::RunSegment(size_t index) {
     if (options_.timeline) {
       // Devices without per-instruction timing leave the timeline empty.
       const Status s = driver_->InsnTimeline(&timelines_[index]);
-      if (!s.ok() && s.code() != StatusCode::kUnimplemented) return s.WithContext(where);
+      if (!s.ok() && s.code() != StatusCode::kUnimplemented) {
+        return s.WithContext(SegmentWhere(index, prof.name));
+      }
     }
   } else {
     // The device holds the current arena after every segment; fetch what these ops read, run
@@ -242,9 +267,11 @@ Status Executor::RunSegment(size_t index) {
       }
     }
     for (fbu i = 0; i < seg->ops()->size(); ++i) {
-      const pkg::Op* op = seg->ops()->Get(i);
-      LOOM_RETURN_IF_ERROR(cpu_->Run(*op, arena_).WithContext(
-          where + " op " + std::to_string(i) + " '" + (op->name() ? op->name()->str() : "") + "'"));
+      if (Status s = cpu_->Run(index, i, arena_); !s.ok()) {
+        const pkg::Op* op = seg->ops()->Get(i);
+        return s.WithContext(SegmentWhere(index, prof.name) + " op " + std::to_string(i) + " '" +
+                             (op->name() ? op->name()->str() : "") + "'");
+      }
     }
     if (device_programs_) {
       for (const pkg::Op* op : *seg->ops()) {
@@ -263,15 +290,16 @@ Status Executor::RunSegment(size_t index) {
 Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
                      std::vector<HostTensor>* outputs) {
   const pkg::Package& r = package_->root();
-  // Bind inputs by name and find the stacking factor k.
-  std::vector<const HostTensor*> bound(r.inputs()->size(), nullptr);
+  // Bind inputs by name and find the stacking factor k. Nothing here allocates unless it fails.
+  std::vector<const HostTensor*>& bound = bound_;
+  std::fill(bound.begin(), bound.end(), nullptr);
   for (const HostTensor& h : inputs) {
     fbu idx = r.inputs()->size();
     if (h.name.empty() && r.inputs()->size() == 1) {
       idx = 0;
     } else {
       for (fbu i = 0; i < r.inputs()->size(); ++i) {
-        if (r.inputs()->Get(i)->name()->str() == h.name) idx = i;
+        if (r.inputs()->Get(i)->name()->string_view() == h.name) idx = i;
       }
     }
     if (idx == r.inputs()->size()) {
@@ -287,14 +315,14 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
   uint64_t k = 0;
   for (fbu i = 0; i < r.inputs()->size(); ++i) {
     const pkg::Binding* b = r.inputs()->Get(i);
-    const std::string name = b->name()->str();
+    const std::string& name = input_names_[i];
     const HostTensor* h = bound[i];
     if (h == nullptr) return NotFound("model input '" + name + "' was not given");
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
     if (h->type == ElemType::kInt8 && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("input '" + name + "' is float32 in the model; int8 data was given");
     }
-    const std::vector<int64_t> want = BindingShape(b);
+    const std::vector<int64_t>& want = input_shapes_[i];
     const std::vector<int64_t>& got = h->shape;
     if (want.empty()) {  // a scalar: nothing to stack
       if (!got.empty()) {
@@ -336,17 +364,18 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
                              " needs " + std::to_string(need));
     }
   }
-  // Outputs, stacked over the k runs.
-  outputs->clear();
-  for (const pkg::Binding* b : *r.outputs()) {
-    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
-    HostTensor o;
-    o.name = b->name()->str();
+  // Outputs, stacked over the k runs. The caller's tensors are reused (assignments keep their
+  // capacity), so repeating a run with the same shapes allocates nothing.
+  outputs->resize(r.outputs()->size());
+  for (fbu i = 0; i < r.outputs()->size(); ++i) {
+    const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(r.outputs()->Get(i)->tensor()));
+    HostTensor& o = (*outputs)[i];
+    o.name = output_names_[i];
     o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? ElemType::kInt8 : ElemType::kFloat32;
     if (options.int8_outputs && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
     }
-    o.shape = BindingShape(b);
+    o.shape = output_shapes_[i];
     // k came from an input's leading dimension; an output's may be larger than that input's.
     uint64_t bytes = 0;
     size_t host_bytes = 0;
@@ -359,7 +388,6 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
                              std::to_string(Count(t)) + " elements per run)");
     }
     o.data.resize(host_bytes);
-    outputs->push_back(std::move(o));
   }
   for (uint64_t s = 0; s < k; ++s) {
     LOOM_RETURN_IF_ERROR(RunOnce(bound, s, k, options, outputs));
@@ -383,7 +411,6 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     if (t->dtype() == pkg::DType::Float32) {
       std::memcpy(dst, h.data.data() + slice * n * 4, n * 4);
     } else {
-      io_scratch_.resize(n);
       int8_t* plain = t->layout() == pkg::TensorLayout::Blocked ? io_scratch_.data()
                                                                  : reinterpret_cast<int8_t*>(dst);
       if (h.type == ElemType::kInt8) {
@@ -409,7 +436,6 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
       std::memcpy(o.data.data() + slice * n * 4, src, n * 4);
       continue;
     }
-    io_scratch_.resize(n);
     const int8_t* plain = reinterpret_cast<const int8_t*>(src);
     if (t->layout() == pkg::TensorLayout::Blocked) {
       LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(t), plain, io_scratch_.data()));

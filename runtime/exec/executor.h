@@ -7,8 +7,9 @@
 //   outputs.
 //
 // Ownership: the Executor owns the Package and the Driver, and every device allocation; all are
-// released by its destructor. The arena is sized by the package; nothing is allocated per
-// segment. Not thread-safe: one inference at a time.
+// released by its destructor. The arena is sized by the package and everything else a run needs
+// at Create, so a run allocates nothing (on cpu and fsim; docs/runtime.md, "Allocation") unless it
+// fails or its output shapes change. Not thread-safe: one inference at a time.
 #ifndef LOOM_RUNTIME_EXEC_EXECUTOR_H_
 #define LOOM_RUNTIME_EXEC_EXECUTOR_H_
 
@@ -134,7 +135,11 @@ class Executor {
   std::vector<uint64_t> allocations_;
   std::unique_ptr<uint8_t[]> host_arena_storage_;
   uint8_t* arena_ = nullptr;  // host view of the arena
-  std::vector<int8_t> io_scratch_;
+  // Sized in Place() so that Run allocates nothing (docs/runtime.md, "Allocation").
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<std::vector<int64_t>> input_shapes_, output_shapes_;
+  std::vector<const HostTensor*> bound_;  // per model input, during Run
+  std::vector<int8_t> io_scratch_;        // the largest int8 input or output, unpacked
   Profile profile_;
   std::vector<std::vector<InsnTiming>> timelines_;  // per segment
 };

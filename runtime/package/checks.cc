@@ -70,46 +70,41 @@ uint64_t Elements(const pkg::Tensor* t) {
   return n;
 }
 
-// The float operators the runtime runs on the host (runtime/exec/cpu_ops.cc) and their operands:
-// `required` inputs, then up to `optional` more (-1 when omitted) — or, for a variadic op
-// (Concat), any number more, all present — and one output. `same_elements`: the output has
-// input 0's element count (elementwise and relabelling ops), checked here; the kernels check
-// every other shape when they run.
-struct FloatOpSignature {
-  const char* name;
-  size_t required, optional;
-  bool variadic;
-  bool same_elements;
-};
-constexpr FloatOpSignature kFloatOps[] = {
-    {"Identity", 1, 0, false, true},
-    {"Reshape", 1, 0, false, true},
-    {"Flatten", 1, 0, false, true},
-    {"Dropout", 1, 2, false, true},  // inference: a copy; ratio and training_mode are ignored
-    {"Relu", 1, 0, false, true},
-    {"Sigmoid", 1, 0, false, true},
-    {"LeakyRelu", 1, 0, false, true},
-    {"Clip", 1, 2, false, true},  // min, max: scalars
-    {"Softmax", 1, 0, false, true},
-    {"Transpose", 1, 0, false, true},
-    {"BatchNormalization", 5, 0, false, true},
-    {"Add", 2, 0, false, false},
-    {"Sub", 2, 0, false, false},
-    {"Mul", 2, 0, false, false},
-    {"Conv", 2, 1, false, false},  // bias
-    {"Gemm", 2, 1, false, false},  // C
-    {"MatMul", 2, 0, false, false},
-    {"MaxPool", 1, 0, false, false},
-    {"AveragePool", 1, 0, false, false},
-    {"GlobalAveragePool", 1, 0, false, false},
-    {"Concat", 1, 0, true, false},
+// A FloatOp's attribute list, read the way kernels/op_attrs.h reads an IR node's.
+class FloatAttrs final : public kernels::AttrReader {
+ public:
+  explicit FloatAttrs(const pkg::FloatOp& op) : op_(op) {}
+  std::vector<int64_t> GetInts(std::string_view name) const override {
+    const pkg::FloatAttr* a = Find(name);
+    if (a == nullptr || a->ints() == nullptr) return {};
+    return {a->ints()->begin(), a->ints()->end()};
+  }
+  int64_t GetInt(std::string_view name, int64_t fallback) const override {
+    const pkg::FloatAttr* a = Find(name);
+    return a && a->ints() && a->ints()->size() ? a->ints()->Get(0) : fallback;
+  }
+  float GetFloat(std::string_view name, float fallback) const override {
+    const pkg::FloatAttr* a = Find(name);
+    return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : fallback;
+  }
+
+ private:
+  const pkg::FloatAttr* Find(std::string_view name) const {
+    if (op_.attrs() == nullptr) return nullptr;
+    for (const pkg::FloatAttr* a : *op_.attrs()) {
+      if (a->name()->string_view() == name) return a;
+    }
+    return nullptr;
+  }
+  const pkg::FloatOp& op_;
 };
 
-const FloatOpSignature* FindFloatOp(const std::string& name) {
-  for (const FloatOpSignature& f : kFloatOps) {
-    if (name == f.name) return &f;
-  }
-  return nullptr;
+// A view with the tensor's shape and no data: what prepare sees at load.
+Status ShapeView(const pkg::Tensor* t, kernels::TensorView* v) {
+  int64_t dims[8];
+  const int rank = static_cast<int>(t->shape()->size());  // <= 8, checked in CheckTensors
+  for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
+  return kernels::MakeView(kernels::DType::kF32, nullptr, dims, rank, v);
 }
 
 }  // namespace
@@ -241,12 +236,15 @@ Status PackageChecker::CheckBindings() {
   return Status::Ok();
 }
 
-Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program) {
+Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program,
+                                    std::vector<FloatOpPlan>* float_ops) {
   const pkg::Segment* seg = r_.segments()->Get(index);
   const std::string where = "segment " + std::to_string(index) + " '" + Str(seg->name()) + "'";
+  float_ops->assign(seg->ops()->size(), FloatOpPlan{});
   for (fbu i = 0; i < seg->ops()->size(); ++i) {
     const pkg::Op* op = seg->ops()->Get(i);
-    LOOM_RETURN_IF_ERROR(CheckOp(*op, where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'"));
+    LOOM_RETURN_IF_ERROR(CheckOp(
+        *op, where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'", &(*float_ops)[i]));
   }
   program->reset();
   switch (seg->kind()) {
@@ -300,7 +298,7 @@ Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::strin
   return Status::Ok();
 }
 
-Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
+Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, FloatOpPlan* plan) {
   const auto& in = *op.inputs();
   const auto& out = *op.outputs();
   auto arity = [&](size_t n_in, size_t n_out) -> Status {
@@ -341,7 +339,8 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
   for (fbu i = 0; i < in.size(); ++i) {
     bool optional = op.params_type() == pkg::OpParams::Conv2d && i == 2;
     if (op.params_type() == pkg::OpParams::FloatOp && op.params_as_FloatOp()->op() != nullptr) {
-      const FloatOpSignature* f = FindFloatOp(op.params_as_FloatOp()->op()->str());
+      const kernels::FloatOpDef* f =
+          kernels::FindFloatOp(op.params_as_FloatOp()->op()->string_view());
       optional = f != nullptr && !f->variadic && i >= f->required;
     }
     LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, where + " input " + std::to_string(i), &ins[i]));
@@ -471,32 +470,75 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where) {
       }
       return Status::Ok();
     }
-    case pkg::OpParams::FloatOp: {
-      const pkg::FloatOp* p = op.params_as_FloatOp();
-      const std::string name = p->op()->str();
-      const FloatOpSignature* f = FindFloatOp(name);
-      if (f == nullptr) return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
-      if (in.size() < f->required || (!f->variadic && in.size() > f->required + f->optional) ||
-          out.size() != 1) {
-        const std::string count = f->variadic   ? std::to_string(f->required) + " or more"
-                                  : f->optional ? std::to_string(f->required) + " to " +
-                                                      std::to_string(f->required + f->optional)
-                                                : std::to_string(f->required);
-        return InvalidArgument(where + ": " + name + " takes " + count + " inputs and 1 output, has " +
-                               std::to_string(in.size()) + " and " + std::to_string(out.size()));
+    case pkg::OpParams::FloatOp:
+      if (out.size() != 1) {
+        return InvalidArgument(where + ": a float operator has 1 output, this one " +
+                               std::to_string(out.size()));
       }
-      for (const pkg::Tensor* t : ins) {
-        if (t != nullptr) LOOM_RETURN_IF_ERROR(expect(t, F32, Plain, "input"));
-      }
-      LOOM_RETURN_IF_ERROR(expect(outs[0], F32, Plain, "output"));
-      if (f->same_elements && Elements(ins[0]) != Elements(outs[0])) {
-        return InvalidArgument(where + ": input and output element counts differ");
-      }
-      return Status::Ok();
-    }
+      return CheckFloatOp(op, ins, outs[0], where, plan);
     default:
       return InvalidArgument(where + ": unknown operator type " + std::to_string(unsigned(op.params_type())));
   }
+}
+
+// Resolves a FloatOp to its row of the float-op table and prepares its parameters, so that every
+// attribute and operand problem surfaces here, at load, naming the op.
+Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const pkg::Tensor*>& ins,
+                                    const pkg::Tensor* out, const std::string& where,
+                                    FloatOpPlan* plan) {
+  const pkg::FloatOp* p = op.params_as_FloatOp();
+  const std::string name = p->op()->str();
+  const kernels::FloatOpDef* f = kernels::FindFloatOp(name);
+  if (f == nullptr) {
+    return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
+  }
+  if (ins.size() < f->required ||
+      (!f->variadic && ins.size() > size_t{f->required} + f->optional)) {
+    const std::string count = f->variadic   ? std::to_string(f->required) + " or more"
+                              : f->optional ? std::to_string(f->required) + " to " +
+                                                  std::to_string(f->required + f->optional)
+                                            : std::to_string(f->required);
+    return InvalidArgument(where + ": " + name + " takes " + count + " inputs and 1 output, has " +
+                           std::to_string(ins.size()) + " and 1");
+  }
+  for (const pkg::Tensor* t : ins) {
+    if (t == nullptr) continue;
+    if (t->dtype() != pkg::DType::Float32 || t->layout() != pkg::TensorLayout::Plain) {
+      return InvalidArgument(where + ": input " + TensorName(t) +
+                             " must be float32 with layout Plain, is " + DTypeName(t->dtype()) +
+                             " " + pkg::EnumNameTensorLayout(t->layout()));
+    }
+  }
+  if (out->dtype() != pkg::DType::Float32 || out->layout() != pkg::TensorLayout::Plain) {
+    return InvalidArgument(where + ": output " + TensorName(out) +
+                           " must be float32 with layout Plain, is " + DTypeName(out->dtype()) +
+                           " " + pkg::EnumNameTensorLayout(out->layout()));
+  }
+  if (f->same_elements && Elements(ins[0]) != Elements(out)) {
+    return InvalidArgument(where + ": input and output element counts differ");
+  }
+  if (p->attrs() != nullptr) {
+    for (const pkg::FloatAttr* a : *p->attrs()) {
+      const std::string_view attr = a->name()->string_view();
+      if (!kernels::AttrListed(f->reads, attr) && !kernels::AttrListed(f->ignores, attr)) {
+        return Unimplemented(where + ": " + name + " attribute '" + std::string(attr) +
+                             "' is not supported by the runtime (" + name + " reads " +
+                             (f->reads[0] ? f->reads : "no attributes") + ")");
+      }
+    }
+  }
+  std::vector<kernels::TensorView> views(ins.size());
+  std::vector<const kernels::TensorView*> in_views(ins.size(), nullptr);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (ins[i] == nullptr) continue;
+    LOOM_RETURN_IF_ERROR(ShapeView(ins[i], &views[i]).WithContext(where));
+    in_views[i] = &views[i];
+  }
+  kernels::TensorView y;
+  LOOM_RETURN_IF_ERROR(ShapeView(out, &y).WithContext(where));
+  plan->def = f;
+  return f->prepare(FloatAttrs(*p), in_views.data(), in_views.size(), y, &plan->params)
+      .WithContext(where);
 }
 
 Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::string& where,

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/package/package.h"
 
@@ -20,8 +21,10 @@ class PackageChecker {
 
   Status CheckTensors();
   Status CheckBindings();
-  // *program is set for accelerator segments.
-  Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program);
+  // *program is set for accelerator segments; *float_ops gets one entry per op, resolved for
+  // FloatOps (def null for other operators).
+  Status CheckSegment(flatbuffers::uoffset_t index, std::unique_ptr<Program>* program,
+                      std::vector<FloatOpPlan>* float_ops);
 
  private:
   // The tensor whose bytes end last in a region (end 0: none).
@@ -32,7 +35,9 @@ class PackageChecker {
   // `field` (arena_bytes or constants) holds `bytes`: at most `last`'s end rounded up to
   // ArenaAlignment.
   Status CheckRegionSize(const char* field, uint64_t bytes, const Last& last) const;
-  Status CheckOp(const pkg::Op& op, const std::string& where);
+  Status CheckOp(const pkg::Op& op, const std::string& where, FloatOpPlan* plan);
+  Status CheckFloatOp(const pkg::Op& op, const std::vector<const pkg::Tensor*>& ins,
+                      const pkg::Tensor* out, const std::string& where, FloatOpPlan* plan);
   Status CheckInsnRanges(const pkg::Segment& seg, const std::string& where, size_t insns);
   Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);
   // Tensor `idx` exists (or is -1 when `optional`); returns it in *t (null for -1).

@@ -149,6 +149,11 @@ uint64_t Package::constants_bytes() const {
 const Program* Package::program(size_t segment) const {
   return segment < programs_.size() ? programs_[segment].get() : nullptr;
 }
+const FloatOpPlan* Package::float_op(size_t segment, size_t op) const {
+  if (segment >= float_op_index_.size() || op >= float_op_index_[segment].size()) return nullptr;
+  const int32_t i = float_op_index_[segment][op];
+  return i < 0 ? nullptr : &float_ops_[static_cast<size_t>(i)];
+}
 
 Status Package::LoadFile(const std::string& path, std::unique_ptr<Package>* out,
                          const LoadOptions& options) {
@@ -239,10 +244,17 @@ Status Package::Check(const LoadOptions& options) {
   }
   LOOM_RETURN_IF_ERROR(checker.CheckBindings());
   programs_.clear();
+  float_ops_.clear();
+  float_op_index_.assign(r.segments()->size(), {});
   for (flatbuffers::uoffset_t i = 0; i < r.segments()->size(); ++i) {
     std::unique_ptr<Program> prog;
-    LOOM_RETURN_IF_ERROR(checker.CheckSegment(i, &prog));
+    std::vector<FloatOpPlan> plans;  // one per op; def null for other operators
+    LOOM_RETURN_IF_ERROR(checker.CheckSegment(i, &prog, &plans));
     programs_.push_back(std::move(prog));
+    for (const FloatOpPlan& plan : plans) {
+      float_op_index_[i].push_back(plan.def ? static_cast<int32_t>(float_ops_.size()) : -1);
+      if (plan.def) float_ops_.push_back(plan);
+    }
   }
   return Status::Ok();
 }

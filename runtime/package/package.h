@@ -19,6 +19,7 @@
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
 #include "runtime/core/status.h"
+#include "runtime/kernels/float_ops.h"
 #include "runtime/package/link.h"
 #include "runtime/schema/loom_package_generated.h"
 
@@ -47,6 +48,13 @@ struct Program {
   uint64_t gemm_macs = 0;  // MACs the GEMM instructions perform (from their loop counts)
 };
 
+// A float operator of a CPU segment, resolved at load: its row of the float-op table and its
+// parameters (runtime/kernels/float_ops.h), so the executor calls def->run without a name lookup.
+struct FloatOpPlan {
+  const kernels::FloatOpDef* def = nullptr;
+  kernels::FloatOpParams params;
+};
+
 class Package {
  public:
   // Reads the file through runtime/io/file.h: a pipe, a device or a file over
@@ -67,6 +75,8 @@ class Package {
   size_t num_segments() const { return root_->segments()->size(); }
   // Null for a CPU segment.
   const Program* program(size_t segment) const;
+  // The resolved FloatOp `op` of `segment` (indices as in the schema); null for other operators.
+  const FloatOpPlan* float_op(size_t segment, size_t op) const;
   // Total payload bytes (without the 32-byte header).
   size_t payload_bytes() const { return payload_size_; }
 
@@ -81,6 +91,8 @@ class Package {
   HwConfig config_;
   isa::Layout layout_;
   std::vector<std::unique_ptr<Program>> programs_;  // per segment
+  std::vector<FloatOpPlan> float_ops_;              // every FloatOp, in segment and op order
+  std::vector<std::vector<int32_t>> float_op_index_;  // per segment, per op: into float_ops_ or -1
 };
 
 // HwConfig from the package's config table (not validated).

@@ -25,6 +25,12 @@ void Check(const Status& s) {
   if (!s.ok()) Die(s);
 }
 
+// fsim where it is built (it needs no board and counts cycles), else cpu, which every runtime has.
+std::string DefaultDevice() {
+  const std::string names = " " + DriverNames() + " ";
+  return names.find(" fsim ") != std::string::npos ? "fsim" : "cpu";
+}
+
 // "NAME=FILE" or "FILE".
 std::pair<std::string, std::string> SplitNamed(const std::string& arg) {
   const size_t eq = arg.find('=');
@@ -242,6 +248,7 @@ void AddMaxDeviceMemory(CLI::App* cmd, uint64_t* bytes) {
 
 CLI::App* AddProfileCommand(CLI::App& parent) {
   auto args = std::make_shared<ProfileArgs>();
+  args->device = DefaultDevice();
   CLI::App* cmd = parent.add_subcommand(
       "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
   cmd->add_option("package", args->package, "Package file (.loom)")->required();
@@ -259,6 +266,7 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
 
 CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();
+  args->device = DefaultDevice();
   CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
   cmd->add_option("package", args->package, "Package file (.loom)")->required();
   cmd->add_option("--device", args->device, "Device: " + DriverNames())->capture_default_str();

@@ -2,14 +2,28 @@
 //   loom-run OUT.loom --device fsim --input x.npy --output y.npy [--stats s.json] [--trace t.json]
 //   loom-run profile OUT.loom [--device fsim|tsim] [--json p.json] [--trace t.json]
 //   loom-run inspect OUT.loom [--disasm] [--json]
+// Built twice: loom-run (LOOM_RUN_HOST: the simulators and configs by name) and loom-run-board
+// (the runtime a board carries: cpu and the hardware drivers only).
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "runtime/tools/commands.h"
+#ifdef LOOM_RUN_HOST
+#include "runtime/api/host_runtime.h"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef LOOM_RUN_HOST
+  if (const loom::Status s = loom::runtime::RegisterHostRuntime(); !s.ok()) {
+    std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
+    return static_cast<int>(s.code());
+  }
   CLI::App app{"loom-run: run a Loom package on cpu, fsim or tsim"};
+#else
+  CLI::App app{"loom-run (board build): run a Loom package on this board's devices"};
+#endif
   app.require_subcommand(1);
   loom::runtime::AddRunCommand(app);
   loom::runtime::AddProfileCommand(app);

@@ -4,7 +4,6 @@
 #include "sim/fsim/fsim.h"
 
 #include <algorithm>
-#include <deque>
 
 #include "sim/fsim/timing.h"
 
@@ -22,13 +21,6 @@ constexpr uint64_t kNever = UINT64_MAX;
 int Idx(Module m) { return static_cast<int>(m); }
 int Idx(Queue q) { return static_cast<int>(q); }
 
-// Token queues an instruction pops before it starts and pushes after it ends (docs/isa.md).
-void FlagQueues(const Insn& insn, std::vector<Queue>* pops, std::vector<Queue>* pushes) {
-  const isa::TokenQueues t = isa::QueuesOf(insn);
-  pops->assign(t.pops, t.pops + t.num_pops);
-  pushes->assign(t.pushes, t.pushes + t.num_pushes);
-}
-
 struct PendingPush {
   Queue queue;
   uint64_t ready;  // cycle the pushing instruction ended
@@ -43,6 +35,51 @@ struct ModuleState {
   bool done() const { return next >= insns.size() && pending.empty(); }
 };
 
+// A token queue: the push cycle of each token, oldest first. A full queue makes the pushing
+// instruction wait (PendingPush), so it never holds more than token_queue_depth tokens and a ring
+// of that size, allocated once, replaces a deque that would allocate as it moves along.
+class TokenFifo {
+ public:
+  void Reset(size_t capacity) {
+    slots_.assign(capacity, 0);
+    head_ = size_ = 0;
+  }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  uint64_t front() const { return slots_[head_]; }
+  void pop_front() {
+    head_ = (head_ + 1) % slots_.size();
+    --size_;
+  }
+  void push_back(uint64_t cycle) {
+    if (size_ == slots_.size()) Grow();  // not reached while pushes wait for room; stays safe
+    slots_[(head_ + size_) % slots_.size()] = cycle;
+    ++size_;
+  }
+
+ private:
+  void Grow() {
+    std::vector<uint64_t> bigger(slots_.size() * 2 + 1);
+    for (size_t i = 0; i < size_; ++i) bigger[i] = slots_[(head_ + i) % slots_.size()];
+    slots_ = std::move(bigger);
+    head_ = 0;
+  }
+  std::vector<uint64_t> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
+}  // namespace
+
+struct SchedulerState {
+  std::array<ModuleState, isa::kNumModules> modules;
+  std::array<TokenFifo, isa::kNumQueues> queues;
+  std::vector<uint64_t> dispatch;
+  std::vector<uint64_t> start;
+  std::vector<uint32_t> pos_in_module;
+};
+
+namespace {
+
 // Why a module's next instruction cannot start yet, or when it can.
 struct Candidate {
   uint64_t start = kNever;
@@ -53,8 +90,10 @@ struct Candidate {
 
 class Scheduler {
  public:
+  // `state` is reset here; its storage is kept from earlier runs.
   Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine,
-            sim::Dram& dram, bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace)
+            sim::Dram& dram, bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace,
+            SchedulerState* state)
       : c_(config),
         timing_(config),
         insns_(insns),
@@ -63,9 +102,21 @@ class Scheduler {
         timing_only_(timing_only),
         stats_(stats),
         trace_(trace),
-        dispatch_(insns.size(), kNever),
-        start_(insns.size(), kNever),
-        pos_in_module_(insns.size()) {
+        modules_(state->modules),
+        queues_(state->queues),
+        dispatch_(state->dispatch),
+        start_(state->start),
+        pos_in_module_(state->pos_in_module) {
+    for (ModuleState& m : modules_) {
+      m.insns.clear();
+      m.next = 0;
+      m.time = 0;
+      m.pending.clear();
+    }
+    for (TokenFifo& q : queues_) q.Reset(c_.token_queue_depth);
+    dispatch_.assign(insns.size(), kNever);
+    start_.assign(insns.size(), kNever);
+    pos_in_module_.assign(insns.size(), 0);
     for (uint32_t i = 0; i < insns.size(); ++i) {
       ModuleState& m = modules_[Idx(insns[i].module())];
       pos_in_module_[i] = static_cast<uint32_t>(m.insns.size());
@@ -77,7 +128,9 @@ class Scheduler {
 
  private:
   void AdvanceFetch();
-  Candidate Evaluate(Module m);
+  // `explain`: say why the module cannot start (Candidate::blocked), for the deadlock report
+  // only; the schedule itself builds no text.
+  Candidate Evaluate(Module m, bool explain = false);
   Status Execute(Module m, const Candidate& cand);
   void CompletePendingPush(Queue q, uint64_t pop_time);
   void Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from,
@@ -94,11 +147,11 @@ class Scheduler {
   Stats* stats_;
   std::vector<sim::TraceEvent>* trace_;  // null when not tracing
 
-  std::array<ModuleState, isa::kNumModules> modules_;
-  std::array<std::deque<uint64_t>, isa::kNumQueues> queues_;  // push cycle of each token
-  std::vector<uint64_t> dispatch_;  // cycle each instruction reached its module's queue
-  std::vector<uint64_t> start_;
-  std::vector<uint32_t> pos_in_module_;
+  std::array<ModuleState, isa::kNumModules>& modules_;
+  std::array<TokenFifo, isa::kNumQueues>& queues_;  // push cycle of each token
+  std::vector<uint64_t>& dispatch_;  // cycle each instruction reached its module's queue
+  std::vector<uint64_t>& start_;
+  std::vector<uint32_t>& pos_in_module_;
   uint32_t fetch_next_ = 0;
   uint64_t fetch_time_ = 0;
   uint64_t read_port_free_ = 0;
@@ -127,7 +180,7 @@ void Scheduler::AdvanceFetch() {
   }
 }
 
-Candidate Scheduler::Evaluate(Module mod) {
+Candidate Scheduler::Evaluate(Module mod, bool explain) {
   Candidate c;
   ModuleState& m = modules_[Idx(mod)];
   auto where = [&](uint32_t insn) {
@@ -136,14 +189,19 @@ Candidate Scheduler::Evaluate(Module mod) {
   };
   // A push still waiting for room blocks the module, even after its last instruction.
   if (!m.pending.empty()) {
-    c.blocked = where(m.pending.front().insn) + " waits to push a token on " +
-                isa::QueueName(m.pending.front().queue) + ", which is full";
+    if (explain) {
+      c.blocked = where(m.pending.front().insn) + " waits to push a token on " +
+                  isa::QueueName(m.pending.front().queue) + ", which is full";
+    }
     return c;
   }
   if (m.next >= m.insns.size()) return c;
   const uint32_t i = m.insns[m.next];
   if (dispatch_[i] == kNever) {
-    c.blocked = where(i) + " is never fetched: the fetch unit is stuck behind a full command queue";
+    if (explain) {
+      c.blocked =
+          where(i) + " is never fetched: the fetch unit is stuck behind a full command queue";
+    }
     return c;
   }
   uint64_t t = m.time;
@@ -151,11 +209,13 @@ Candidate Scheduler::Evaluate(Module mod) {
     t = dispatch_[i];
     c.cause = sim::TraceEvent::Kind::kStallFetch;
   }
-  std::vector<Queue> pops, pushes;
-  FlagQueues(insns_[i], &pops, &pushes);
-  for (Queue q : pops) {
+  const isa::TokenQueues tq = isa::QueuesOf(insns_[i]);
+  for (int k = 0; k < tq.num_pops; ++k) {
+    const Queue q = tq.pops[k];
     if (queues_[Idx(q)].empty()) {
-      c.blocked = where(i) + " waits for a token on " + isa::QueueName(q) + ", which is empty";
+      if (explain) {
+        c.blocked = where(i) + " waits for a token on " + isa::QueueName(q) + ", which is empty";
+      }
       return c;
     }
     if (queues_[Idx(q)].front() > t) {
@@ -168,7 +228,9 @@ Candidate Scheduler::Evaluate(Module mod) {
     for (Module other : {Module::kLoad, Module::kStore}) {
       const ModuleState& o = modules_[Idx(other)];
       if (!o.done()) {
-        c.blocked = where(i) + " waits for the " + isa::ModuleName(other) + " module to finish";
+        if (explain) {
+          c.blocked = where(i) + " waits for the " + isa::ModuleName(other) + " module to finish";
+        }
         return c;
       }
       if (o.time > t) {
@@ -232,9 +294,9 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
   ModuleState& m = modules_[Idx(mod)];
   const uint32_t i = m.insns[m.next];
   const Insn& insn = insns_[i];
-  std::vector<Queue> pops, pushes;
-  FlagQueues(insn, &pops, &pushes);
-  for (Queue q : pops) {
+  const isa::TokenQueues tq = isa::QueuesOf(insn);
+  for (int k = 0; k < tq.num_pops; ++k) {
+    const Queue q = tq.pops[k];
     queues_[Idx(q)].pop_front();
     CompletePendingPush(q, cand.start);
   }
@@ -288,7 +350,8 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
 
   m.time = end;
   m.next++;
-  for (Queue q : pushes) {
+  for (int k = 0; k < tq.num_pushes; ++k) {
+    const Queue q = tq.pushes[k];
     if (m.pending.empty() && queues_[Idx(q)].size() < c_.token_queue_depth) {
       queues_[Idx(q)].push_back(end);
     } else {
@@ -303,7 +366,7 @@ Status Scheduler::Deadlock() {
   std::string msg = "deadlock: no module can make progress";
   for (Module mod : {Module::kLoad, Module::kCompute, Module::kStore}) {
     if (modules_[Idx(mod)].done()) continue;
-    msg += "; " + Evaluate(mod).blocked;
+    msg += "; " + Evaluate(mod, /*explain=*/true).blocked;
   }
   return Status(StatusCode::kDeadlock, msg);
 }
@@ -382,7 +445,10 @@ Simulator::Simulator(const HwConfig& config, uint64_t dram_bytes, uint64_t dram_
     : config_(config),
       layout_(LayoutOf(config)),
       dram_(dram_bytes, dram_base),
-      machine_(config, layout_) {}
+      machine_(config, layout_),
+      sched_(std::make_unique<SchedulerState>()) {}
+
+Simulator::~Simulator() = default;
 
 Status Simulator::Create(const HwConfig& config, uint64_t dram_bytes,
                          std::unique_ptr<Simulator>* out) {
@@ -426,7 +492,7 @@ Status Simulator::Run(const RunOptions& options, Stats* stats) {
     }
   }
   Scheduler scheduler(config_, program_, machine_, dram_, options.timing_only, stats,
-                      options.trace ? &trace_ : nullptr);
+                      options.trace ? &trace_ : nullptr, sched_.get());
   return scheduler.Run();
 }
 

@@ -59,10 +59,17 @@ struct RunOptions {
   bool timing_only = false;
 };
 
+// The scheduler's per-run bookkeeping (fsim.cc), kept across runs so that a repeated run of a
+// program the simulator has seen before allocates nothing.
+struct SchedulerState;
+
 class Simulator {
  public:
   // `config` must have passed Validate(); use Create() to validate and construct in one step.
   Simulator(const HwConfig& config, uint64_t dram_bytes, uint64_t dram_base = 0);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
   static Status Create(const HwConfig& config, uint64_t dram_bytes,
                        std::unique_ptr<Simulator>* out);
 
@@ -72,6 +79,7 @@ class Simulator {
   const Machine& machine() const { return machine_; }
 
   // Runs the stream to FINISH. On-chip buffers keep their contents between runs, as on hardware.
+  // Allocates only to grow its bookkeeping (and the trace, when on) past what earlier runs used.
   // Errors: a malformed instruction (its index), a deadlock (each blocked module with its
   // instruction and queue), tokens left in a queue at FINISH, an access outside DRAM or a buffer.
   Status Run(const RunOptions& options, Stats* stats);
@@ -88,6 +96,7 @@ class Simulator {
   Machine machine_;
   std::vector<sim::TraceEvent> trace_;
   std::vector<isa::Insn> program_;
+  std::unique_ptr<SchedulerState> sched_;
 };
 
 // A multi-line human-readable cycle report.

@@ -15,7 +15,7 @@ constexpr uint64_t k4K = 4096;
 AxiDram::AxiDram(sim::Dram& dram, uint32_t axi_bytes, uint32_t latency)
     : dram_(dram), axi_bytes_(axi_bytes), latency_(std::max<uint32_t>(latency, 1)) {}
 
-void AxiDram::Check(bool ok, const std::string& what, uint64_t cycle) {
+void AxiDram::Check(bool ok, const char* what, uint64_t cycle) {
   if (!ok && error_.empty()) error_ = "cycle " + std::to_string(cycle) + ": " + what;
 }
 
@@ -25,18 +25,18 @@ AxiDram::Burst AxiDram::Accept(uint64_t addr, uint32_t len, uint32_t size, uint3
   b.addr = addr;
   b.beats = len + 1;
   const uint64_t bytes = uint64_t{b.beats} * axi_bytes_;
-  const std::string at =
-      std::string(kind) + " burst at 0x" +
-      [&] {
-        char buf[24];
-        std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(addr));
-        return std::string(buf);
-      }() +
-      " (" + std::to_string(b.beats) + " beats)";
-  Check(burst == kIncr, at + " is not INCR", cycle);
-  Check((1u << size) == axi_bytes_, at + " does not use full-width beats", cycle);
-  Check(addr % axi_bytes_ == 0, at + " is not aligned to the bus width", cycle);
-  Check(addr / k4K == (addr + bytes - 1) / k4K, at + " crosses a 4 KiB boundary", cycle);
+  // The burst's description is built only for a rule it breaks.
+  auto check = [&](bool ok, const char* rule) {
+    if (ok) return;
+    char at[96];
+    std::snprintf(at, sizeof at, "%s burst at 0x%llx (%u beats) %s", kind,
+                  static_cast<unsigned long long>(addr), b.beats, rule);
+    Check(false, at, cycle);
+  };
+  check(burst == kIncr, "is not INCR");
+  check((1u << size) == axi_bytes_, "does not use full-width beats");
+  check(addr % axi_bytes_ == 0, "is not aligned to the bus width");
+  check(addr / k4K == (addr + bytes - 1) / k4K, "crosses a 4 KiB boundary");
   b.in_range = dram_.Contains(addr, bytes);
   return b;
 }

@@ -57,7 +57,9 @@ class AxiDram : public SimPlugin {
     bool last;
   };
 
-  void Check(bool ok, const std::string& what, uint64_t cycle);
+  // Records the first broken rule. Takes a plain string so that the checks, made on every beat,
+  // build no text unless one fails.
+  void Check(bool ok, const char* what, uint64_t cycle);
   Burst Accept(uint64_t addr, uint32_t len, uint32_t size, uint32_t burst, const char* kind,
                uint64_t cycle);
   void WriteBeat(const Beat& beat, uint64_t cycle);

@@ -16,6 +16,7 @@
 #include "compiler/passes/pass_manager.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
+#include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/exec/executor.h"
 
 namespace loom::conformance {
@@ -231,6 +232,7 @@ Status RunPackage(const std::vector<uint8_t>& bytes, const std::string& device,
   std::unique_ptr<runtime::Package> pkg;
   LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
   std::unique_ptr<runtime::Driver> drv;
+  LOOM_RETURN_IF_ERROR(runtime::RegisterSimulatorDrivers());
   LOOM_RETURN_IF_ERROR(runtime::CreateDriver(device, &drv));
   std::unique_ptr<runtime::Executor> ex;
   LOOM_RETURN_IF_ERROR(runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex));

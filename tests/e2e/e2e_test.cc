@@ -17,6 +17,7 @@
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
+#include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"
 
@@ -99,6 +100,7 @@ DeviceRun RunOn(const std::string& device, const Compiled& c, const runtime::Hos
   std::unique_ptr<runtime::Package> pkg;
   r.status = runtime::Package::LoadMemory(c.bytes.data(), c.bytes.size(), &pkg);
   std::unique_ptr<runtime::Driver> drv;
+  if (r.status.ok()) r.status = runtime::RegisterSimulatorDrivers();
   if (r.status.ok()) r.status = runtime::CreateDriver(device, &drv);
   std::unique_ptr<runtime::Executor> ex;
   if (r.status.ok()) r.status = runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex);

@@ -13,6 +13,7 @@
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
+#include "runtime/api/host_runtime.h"
 #include "runtime/api/session.h"
 #include "runtime/io/npy.h"
 
@@ -37,6 +38,7 @@ Status CompileBlock(const std::string& block, const std::string& config, std::ve
 
 Status Open(const std::vector<uint8_t>& bytes, const std::string& device,
             std::unique_ptr<runtime::Executor>* exec) {
+  LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
   std::unique_ptr<runtime::Package> pkg;
   LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
   runtime::SessionOptions so;

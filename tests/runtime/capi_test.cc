@@ -6,6 +6,7 @@
 
 #include "loom_runtime.h"
 #include "loom_runtime.hpp"
+#include "loom_runtime_host.h"
 #include "runtime/config/config_file.h"
 #include "tests/runtime/test_packages.h"
 
@@ -14,7 +15,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// Every test writes its model first: the place to add the host runtime's simulators and config
+// reader, which these tests use through the C API.
 std::string WriteModel(const char* file, ConvModelOptions m = {}) {
+  EXPECT_EQ(loom_register_host_runtime(), LOOM_OK);
   HwConfig c;
   EXPECT_TRUE(LoadHwConfig("1x8x8", &c).ok());
   package::PackageSpec spec;

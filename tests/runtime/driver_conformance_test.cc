@@ -9,6 +9,8 @@
 
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/driver.h"
+#include "runtime/drivers/null/null_driver.h"
+#include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/package/link.h"
 
 namespace loom::testing {
@@ -41,7 +43,9 @@ const char* OptedOut(const std::string& driver) {
   return nullptr;
 }
 
+// Every driver of the host build: the core runtime's and the simulators.
 std::vector<std::string> Drivers() {
+  EXPECT_TRUE(runtime::RegisterSimulatorDrivers().ok());
   std::istringstream in(runtime::DriverNames());
   std::vector<std::string> v;
   for (std::string s; in >> s;) v.push_back(s);
@@ -289,6 +293,26 @@ TEST(DriverRegistry, UnknownDeviceListsTheAvailableOnes) {
   const Status s = runtime::CreateDriver("gpu", &d);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_THAT(s.message(), ::testing::HasSubstr("available: cpu fsim"));
+}
+
+std::unique_ptr<Driver> CreateTestDevice() { return runtime::CreateNullDriver(); }
+std::unique_ptr<Driver> CreateOtherTestDevice() { return runtime::CreateNullDriver(); }
+
+// Drivers beyond the core ones come in through RegisterDriver (the simulators' library uses it).
+TEST(DriverRegistry, RegistrationIsExplicitIdempotentAndChecked) {
+  ASSERT_TRUE(runtime::RegisterDriver("test-device", &CreateTestDevice).ok());
+  EXPECT_TRUE(runtime::RegisterDriver("test-device", &CreateTestDevice).ok());  // again: nothing
+  EXPECT_THAT(runtime::DriverNames(), ::testing::HasSubstr("test-device"));
+  std::unique_ptr<Driver> d;
+  ASSERT_TRUE(runtime::CreateDriver("test-device", &d).ok());
+  EXPECT_STREQ(d->name(), "null");
+  Status s = runtime::RegisterDriver("test-device", &CreateOtherTestDevice);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("already registered as 'test-device'"));
+  s = runtime::RegisterDriver("cpu", &CreateOtherTestDevice);  // a core driver cannot be replaced
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(runtime::RegisterDriver("", &CreateTestDevice).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(runtime::RegisterDriver("x", nullptr).code(), StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(runtime, Conformance, ::testing::ValuesIn(Drivers()),

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "runtime/api/host_runtime.h"
 #include "runtime/api/session.h"
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/driver.h"
@@ -37,6 +38,7 @@ std::unique_ptr<runtime::Package> Load(const package::PackageSpec& spec) {
 
 Status Open(const package::PackageSpec& spec, const std::string& device,
             std::unique_ptr<Executor>* out, const std::string& config = "", bool trace = false) {
+  LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
   runtime::SessionOptions o;
   o.device = device;
   o.config = config;
@@ -55,6 +57,7 @@ HostTensor FloatInput(const std::string& name, std::vector<int64_t> shape, const
 }
 
 bool HaveDevice(const std::string& name) {
+  EXPECT_TRUE(runtime::RegisterHostRuntime().ok());
   return (" " + runtime::DriverNames() + " ").find(" " + name + " ") != std::string::npos;
 }
 
@@ -143,9 +146,14 @@ std::vector<Case> Cases() {
     f.hw = 6;
     v.push_back({c, f, std::string("float_input_multiblock_") + c});
   }
+  // The float-op segment (Conv, MaxPool, Transpose, Gemm, Concat, Softmax, ...) after the head.
+  ConvModelOptions t;
+  t.float_tail = true;
+  v.push_back({"1x8x8", t, "float_tail_1x8x8"});
   ConvModelOptions b;
   b.n = 2;
-  v.push_back({"1x32x32", b, "conv_n2_1x32x32"});
+  b.float_tail = true;
+  v.push_back({"1x32x32", b, "conv_n2_float_tail_1x32x32"});
   for (auto& k : v) {
     for (char& ch : k.name) if (ch == 'x') ch = 'X';
   }

@@ -1,5 +1,7 @@
 // The package writer and loader: round trip, and every kind of damage the loader must refuse
 // with its documented code and a message that names the problem (docs/package.md).
+#include "runtime/package/package.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,11 +10,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <variant>
 
 #include "runtime/config/config_file.h"
 #include "runtime/io/file.h"
 #include "runtime/package/format.h"
-#include "runtime/package/package.h"
 #include "tests/runtime/test_packages.h"
 
 namespace loom::testing {
@@ -215,6 +217,104 @@ TEST(PackageBad, FloatOpTableAndOperandCounts) {
   s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("input 1: tensor index -1"));
+}
+
+// The loader resolves every FloatOp to its row of the float-op table once, with its parameters,
+// so the executor compares no names at run time.
+TEST(Package, FloatOpsAreResolvedAtLoad) {
+  ConvModelOptions m;
+  m.float_tail = true;
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildConvModel(Config(), m, &spec).ok());
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(package::SerializePackage(spec, &bytes).ok());
+  std::unique_ptr<Package> p;
+  const Status s = Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(p->float_op(0, 0), nullptr);  // an accelerator conv
+  EXPECT_EQ(p->float_op(3, 0), nullptr);  // dequantize
+  ASSERT_NE(p->float_op(3, 2), nullptr);
+  EXPECT_STREQ(p->float_op(3, 2)->def->name, "Softmax");
+  EXPECT_EQ(p->float_op(3, 2)->params.axis, 1);
+  ASSERT_EQ(spec.segments[4].name, "float_tail");
+  const runtime::FloatOpPlan* conv = p->float_op(4, 0);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_STREQ(conv->def->name, "Conv");
+  EXPECT_EQ(conv->params.conv.pads_begin[0], 1);
+  const runtime::FloatOpPlan* transpose = p->float_op(4, 3);
+  ASSERT_NE(transpose, nullptr);
+  EXPECT_EQ(transpose->params.perm[1], 2);
+  EXPECT_EQ(transpose->params.perm[3], 1);
+  EXPECT_EQ(p->float_op(4, 8)->params.axis, 1);  // Concat's axis -1, resolved
+  EXPECT_TRUE(p->float_op(4, 5)->params.gemm.trans_b);
+  EXPECT_EQ(p->float_op(4, 99), nullptr);
+  EXPECT_EQ(p->float_op(99, 0), nullptr);
+}
+
+package::PackageSpec TailSpec() {
+  ConvModelOptions m;
+  m.float_tail = true;
+  package::PackageSpec spec;
+  EXPECT_TRUE(BuildConvModel(Config(), m, &spec).ok());
+  return spec;
+}
+package::FloatOpParams& TailOp(package::PackageSpec* spec, size_t op) {
+  return std::get<package::FloatOpParams>(spec->segments[4].ops[op].params);
+}
+
+// Every attribute and operand problem of a float op is found at load, naming the op: nothing a
+// kernel would silently ignore gets through.
+TEST(PackageBad, FloatOpAttributesAreCheckedAtLoad) {
+  package::PackageSpec spec = TailSpec();
+  TailOp(&spec, 9).attrs.push_back({"temperature", {}, {2.0f}});
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("segment 4 'float_tail' op 9 'tail_softmax': Softmax "
+                                     "attribute 'temperature' is not supported by the runtime "
+                                     "(Softmax reads axis)"));
+
+  // AveragePool's kernel has no dilations, so they are refused, not ignored.
+  spec = TailSpec();
+  TailOp(&spec, 2).op = "AveragePool";
+  TailOp(&spec, 2).attrs.push_back({"dilations", {2, 2}, {}});
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("AveragePool attribute 'dilations' is not supported"));
+  // ceil_mode is in the output shape already: accepted.
+  spec = TailSpec();
+  TailOp(&spec, 2).attrs.push_back({"ceil_mode", {0}, {}});
+  s = Load(Bytes(spec));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+
+  spec = TailSpec();
+  TailOp(&spec, 3).attrs = {{"perm", {0, 2, 2, 1}, {}}};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("op 3 'tail_transpose': Transpose: perm is not a permutation"));
+
+  spec = TailSpec();
+  TailOp(&spec, 9).attrs = {{"axis", {2}, {}}};
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("op 9 'tail_softmax': Softmax: axis 2 is outside [-2, 2)"));
+
+  spec = TailSpec();
+  TailOp(&spec, 2).attrs = {{"strides", {2, 2}, {}}};  // kernel_shape is required
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("op 2 'tail_pool': attribute kernel_shape is missing"));
+
+  spec = TailSpec();
+  TailOp(&spec, 0).attrs = {{"pads", {1, 1}, {}}};
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(),
+              HasSubstr("op 0 'tail_conv': attribute pads has 2 values, the input needs 4"));
+
+  // Clip's bounds are scalars; a constant of two elements is refused at load.
+  spec = TailSpec();
+  spec.segments[4].ops[7].inputs[1] = spec.segments[4].ops[0].inputs[2];  // the conv bias, [4]
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(),
+              HasSubstr("op 7 'tail_clip': Clip: bound 1 (min) has 4 elements, not 1"));
 }
 
 TEST(PackageBad, ProgramNotEndingInFinish) {

@@ -53,6 +53,19 @@ struct Builder {
     return Tensor(name, DType::Float32, TensorLayout::Plain, shape, package::Storage::Arena, 1.0f, n * 4);
   }
   uint8_t* ConstData(int32_t t) { return spec->constants.data() + spec->tensors[t].offset; }
+  // A float32 constant with values in [-1, 1).
+  int32_t FloatConst(const std::string& name, std::vector<uint32_t> shape) {
+    uint64_t n = 1;
+    for (uint32_t d : shape) n *= d;
+    const int32_t t = Tensor(name, DType::Float32, TensorLayout::Plain, shape,
+                             package::Storage::Constant, 1.0f, n * 4);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (uint64_t i = 0; i < n; ++i) {
+      const float v = u(rng);
+      std::memcpy(ConstData(t) + i * 4, &v, 4);
+    }
+    return t;
+  }
 
   // A conv layer: constants, the op, and (if accel) its program.
   Status Conv(const std::string& name, int32_t x, uint32_t o, uint32_t k, uint32_t pad, float out_scale,
@@ -209,6 +222,51 @@ Status BuildConvModel(const HwConfig& config, const ConvModelOptions& o, Package
   spec->inputs.push_back(BindingSpec{"input", bound_in, {o.n, o.c, o.hw, o.hw}});
   spec->outputs.push_back(BindingSpec{"features", y2, {o.n, o.o2, ph, ph}});
   spec->outputs.push_back(BindingSpec{"probs", pr, {o.n, flat}});
+  if (o.float_tail) {
+    SegmentSpec s5;
+    s5.name = "float_tail";
+    using Attrs = std::vector<package::FloatAttr>;
+    auto add = [&](const std::string& name, const std::string& op, Attrs attrs,
+                   std::vector<int32_t> inputs, int32_t out) {
+      OpSpec spec_op;
+      spec_op.name = name;
+      spec_op.params = package::FloatOpParams{op, std::move(attrs)};
+      spec_op.inputs = std::move(inputs);
+      spec_op.outputs = {out};
+      s5.ops.push_back(spec_op);
+    };
+    const uint32_t oc = 4, half = ph / 2, gemm_in = oc * half * half, gemm_out = 5;
+    const int32_t cw = b.FloatConst("tail.conv.w", {oc, o.o2, 3, 3});
+    const int32_t cb = b.FloatConst("tail.conv.b", {oc});
+    const int32_t gw = b.FloatConst("tail.gemm.w", {gemm_out, gemm_in});
+    const int32_t gc = b.FloatConst("tail.gemm.c", {gemm_out});
+    const int32_t scale = b.FloatConst("tail.scale", {1, gemm_out});
+    const int32_t lo = b.FloatConst("tail.min", {});
+    const int32_t conv = b.Float("tail.conv", {o.n, oc, ph, ph});
+    const int32_t relu = b.Float("tail.relu", {o.n, oc, ph, ph});
+    const int32_t tpool = b.Float("tail.pool", {o.n, oc, half, half});
+    const int32_t tr = b.Float("tail.transpose", {o.n, half, half, oc});
+    const int32_t rs = b.Float("tail.reshape", {o.n, gemm_in});
+    const int32_t gm = b.Float("tail.gemm", {o.n, gemm_out});
+    const int32_t mul = b.Float("tail.mul", {o.n, gemm_out});
+    const int32_t clip = b.Float("tail.clip", {o.n, gemm_out});
+    const int32_t cat = b.Float("tail.concat", {o.n, gemm_out + flat});
+    const int32_t out = b.Float("tail", {o.n, gemm_out + flat});
+    add("tail_conv", "Conv", {{"strides", {1, 1}, {}}, {"pads", {1, 1, 1, 1}, {}}}, {f, cw, cb},
+        conv);
+    add("tail_relu", "Relu", {}, {conv}, relu);
+    add("tail_pool", "MaxPool", {{"kernel_shape", {2, 2}, {}}, {"strides", {2, 2}, {}}}, {relu},
+        tpool);
+    add("tail_transpose", "Transpose", {{"perm", {0, 2, 3, 1}, {}}}, {tpool}, tr);
+    add("tail_reshape", "Reshape", {}, {tr}, rs);
+    add("tail_gemm", "Gemm", {{"transB", {1}, {}}, {"alpha", {}, {0.5f}}}, {rs, gw, gc}, gm);
+    add("tail_mul", "Mul", {}, {gm, scale}, mul);
+    add("tail_clip", "Clip", {}, {mul, lo, -1}, clip);
+    add("tail_concat", "Concat", {{"axis", {-1}, {}}}, {clip, pr}, cat);
+    add("tail_softmax", "Softmax", {{"axis", {1}, {}}}, {cat}, out);
+    spec->segments.push_back(s5);
+    spec->outputs.push_back(BindingSpec{"tail", out, {o.n, gemm_out + flat}});
+  }
   spec->arena_bytes = Align(spec->arena_bytes, 64);
   return Status::Ok();
 }

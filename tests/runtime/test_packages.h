@@ -14,6 +14,10 @@ namespace loom::testing {
 
 // conv3x3 (accel) -> maxpool 2x2 (cpu) -> conv1x1 (accel) -> dequantize, flatten, softmax (cpu).
 // Outputs: "features" (int8 conv2 output, dequantized unless int8 is requested) and "probs".
+// With float_tail, a further CPU segment runs float ops that read attributes and constants on the
+// dequantized features: Conv (strides, pads, bias) -> Relu -> MaxPool -> Transpose (perm) ->
+// Reshape -> Gemm (transB, C) -> Mul (broadcast) -> Clip (min) -> Concat with probs (axis) ->
+// Softmax, output "tail" [n, 5 + 96] (hw = 8, o2 = 6).
 struct ConvModelOptions {
   uint32_t n = 1;        // images (a multiple of the config's batch is not required)
   uint32_t c = 5;        // input channels (not a multiple of the block: padding lanes)
@@ -21,6 +25,7 @@ struct ConvModelOptions {
   uint32_t o = 12;       // conv1 output channels
   uint32_t o2 = 6;       // conv2 output channels
   bool float_input = false;  // input tensor float32 with a Quantize op in a first CPU segment
+  bool float_tail = false;   // the float-op segment above, and its output "tail"
   uint32_t seed = 1;
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/drivers/fsim/fsim_driver.h"
 
 #include <memory>
+#include <string>
 
 #include "runtime/drivers/sim/sim_driver.h"
 #include "sim/fsim/fsim.h"
@@ -23,6 +24,7 @@ class FsimDriver final : public SimDriver {
     sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);
     ResetHeap();
     OpenRecording(options);
+    title_ = "fsim, " + options.config.name;
     return Status::Ok();
   }
   const HwConfig& config() const override { return sim_ ? sim_->config() : empty_; }
@@ -36,7 +38,7 @@ class FsimDriver final : public SimDriver {
     have_stats_ = false;
     LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats_));
     have_stats_ = true;
-    RecordRun("fsim, " + sim_->config().name, sim_->program(), sim_->trace(), stats_.cycles);
+    RecordRun(title_, sim_->program(), sim_->trace(), stats_.cycles);
     return Status::Ok();
   }
   Status ReadCounters(DeviceCounters* out) override {
@@ -66,6 +68,7 @@ class FsimDriver final : public SimDriver {
   std::unique_ptr<fsim::Simulator> sim_;
   fsim::Stats stats_;
   bool have_stats_ = false;
+  std::string title_;  // the trace's name for this device, built at Open, not per run
 };
 
 }  // namespace

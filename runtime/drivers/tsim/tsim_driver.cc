@@ -18,6 +18,7 @@ class TsimDriver final : public SimDriver {
     LOOM_RETURN_IF_ERROR(tsim::Device::Create(options.config, bytes, &dev_, dev_options));
     ResetHeap();
     OpenRecording(options);
+    title_ = "tsim, RTL " + dev_->config().name;
     return Status::Ok();
   }
   const HwConfig& config() const override { return dev_ ? dev_->config() : empty_; }
@@ -32,7 +33,7 @@ class TsimDriver final : public SimDriver {
     run.trace = recording();
     LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats_));
     have_stats_ = true;
-    RecordRun("tsim, RTL " + dev_->config().name, dev_->program(), dev_->trace(), stats_.cycles);
+    RecordRun(title_, dev_->program(), dev_->trace(), stats_.cycles);
     return Status::Ok();
   }
   Status ReadCounters(DeviceCounters* out) override {
@@ -62,6 +63,7 @@ class TsimDriver final : public SimDriver {
   std::unique_ptr<tsim::Device> dev_;
   bool have_stats_ = false;
   tsim::Stats stats_;
+  std::string title_;  // the trace's name for this device, built at Open, not per run
 };
 
 }  // namespace

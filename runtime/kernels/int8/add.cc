@@ -16,7 +16,7 @@ Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t*
                              " is outside the 16-bit immediate range [-32768, 32767]");
     }
   }
-  LOOM_RETURN_IF_ERROR(internal::CheckShift(p.shift, "Add: shift"));
+  LOOM_RETURN_IF_ERROR(internal::CheckShift(p.shift, "Add", "shift"));
   LOOM_RETURN_IF_ERROR(internal::CheckClip(p.clip_lo, p.clip_hi, "Add"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(a, "Add: input a"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(bb, "Add: input b"));

@@ -1,6 +1,8 @@
 // Layout helpers, the ALU arithmetic (docs/isa.md §3.4) and the constant packers of qops.h.
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include "runtime/kernels/int8/internal.h"
 #include "runtime/kernels/int8/qops.h"
@@ -28,9 +30,9 @@ Status CheckShape(const ActShape& s, const char* what) {
   return Status::Ok();
 }
 
-Status CheckShift(int32_t shift, const char* what) {
+Status CheckShift(int32_t shift, const char* op, const char* what) {
   if (shift < -31 || shift > 31) {
-    return InvalidArgument(std::string(what) + " " + std::to_string(shift) +
+    return InvalidArgument(std::string(op) + ": " + what + " " + std::to_string(shift) +
                            " is outside [-31, 31]");
   }
   return Status::Ok();
@@ -45,26 +47,27 @@ Status CheckClip(int32_t lo, int32_t hi, const char* op) {
 }
 
 Status CheckRequant(const Requant& rq, const char* op) {
-  LOOM_RETURN_IF_ERROR(CheckShift(rq.pre_shift, (std::string(op) + ": pre_shift").c_str()));
-  LOOM_RETURN_IF_ERROR(CheckShift(rq.post_shift, (std::string(op) + ": post_shift").c_str()));
+  LOOM_RETURN_IF_ERROR(CheckShift(rq.pre_shift, op, "pre_shift"));
+  LOOM_RETURN_IF_ERROR(CheckShift(rq.post_shift, op, "post_shift"));
   return CheckClip(rq.clip_lo, rq.clip_hi, op);
 }
 
 Status CheckWindow(const ActShape& in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw,
                    uint32_t pt, uint32_t pl, uint32_t pb, uint32_t pr, const char* op) {
-  const std::string o(op);
-  if (kh == 0 || kw == 0) return InvalidArgument(o + ": kernel size must be at least 1");
-  if (sh == 0 || sw == 0) return InvalidArgument(o + ": strides must be at least 1");
+  const std::string_view o(op);  // the messages below build strings; success builds none
+  if (kh == 0 || kw == 0)
+    return InvalidArgument(std::string(o) + ": kernel size must be at least 1");
+  if (sh == 0 || sw == 0) return InvalidArgument(std::string(o) + ": strides must be at least 1");
   if (pt >= kh || pb >= kh || pl >= kw || pr >= kw) {
-    return InvalidArgument(o + ": pads (" + std::to_string(pt) + ", " + std::to_string(pl) + ", " +
-                           std::to_string(pb) + ", " + std::to_string(pr) +
-                           ") must each be smaller than the kernel (" + std::to_string(kh) + "x" +
-                           std::to_string(kw) + ")");
+    return InvalidArgument(std::string(o) + ": pads (" + std::to_string(pt) + ", " +
+                           std::to_string(pl) + ", " + std::to_string(pb) + ", " +
+                           std::to_string(pr) + ") must each be smaller than the kernel (" +
+                           std::to_string(kh) + "x" + std::to_string(kw) + ")");
   }
   if (uint64_t{in.h} + pt + pb < kh || uint64_t{in.w} + pl + pr < kw) {
-    return InvalidArgument(o + ": kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
-                           " is larger than the padded input " + std::to_string(in.h + pt + pb) +
-                           "x" + std::to_string(in.w + pl + pr));
+    return InvalidArgument(std::string(o) + ": kernel " + std::to_string(kh) + "x" +
+                           std::to_string(kw) + " is larger than the padded input " +
+                           std::to_string(in.h + pt + pb) + "x" + std::to_string(in.w + pl + pr));
   }
   return Status::Ok();
 }

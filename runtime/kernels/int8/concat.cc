@@ -17,16 +17,20 @@ Status Concat(const Blocking& b, const ConcatInput* inputs, size_t count, int8_t
   os.c = 0;
   for (size_t i = 0; i < count; ++i) {
     const ConcatInput& in = inputs[i];
-    const std::string what = "Concat: input " + std::to_string(i);
-    LOOM_RETURN_IF_ERROR(internal::CheckShape(in.shape, what.c_str()));
-    LOOM_RETURN_IF_ERROR(internal::CheckNotNull(in.data, what.c_str()));
-    if (in.shape.n != os.n || in.shape.h != os.h || in.shape.w != os.w) {
-      return InvalidArgument(what + " has N, H, W " + std::to_string(in.shape.n) + ", " +
-                             std::to_string(in.shape.h) + ", " + std::to_string(in.shape.w) +
-                             " but input 0 has " + std::to_string(os.n) + ", " +
-                             std::to_string(os.h) + ", " + std::to_string(os.w));
-    }
-    LOOM_RETURN_IF_ERROR(internal::CheckShift(in.shift, (what + " shift").c_str()));
+    auto check = [&](const std::string& what) -> Status {
+      LOOM_RETURN_IF_ERROR(internal::CheckShape(in.shape, what.c_str()));
+      LOOM_RETURN_IF_ERROR(internal::CheckNotNull(in.data, what.c_str()));
+      if (in.shape.n != os.n || in.shape.h != os.h || in.shape.w != os.w) {
+        return InvalidArgument(what + " has N, H, W " + std::to_string(in.shape.n) + ", " +
+                               std::to_string(in.shape.h) + ", " + std::to_string(in.shape.w) +
+                               " but input 0 has " + std::to_string(os.n) + ", " +
+                               std::to_string(os.h) + ", " + std::to_string(os.w));
+      }
+      return internal::CheckShift(in.shift, what.c_str(), "shift");
+    };
+    // The input's name with its index is built only to report a failure (an empty name fits the
+    // string's inline buffer, so the passing check allocates nothing).
+    if (!check(std::string()).ok()) return check("Concat: input " + std::to_string(i));
     os.c += in.shape.c;
   }
   const size_t out_bytes = BlockedBytes(b, os);

@@ -19,7 +19,8 @@ Status CheckBlocking(const Blocking& b);
 Status CheckShape(const ActShape& s, const char* what);
 // Shifts in [-31, 31]; clip_lo <= clip_hi, both within [-128, 127].
 Status CheckRequant(const Requant& rq, const char* op);
-Status CheckShift(int32_t shift, const char* what);
+// "OP: WHAT 40 is outside [-31, 31]"; the text is built only on failure.
+Status CheckShift(int32_t shift, const char* op, const char* what);
 Status CheckClip(int32_t lo, int32_t hi, const char* op);
 // A window kh x kw with strides and pads over `in`: sizes >= 1, each pad < its kernel size (so
 // every window holds a real element) and the padded input at least one window large.

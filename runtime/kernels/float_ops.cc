@@ -1,0 +1,236 @@
+#include "runtime/kernels/float_ops.h"
+
+#include <cstring>
+
+#include "runtime/kernels/op_attrs.h"
+
+namespace loom::kernels {
+namespace {
+
+const TensorView* Optional(const TensorView* const* in, size_t n, size_t i) {
+  return i < n ? in[i] : nullptr;
+}
+
+// An axis as ONNX allows it (negative counts from the end), resolved against `rank`.
+Status ResolveAxis(const char* op, int64_t axis, int rank, int* out) {
+  if (axis < -rank || axis >= rank) {
+    return InvalidArgument(std::string(op) + ": axis " + std::to_string(axis) + " is outside [" +
+                           std::to_string(-rank) + ", " + std::to_string(rank) + ") for rank " +
+                           std::to_string(rank));
+  }
+  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return Status::Ok();
+}
+
+// --- prepare: attributes and shapes -> parameters, once at load -------------------------------
+
+Status PrepNothing(const AttrReader&, const TensorView* const*, size_t, const TensorView&,
+                   FloatOpParams*) {
+  return Status::Ok();
+}
+Status PrepRelu(const AttrReader&, const TensorView* const*, size_t, const TensorView&,
+                FloatOpParams* p) {
+  p->act.kind = ActivationKind::kRelu;
+  return Status::Ok();
+}
+Status PrepSigmoid(const AttrReader&, const TensorView* const*, size_t, const TensorView&,
+                   FloatOpParams* p) {
+  p->act.kind = ActivationKind::kSigmoid;
+  return Status::Ok();
+}
+Status PrepLeakyRelu(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                     FloatOpParams* p) {
+  p->act.kind = ActivationKind::kLeakyRelu;
+  p->act.alpha = a.GetFloat("alpha", 0.01f);
+  return Status::Ok();
+}
+// Clip's bounds are optional scalar inputs (ONNX opset 11 on), constant or fed at run time; their
+// shapes are known now, their values only when the op runs.
+Status PrepClip(const AttrReader&, const TensorView* const* in, size_t n, const TensorView&,
+                FloatOpParams* p) {
+  p->act.kind = ActivationKind::kClip;
+  for (size_t i = 1; i <= 2; ++i) {
+    const TensorView* b = Optional(in, n, i);
+    if (b != nullptr && b->NumElements() != 1) {
+      return InvalidArgument("Clip: bound " + std::to_string(i) + " (" + (i == 1 ? "min" : "max") +
+                             ") has " + std::to_string(b->NumElements()) + " elements, not 1");
+    }
+  }
+  return Status::Ok();
+}
+Status PrepSoftmax(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                   FloatOpParams* p) {
+  return ResolveAxis("Softmax", a.GetInt("axis", -1), in[0]->rank, &p->axis);
+}
+Status PrepConcat(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+                  FloatOpParams* p) {
+  return ResolveAxis("Concat", a.GetInt("axis", 0), y.rank, &p->axis);
+}
+Status PrepTranspose(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                     FloatOpParams* p) {
+  const int rank = in[0]->rank;
+  std::vector<int64_t> perm = a.GetInts("perm");
+  if (perm.empty()) {  // ONNX's default reverses the dims
+    for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
+  }
+  if (perm.size() != static_cast<size_t>(rank)) {
+    return InvalidArgument("Transpose: perm has " + std::to_string(perm.size()) +
+                           " entries for a rank-" + std::to_string(rank) + " input");
+  }
+  bool used[kMaxRank] = {};
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] < 0 || perm[i] >= rank || used[perm[i]]) {
+      return InvalidArgument("Transpose: perm is not a permutation of 0.." +
+                             std::to_string(rank - 1) + " (entry " + std::to_string(i) + " is " +
+                             std::to_string(perm[i]) + ")");
+    }
+    used[perm[i]] = true;
+    p->perm[i] = perm[i];
+  }
+  return Status::Ok();
+}
+Status PrepBatchNorm(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                     FloatOpParams* p) {
+  p->epsilon = a.GetFloat("epsilon", 1e-5f);
+  return Status::Ok();
+}
+template <BinaryOp kOp>
+Status PrepBinary(const AttrReader&, const TensorView* const*, size_t, const TensorView&,
+                  FloatOpParams* p) {
+  p->binary = kOp;
+  return Status::Ok();
+}
+Status PrepConv(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                FloatOpParams* p) {
+  return ConvParamsFrom(a, in[0]->rank, &p->conv);
+}
+Status PrepGemm(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                FloatOpParams* p) {
+  p->gemm = GemmParamsFrom(a);
+  return Status::Ok();
+}
+Status PrepPool(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                FloatOpParams* p) {
+  return PoolParamsFrom(a, in[0]->rank, &p->pool);
+}
+
+// --- run: the kernels, per inference ----------------------------------------------------------
+
+Status RunCopy(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
+  return Copy(*in[0], y);
+}
+Status RunActivation(const FloatOpParams& p, const TensorView* const* in, size_t,
+                     const TensorView& y) {
+  return Activation(p.act, *in[0], y);
+}
+Status RunClip(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
+  ActivationParams ap = p.act;
+  ap.min = -3.4028235e38;
+  ap.max = 3.4028235e38;
+  if (const TensorView* lo = Optional(in, n, 1)) ap.min = lo->As<const float>()[0];
+  if (const TensorView* hi = Optional(in, n, 2)) ap.max = hi->As<const float>()[0];
+  return Activation(ap, *in[0], y);
+}
+Status RunSoftmax(const FloatOpParams& p, const TensorView* const* in, size_t,
+                  const TensorView& y) {
+  return Softmax(*in[0], p.axis, y);
+}
+Status RunTranspose(const FloatOpParams& p, const TensorView* const* in, size_t,
+                    const TensorView& y) {
+  return Transpose(*in[0], p.perm, y);
+}
+Status RunBatchNorm(const FloatOpParams& p, const TensorView* const* in, size_t,
+                    const TensorView& y) {
+  return BatchNorm(*in[0], *in[1], *in[2], *in[3], *in[4], p.epsilon, y);
+}
+Status RunBinary(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Binary(p.binary, *in[0], *in[1], y);
+}
+Status RunConv(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
+  return Conv(p.conv, *in[0], *in[1], Optional(in, n, 2), y);
+}
+Status RunGemm(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
+  return Gemm(p.gemm, *in[0], *in[1], Optional(in, n, 2), y);
+}
+Status RunMatMul(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
+  return MatMul(*in[0], *in[1], y);
+}
+Status RunMaxPool(const FloatOpParams& p, const TensorView* const* in, size_t,
+                  const TensorView& y) {
+  return MaxPool(p.pool, *in[0], y, nullptr);
+}
+Status RunAvgPool(const FloatOpParams& p, const TensorView* const* in, size_t,
+                  const TensorView& y) {
+  return AvgPool(p.pool, *in[0], y);
+}
+Status RunGlobalAvgPool(const FloatOpParams&, const TensorView* const* in, size_t,
+                        const TensorView& y) {
+  return GlobalAvgPool(*in[0], y);
+}
+Status RunConcat(const FloatOpParams& p, const TensorView* const* in, size_t n,
+                 const TensorView& y) {
+  return Concat(in, static_cast<int>(n), p.axis, y);
+}
+
+// Ignored attributes, and why they cannot matter: the output shape is fixed in the package, so
+// Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
+// `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
+// only in training.
+constexpr FloatOpDef kFloatOps[] = {
+    // name, required, optional, variadic, same_elements, reads, ignores, prepare, run
+    {"Identity", 1, 0, false, true, "", "", PrepNothing, RunCopy},
+    {"Reshape", 1, 0, false, true, "", "shape allowzero", PrepNothing, RunCopy},
+    {"Flatten", 1, 0, false, true, "", "axis", PrepNothing, RunCopy},
+    // Inference: a copy. Inputs ratio and training_mode are accepted and ignored (the importer
+    // refuses training_mode that would drop anything).
+    {"Dropout", 1, 2, false, true, "", "seed", PrepNothing, RunCopy},
+    {"Relu", 1, 0, false, true, "", "", PrepRelu, RunActivation},
+    {"Sigmoid", 1, 0, false, true, "", "", PrepSigmoid, RunActivation},
+    {"LeakyRelu", 1, 0, false, true, "alpha", "", PrepLeakyRelu, RunActivation},
+    {"Clip", 1, 2, false, true, "", "", PrepClip, RunClip},  // min, max: scalar inputs
+    {"Softmax", 1, 0, false, true, "axis", "", PrepSoftmax, RunSoftmax},
+    {"Transpose", 1, 0, false, true, "perm", "", PrepTranspose, RunTranspose},
+    {"BatchNormalization", 5, 0, false, true, "epsilon", "momentum", PrepBatchNorm, RunBatchNorm},
+    {"Add", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kAdd>, RunBinary},
+    {"Sub", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kSub>, RunBinary},
+    {"Mul", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMul>, RunBinary},
+    {"Conv", 2, 1, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
+     RunConv},                                                                        // bias
+    {"Gemm", 2, 1, false, false, "alpha beta transA transB", "", PrepGemm, RunGemm},  // C
+    {"MatMul", 2, 0, false, false, "", "", PrepNothing, RunMatMul},
+    {"MaxPool", 1, 0, false, false, "kernel_shape strides dilations pads storage_order",
+     "ceil_mode", PrepPool, RunMaxPool},
+    // No dilations: AvgPool has none (ONNX <= 18), so a package with them is refused.
+    {"AveragePool", 1, 0, false, false, "kernel_shape strides pads count_include_pad", "ceil_mode",
+     PrepPool, RunAvgPool},
+    {"GlobalAveragePool", 1, 0, false, false, "", "", PrepNothing, RunGlobalAvgPool},
+    {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat},
+};
+
+}  // namespace
+
+bool AttrListed(const char* list, std::string_view attr) {
+  const std::string_view l(list);
+  size_t pos = 0;
+  while (pos < l.size()) {
+    size_t end = l.find(' ', pos);
+    if (end == std::string_view::npos) end = l.size();
+    if (l.substr(pos, end - pos) == attr) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+const FloatOpDef* FindFloatOp(std::string_view name) {
+  for (const FloatOpDef& d : kFloatOps) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+const FloatOpDef* FloatOpTable(size_t* count) {
+  *count = sizeof(kFloatOps) / sizeof(kFloatOps[0]);
+  return kFloatOps;
+}
+
+}  // namespace loom::kernels

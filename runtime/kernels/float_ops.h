@@ -1,0 +1,83 @@
+// The float operators a package's CPU segments may hold (FloatOp in the schema), in one table: per
+// operator its operands, the attributes it reads, how those become kernel parameters, and the
+// kernel entry point. Adding an operator is one row here (and its kernel); the loader and the
+// executor follow.
+//
+// Who uses it, and why it lives here: the loader (runtime/package) checks a FloatOp's operand
+// counts and attributes against its row and resolves the op to that row and its prepared
+// parameters once, at load; the executor (runtime/exec) then calls the row's kernel without
+// comparing a single string at run time. Both sit above the kernels, so the kernels' layer is the
+// one place both can reach. The price: whatever links the loader links the float reference kernels
+// too. Every runtime that executes a package needs them anyway; only loader-only programs (inspect,
+// the package fuzz target) carry them unused: about 85 KB of code at -O2, plain C++17 over
+// runtime/core.
+//
+// Attributes the runtime does not read are refused at load, so a package can never carry an
+// attribute that changes the result and is silently ignored. A few are accepted and ignored because
+// they cannot change what the kernel computes once shapes are fixed at compile time (`ignores`).
+#ifndef LOOM_RUNTIME_KERNELS_FLOAT_OPS_H_
+#define LOOM_RUNTIME_KERNELS_FLOAT_OPS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/status.h"
+#include "runtime/kernels/kernels.h"
+
+namespace loom::kernels {
+
+// An operator's attributes, wherever they are stored (the loader reads a package's FloatAttr
+// list). The lookups of kernels/op_attrs.h; absent attributes give the fallback or an empty list.
+class AttrReader {
+ public:
+  virtual ~AttrReader() = default;
+  virtual std::vector<int64_t> GetInts(std::string_view name) const = 0;
+  virtual int64_t GetInt(std::string_view name, int64_t fallback) const = 0;
+  virtual float GetFloat(std::string_view name, float fallback) const = 0;
+};
+
+// Kernel parameters of one float operator, resolved at load (axes non-negative, defaults filled
+// in). Each operator uses the fields its kernel takes.
+struct FloatOpParams {
+  ConvParams conv;
+  PoolParams pool;
+  GemmParams gemm;
+  ActivationParams act;  // Relu, LeakyRelu, Sigmoid; Clip's kind (its bounds are inputs)
+  BinaryOp binary = BinaryOp::kAdd;
+  int axis = 0;                 // Softmax, Concat
+  int64_t perm[kMaxRank] = {};  // Transpose
+  float epsilon = 1e-5f;        // BatchNormalization
+};
+
+// Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
+// Prepare sees views with shapes only (null data): what the loader knows before any run.
+using FloatOpPrepare = Status (*)(const AttrReader& attrs, const TensorView* const* in,
+                                  size_t num_inputs, const TensorView& y, FloatOpParams* out);
+using FloatOpKernel = Status (*)(const FloatOpParams& p, const TensorView* const* in,
+                                 size_t num_inputs, const TensorView& y);
+
+struct FloatOpDef {
+  const char* name;
+  uint8_t required;        // inputs that must be present
+  uint8_t optional;        // up to this many more, each may be omitted
+  bool variadic;           // instead: any number more, all present (Concat)
+  bool same_elements;      // the output has input 0's element count (checked at load)
+  const char* reads;       // space-separated attributes the op reads
+  const char* ignores;     // space-separated attributes accepted without effect (see the table)
+  FloatOpPrepare prepare;  // attributes and shapes -> FloatOpParams; may refuse them
+  FloatOpKernel run;
+};
+
+// The row for an operator name, or null.
+const FloatOpDef* FindFloatOp(std::string_view name);
+// Every row, in table order.
+const FloatOpDef* FloatOpTable(size_t* count);
+// Whether `attr` is in the space-separated `list`.
+bool AttrListed(const char* list, std::string_view attr);
+
+}  // namespace loom::kernels
+
+#endif  // LOOM_RUNTIME_KERNELS_FLOAT_OPS_H_

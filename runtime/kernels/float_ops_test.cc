@@ -1,0 +1,172 @@
+#include "runtime/kernels/float_ops.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace loom::kernels {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Attributes from a map: ints and floats by name, as a package's FloatAttr list holds them.
+class MapAttrs final : public AttrReader {
+ public:
+  std::map<std::string, std::vector<int64_t>> ints;
+  std::map<std::string, float> floats;
+  std::vector<int64_t> GetInts(std::string_view name) const override {
+    auto it = ints.find(std::string(name));
+    return it == ints.end() ? std::vector<int64_t>{} : it->second;
+  }
+  int64_t GetInt(std::string_view name, int64_t fallback) const override {
+    auto it = ints.find(std::string(name));
+    return it == ints.end() || it->second.empty() ? fallback : it->second[0];
+  }
+  float GetFloat(std::string_view name, float fallback) const override {
+    auto it = floats.find(std::string(name));
+    return it == floats.end() ? fallback : it->second;
+  }
+};
+
+// Prepares `op` from `attrs` and runs it through its row, as the loader and executor do.
+Status RunRow(const char* op, const AttrReader& attrs, std::vector<const TensorView*> in,
+              const TensorView& y) {
+  const FloatOpDef* def = FindFloatOp(op);
+  if (def == nullptr) return NotFound(op);
+  FloatOpParams params;
+  LOOM_RETURN_IF_ERROR(def->prepare(attrs, in.data(), in.size(), y, &params));
+  return def->run(params, in.data(), in.size(), y);
+}
+
+TEST(FloatOps, EveryRowIsFoundByItsNameOnce) {
+  size_t n = 0;
+  const FloatOpDef* table = FloatOpTable(&n);
+  ASSERT_GT(n, 0u);
+  std::set<std::string> names;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(names.insert(table[i].name).second) << table[i].name << " twice";
+    EXPECT_EQ(FindFloatOp(table[i].name), &table[i]);
+    EXPECT_NE(table[i].prepare, nullptr) << table[i].name;
+    EXPECT_NE(table[i].run, nullptr) << table[i].name;
+    EXPECT_GE(table[i].required, 1) << table[i].name;
+  }
+  EXPECT_EQ(FindFloatOp("Pad"), nullptr);
+  EXPECT_EQ(FindFloatOp("relu"), nullptr);  // names are ONNX's, case and all
+}
+
+TEST(FloatOps, AttributeListsMatchWholeNames) {
+  EXPECT_TRUE(AttrListed("strides dilations pads group", "pads"));
+  EXPECT_TRUE(AttrListed("strides dilations pads group", "group"));
+  EXPECT_FALSE(AttrListed("strides dilations pads group", "pad"));
+  EXPECT_FALSE(AttrListed("strides dilations", "strides dilations"));
+  EXPECT_FALSE(AttrListed("", "axis"));
+  const FloatOpDef* pool = FindFloatOp("AveragePool");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_FALSE(AttrListed(pool->reads, "dilations"));  // its kernel has none: refused at load
+  EXPECT_TRUE(AttrListed(pool->ignores, "ceil_mode"));
+}
+
+TEST(FloatOps, TransposeTakesItsPermFromTheAttribute) {
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  float y[6] = {};
+  const TensorView xv = View(DType::kF32, x, {2, 3});
+  const TensorView yv = View(DType::kF32, y, {3, 2});
+  MapAttrs attrs;
+  attrs.ints["perm"] = {1, 0};
+  ASSERT_TRUE(RunRow("Transpose", attrs, {&xv}, yv).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(1, 4, 2, 5, 3, 6));
+  // No perm: ONNX reverses the dims.
+  float z[6] = {};
+  ASSERT_TRUE(RunRow("Transpose", MapAttrs{}, {&xv}, View(DType::kF32, z, {3, 2})).ok());
+  EXPECT_THAT(z, ::testing::ElementsAre(1, 4, 2, 5, 3, 6));
+}
+
+TEST(FloatOps, PrepareRefusesBadAttributesNamingThem) {
+  const TensorView x = View(DType::kF32, nullptr, {2, 3});
+  const TensorView y = View(DType::kF32, nullptr, {3, 2});
+  const TensorView* in[] = {&x};
+  FloatOpParams p;
+  MapAttrs perm;
+  perm.ints["perm"] = {0, 0};
+  Status s = FindFloatOp("Transpose")->prepare(perm, in, 1, y, &p);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("not a permutation"));
+  perm.ints["perm"] = {1, 0, 2};
+  s = FindFloatOp("Transpose")->prepare(perm, in, 1, y, &p);
+  EXPECT_THAT(s.message(), HasSubstr("perm has 3 entries for a rank-2 input"));
+  MapAttrs axis;
+  axis.ints["axis"] = {2};
+  s = FindFloatOp("Softmax")->prepare(axis, in, 1, x, &p);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Softmax: axis 2 is outside [-2, 2)"));
+  MapAttrs pool;  // kernel_shape is required
+  const TensorView x4 = View(DType::kF32, nullptr, {1, 1, 4, 4});
+  const TensorView* in4[] = {&x4};
+  s = FindFloatOp("MaxPool")->prepare(pool, in4, 1, x4, &p);
+  EXPECT_THAT(s.message(), HasSubstr("kernel_shape is missing"));
+}
+
+TEST(FloatOps, NegativeAxesResolveAtPrepare) {
+  const TensorView x = View(DType::kF32, nullptr, {2, 3, 4});
+  const TensorView* in[] = {&x};
+  MapAttrs axis;
+  axis.ints["axis"] = {-1};
+  FloatOpParams p;
+  ASSERT_TRUE(FindFloatOp("Softmax")->prepare(axis, in, 1, x, &p).ok());
+  EXPECT_EQ(p.axis, 2);
+  axis.ints["axis"] = {-3};
+  ASSERT_TRUE(FindFloatOp("Concat")->prepare(axis, in, 1, x, &p).ok());
+  EXPECT_EQ(p.axis, 0);
+}
+
+TEST(FloatOps, ClipBoundsAreScalarInputsReadAtRunTime) {
+  const float x[4] = {-5, -1, 1, 5};
+  float y[4] = {};
+  const float lo = -2, hi = 3;
+  const TensorView xv = View(DType::kF32, x, {4});
+  const TensorView lov = View(DType::kF32, &lo, {});
+  const TensorView hiv = View(DType::kF32, &hi, {1});
+  const TensorView yv = View(DType::kF32, y, {4});
+  ASSERT_TRUE(RunRow("Clip", MapAttrs{}, {&xv, &lov, &hiv}, yv).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(-2, -1, 1, 3));
+  // Only a max: the min slot is omitted.
+  ASSERT_TRUE(RunRow("Clip", MapAttrs{}, {&xv, nullptr, &hiv}, yv).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(-5, -1, 1, 3));
+  const float two[2] = {0, 1};
+  const TensorView bad = View(DType::kF32, two, {2});
+  const Status s = RunRow("Clip", MapAttrs{}, {&xv, &bad}, yv);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("bound 1 (min) has 2 elements"));
+}
+
+TEST(FloatOps, ConvThroughTheTableMatchesTheKernel) {
+  std::vector<float> x(1 * 2 * 5 * 5), w(3 * 2 * 3 * 3), b = {0.5f, -1.0f, 2.0f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
+  std::vector<float> y1(1 * 3 * 3 * 3), y2(y1.size());
+  const TensorView xv = View(DType::kF32, x.data(), {1, 2, 5, 5});
+  const TensorView wv = View(DType::kF32, w.data(), {3, 2, 3, 3});
+  const TensorView bv = View(DType::kF32, b.data(), {3});
+  MapAttrs attrs;
+  attrs.ints["strides"] = {2, 2};
+  attrs.ints["pads"] = {1, 1, 1, 1};
+  ASSERT_TRUE(
+      RunRow("Conv", attrs, {&xv, &wv, &bv}, View(DType::kF32, y1.data(), {1, 3, 3, 3})).ok());
+  ConvParams p;
+  p.strides[0] = p.strides[1] = 2;
+  p.pads_begin[0] = p.pads_begin[1] = p.pads_end[0] = p.pads_end[1] = 1;
+  ASSERT_TRUE(Conv(p, xv, wv, &bv, View(DType::kF32, y2.data(), {1, 3, 3, 3})).ok());
+  EXPECT_EQ(y1, y2);
+  // Without the optional bias (an omitted slot, or no slot at all).
+  ASSERT_TRUE(
+      RunRow("Conv", attrs, {&xv, &wv, nullptr}, View(DType::kF32, y1.data(), {1, 3, 3, 3})).ok());
+  ASSERT_TRUE(RunRow("Conv", attrs, {&xv, &wv}, View(DType::kF32, y2.data(), {1, 3, 3, 3})).ok());
+  EXPECT_EQ(y1, y2);
+}
+
+}  // namespace
+}  // namespace loom::kernels
