@@ -16,6 +16,7 @@ Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& optio
   eo.trace = options.trace;
   eo.timeline = options.timeline;
   eo.timeout_ms = options.timeout_ms;
+  eo.wall_timeout_ms = options.wall_timeout_ms;
   eo.waves = options.waves;
   return Executor::Create(std::move(package), std::move(driver), eo, out);
 }

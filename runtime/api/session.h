@@ -15,7 +15,8 @@ struct SessionOptions {
   std::string config;           // HwConfig name or path for the device; empty: the package's
   bool trace = false;
   bool timeline = false;  // ExecutorOptions::timeline
-  uint32_t timeout_ms = 600000;
+  uint32_t timeout_ms = 600000;                      // device time, per submission
+  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;  // simulators: host time, per submission
   std::string waves;  // tsim
 };
 

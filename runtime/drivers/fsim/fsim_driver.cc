@@ -23,14 +23,18 @@ class FsimDriver final : public SimDriver {
     sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);
     ResetHeap();
     OpenRecording(options);
+    wall_timeout_ms_ = options.wall_timeout_ms;
     return Status::Ok();
   }
   const HwConfig& config() const override { return sim_ ? sim_->config() : empty_; }
 
-  // fsim detects deadlocks itself (it never hangs), so the timeout is not needed here.
-  Status Wait(uint32_t /*timeout_ms*/) override {
+  // fsim reports deadlocks at once; the limits stop programs that are merely long (a GEMM at its
+  // largest loop counts runs for hours on the host). Device time is counted as tsim counts it.
+  Status Wait(uint32_t timeout_ms) override {
     fsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
+    run.max_cycles = DeviceCycles(timeout_ms, sim_->config());
+    run.wall_ms = wall_timeout_ms_;
     run.trace = recording();
     stats_ = fsim::Stats{};
     have_stats_ = false;
@@ -66,6 +70,7 @@ class FsimDriver final : public SimDriver {
   std::unique_ptr<fsim::Simulator> sim_;
   fsim::Stats stats_;
   bool have_stats_ = false;
+  uint32_t wall_timeout_ms_ = 0;
 };
 
 }  // namespace
