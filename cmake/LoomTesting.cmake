@@ -40,8 +40,20 @@ function(loom_add_fuzzer name)
   target_link_libraries(${name} PRIVATE ${F_LIBS})
   loom_target_warnings(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+  set_property(GLOBAL APPEND PROPERTY LOOM_FUZZERS "${name} ${F_CORPUS}")
   if(NOT LOOM_FUZZ AND F_CORPUS)
     add_test(NAME ${name}_replay COMMAND ${name} ${F_CORPUS})
     set_tests_properties(${name}_replay PROPERTIES LABELS fuzz)
   endif()
 endfunction()
+
+# fuzz/targets.txt in the build tree: one line per fuzz target, "NAME SEED_CORPUS_DIR", written once
+# every CMakeLists.txt has registered its targets. scripts/fuzz reads it.
+function(loom_write_fuzz_targets)
+  get_property(targets GLOBAL PROPERTY LOOM_FUZZERS)
+  string(REPLACE ";" "\n" text "${targets}")
+  file(WRITE ${CMAKE_BINARY_DIR}/fuzz/targets.txt.tmp "${text}\n")
+  configure_file(${CMAKE_BINARY_DIR}/fuzz/targets.txt.tmp ${CMAKE_BINARY_DIR}/fuzz/targets.txt
+                 COPYONLY)
+endfunction()
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL loom_write_fuzz_targets)

@@ -21,6 +21,7 @@ Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
   eo.trace = options.trace;
   eo.timeline = options.timeline;
   eo.timeout_ms = options.timeout_ms;
+  eo.wall_timeout_ms = options.wall_timeout_ms;
   eo.waves = options.waves;
   eo.max_device_memory = options.max_device_memory;
   return Executor::Create(std::move(package), std::move(driver), eo, out);

@@ -18,7 +18,8 @@ struct SessionOptions {
   std::string config;
   bool trace = false;
   bool timeline = false;  // ExecutorOptions::timeline
-  uint32_t timeout_ms = 600000;
+  uint32_t timeout_ms = 600000;                      // device time, per submission
+  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;  // simulators: host time, per submission
   std::string waves;  // tsim
   // LoadOptions and ExecutorOptions::max_device_memory (loom-run --max-device-memory).
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;

@@ -61,6 +61,10 @@ struct DriverOptions {
   bool timeline = false;
   // tsim only: FST waveform file of the whole run.
   std::string waves;
+  // Simulators only: host (wall-clock) time one Wait may take, on top of its device-time
+  // timeout; 0: no limit. A simulator can need hours for a program that takes seconds on the
+  // device, so this is what bounds a run's cost; hardware runs in device time and ignores it.
+  uint32_t wall_timeout_ms = 0;
 };
 
 class Driver {
@@ -88,7 +92,8 @@ class Driver {
   // FINISH). One submission at a time: Submit while one is in flight is FailedPrecondition.
   virtual Status Submit(uint64_t insn_addr, uint32_t insn_count) = 0;
   // Blocks until the submission completes and returns its outcome (the device's error, or
-  // DeadlineExceeded after `timeout_ms` of device time).
+  // DeadlineExceeded after `timeout_ms` of device time, or on a simulator after
+  // DriverOptions::wall_timeout_ms of host time; the message names where each module stopped).
   virtual Status Wait(uint32_t timeout_ms) = 0;
   // Counters of the last completed submission.
   virtual Status ReadCounters(DeviceCounters* out) = 0;

@@ -113,6 +113,7 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   dopt.trace = options.trace;
   dopt.timeline = options.timeline;
   dopt.waves = options.waves;
+  dopt.wall_timeout_ms = options.wall_timeout_ms;
   LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext(std::string("device ") + e->driver_->name()));
   const HwConfig& dev = e->driver_->config();
   if (dev.CompatibilityHash() != p.config().CompatibilityHash()) {

@@ -26,6 +26,10 @@
 
 namespace loom::runtime {
 
+// Five minutes of host time per submission: far above any model the tests and the zoo run on fsim
+// or tsim, and a bound on what a hung or endless program costs before it is reported.
+inline constexpr uint32_t kDefaultWallTimeoutMs = 300000;
+
 struct ExecutorOptions {
   // Open the device with this config instead of the package's. Simulators instantiate it;
   // a package built for another config is then refused (FailedPrecondition), as hardware would.
@@ -34,6 +38,9 @@ struct ExecutorOptions {
   bool trace = false;            // record the device's instruction timeline (TraceJson)
   bool timeline = false;         // keep per-instruction timing of each segment's last run
   uint32_t timeout_ms = 600000;  // per accelerator submission, device time
+  // Per accelerator submission, host time on a simulator (DriverOptions::wall_timeout_ms);
+  // 0: no limit.
+  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
   std::string waves;             // tsim: FST waveform file
   // Create refuses (FailedPrecondition) a package whose device memory — every region it places,
   // each rounded up to 4 KiB — would be larger.

@@ -103,6 +103,7 @@ struct RunArgs {
   bool quiet = false;
   uint32_t timeout_ms = 600000;
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
+  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
 };
 
 void Run(const RunArgs& a) {
@@ -111,6 +112,7 @@ void Run(const RunArgs& a) {
   so.config = a.config;
   so.trace = !a.trace.empty();
   so.timeout_ms = a.timeout_ms;
+  so.wall_timeout_ms = a.wall_timeout_ms;
   so.waves = a.waves;
   so.max_device_memory = a.max_device_memory;
   std::unique_ptr<Executor> exec;
@@ -203,6 +205,7 @@ struct ProfileArgs {
   std::string json;
   uint32_t timeout_ms = 600000;
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
+  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
 };
 
 void RunProfile(const ProfileArgs& a) {
@@ -213,6 +216,7 @@ void RunProfile(const ProfileArgs& a) {
   so.timeline = true;
   so.timeout_ms = a.timeout_ms;
   so.max_device_memory = a.max_device_memory;
+  so.wall_timeout_ms = a.wall_timeout_ms;
   std::unique_ptr<Executor> exec;
   Check(OpenSessionFile(a.package, so, &exec));
   std::vector<HostTensor> inputs;
@@ -244,6 +248,15 @@ void AddMaxDeviceMemory(CLI::App* cmd, uint64_t* bytes) {
       ->capture_default_str();
 }
 
+void AddTimeoutOptions(CLI::App* cmd, uint32_t* timeout_ms, uint32_t* wall_timeout_ms) {
+  cmd->add_option("--timeout-ms", *timeout_ms,
+                  "Per-segment limit in device time (cycles at the config's clock)")
+      ->capture_default_str();
+  cmd->add_option("--wall-timeout-ms", *wall_timeout_ms,
+                  "fsim, tsim: per-segment limit in host time; 0: none")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 CLI::App* AddProfileCommand(CLI::App& parent) {
@@ -258,7 +271,7 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
   cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy; repeatable (default: zeros)");
   cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
   cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
-  cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  AddTimeoutOptions(cmd, &args->timeout_ms, &args->wall_timeout_ms);
   AddMaxDeviceMemory(cmd, &args->max_device_memory);
   cmd->callback([args] { RunProfile(*args); });
   return cmd;
@@ -277,7 +290,7 @@ CLI::App* AddRunCommand(CLI::App& parent) {
   cmd->add_option("--stats", args->stats, "Write per-segment and total statistics as JSON");
   cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
   cmd->add_flag("--int8-output", args->int8_output, "Write int8 outputs as computed (no dequantization)");
-  cmd->add_option("--timeout-ms", args->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  AddTimeoutOptions(cmd, &args->timeout_ms, &args->wall_timeout_ms);
   cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
   AddMaxDeviceMemory(cmd, &args->max_device_memory);

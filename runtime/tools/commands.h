@@ -20,7 +20,7 @@
 namespace loom::runtime {
 
 // `run PACKAGE --device D --input [NAME=]FILE.npy ... --output [NAME=]OUT.npy ... [--stats F]
-// [--trace F] [--int8-output] [--config C] [--timeout-ms N] [--waves F]
+// [--trace F] [--int8-output] [--config C] [--timeout-ms N] [--wall-timeout-ms N] [--waves F]
 // [--max-device-memory SIZE]`.
 CLI::App* AddRunCommand(CLI::App& parent);
 // `profile PACKAGE [--device fsim|tsim] [--input [NAME=]FILE.npy ...] [--trace F] [--json F]

@@ -17,6 +17,9 @@ using isa::Queue;
 namespace {
 
 constexpr uint64_t kNever = UINT64_MAX;
+// An instruction's scheduling costs about as much host time as this many GEMM micro-op iterations
+// (sim::Deadline::Poll's unit).
+constexpr uint64_t kPollPerInsn = 64;
 
 int Idx(Module m) { return static_cast<int>(m); }
 int Idx(Queue q) { return static_cast<int>(q); }
@@ -92,14 +95,16 @@ class Scheduler {
  public:
   // `state` is reset here; its storage is kept from earlier runs.
   Scheduler(const HwConfig& config, const std::vector<Insn>& insns, Machine& machine,
-            sim::Dram& dram, bool timing_only, Stats* stats, std::vector<sim::TraceEvent>* trace,
-            SchedulerState* state)
+            sim::Dram& dram, const RunOptions& options, Stats* stats,
+            std::vector<sim::TraceEvent>* trace, SchedulerState* state)
       : c_(config),
         timing_(config),
         insns_(insns),
         machine_(machine),
         dram_(dram),
-        timing_only_(timing_only),
+        timing_only_(options.timing_only),
+        max_cycles_(options.max_cycles),
+        deadline_(options.wall_ms),
         stats_(stats),
         trace_(trace),
         modules_(state->modules),
@@ -136,6 +141,9 @@ class Scheduler {
   void Stall(Module m, sim::TraceEvent::Kind kind, Queue q, uint32_t insn, uint64_t from,
              uint64_t to);
   Status Deadlock();
+  // A limit was reached: `why`, then where each module stands; `running` is the instruction that
+  // was executing or about to (its module is described by `running_what`).
+  Status Stopped(const std::string& why, uint32_t running, const std::string& running_what);
   Status CheckBalanced(uint32_t finish) const;
 
   const HwConfig& c_;
@@ -144,6 +152,8 @@ class Scheduler {
   Machine& machine_;
   sim::Dram& dram_;
   const bool timing_only_;
+  const uint64_t max_cycles_;
+  sim::Deadline deadline_;
   Stats* stats_;
   std::vector<sim::TraceEvent>* trace_;  // null when not tracing
 
@@ -294,31 +304,10 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
   ModuleState& m = modules_[Idx(mod)];
   const uint32_t i = m.insns[m.next];
   const Insn& insn = insns_[i];
-  const isa::TokenQueues tq = isa::QueuesOf(insn);
-  for (int k = 0; k < tq.num_pops; ++k) {
-    const Queue q = tq.pops[k];
-    queues_[Idx(q)].pop_front();
-    CompletePendingPush(q, cand.start);
-  }
-  Stall(mod, cand.cause, cand.queue, i, m.time, cand.start);
-  start_[i] = cand.start;
-
-  uint64_t begin = cand.start;
   uint64_t* port = nullptr;
   if (insn.opcode == Opcode::kLoad) port = &read_port_free_;
   if (insn.opcode == Opcode::kStore) port = &write_port_free_;
-  if (port && *port > begin) {
-    Stall(mod, sim::TraceEvent::Kind::kStallPort, cand.queue, i, begin, *port);
-    begin = *port;
-  }
-
-  if (!timing_only_) {
-    Status s = machine_.Execute(insn, dram_);
-    if (!s.ok()) {
-      return Status(s.code(), "instruction " + std::to_string(i) + " (" + isa::Disassemble(insn) +
-                                  "): " + s.message());
-    }
-  }
+  const uint64_t begin = port ? std::max(cand.start, *port) : cand.start;
   uint64_t cycles = 1;
   switch (insn.opcode) {
     case Opcode::kLoad:
@@ -330,6 +319,36 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
     case Opcode::kFinish: cycles = TimingModel::kIssueCycles; break;
   }
   const uint64_t end = begin + cycles;
+  // Before any state changes, so the report shows the machine as it stood.
+  if (end > max_cycles_) {
+    return Stopped(
+        "no FINISH within the device-time limit of " + std::to_string(max_cycles_) + " cycles", i,
+        "would run from cycle " + std::to_string(begin) + " to " + std::to_string(end));
+  }
+
+  const isa::TokenQueues tq = isa::QueuesOf(insn);
+  for (int k = 0; k < tq.num_pops; ++k) {
+    const Queue q = tq.pops[k];
+    queues_[Idx(q)].pop_front();
+    CompletePendingPush(q, cand.start);
+  }
+  Stall(mod, cand.cause, cand.queue, i, m.time, cand.start);
+  start_[i] = cand.start;
+  Stall(mod, sim::TraceEvent::Kind::kStallPort, cand.queue, i, cand.start, begin);
+
+  if (!timing_only_) {
+    Status s = machine_.Execute(insn, dram_, &deadline_);
+    if (s.code() == StatusCode::kDeadlineExceeded) {
+      return Stopped("no FINISH within the wall-clock limit of " +
+                         std::to_string(deadline_.limit_ms()) + " ms (simulated up to cycle " +
+                         std::to_string(begin) + ")",
+                     i, "was executing (" + s.message() + ")");
+    }
+    if (!s.ok()) {
+      return Status(s.code(), "instruction " + std::to_string(i) + " (" + isa::Disassemble(insn) +
+                                  "): " + s.message());
+    }
+  }
   if (port) *port = end;
 
   // Statistics follow from the instruction alone, so timing-only runs report the same numbers.
@@ -371,6 +390,41 @@ Status Scheduler::Deadlock() {
   return Status(StatusCode::kDeadlock, msg);
 }
 
+Status Scheduler::Stopped(const std::string& why, uint32_t running,
+                          const std::string& running_what) {
+  std::string msg = why + ": the program runs longer than the limit allows, or never finishes";
+  for (Module mod : {Module::kLoad, Module::kCompute, Module::kStore}) {
+    const ModuleState& m = modules_[Idx(mod)];
+    msg += "; ";
+    if (m.done()) {
+      msg += std::string(isa::ModuleName(mod)) + " has finished its " +
+             std::to_string(m.insns.size()) + " instructions";
+      continue;
+    }
+    if (m.pending.empty() && m.next < m.insns.size() && m.insns[m.next] == running) {
+      msg += std::string(isa::ModuleName(mod)) + " instruction " + std::to_string(running) + " (" +
+             isa::Disassemble(insns_[running]) + ") " + running_what;
+      continue;
+    }
+    const Candidate c = Evaluate(mod, /*explain=*/true);
+    if (c.start == kNever) {
+      msg += c.blocked;
+    } else {
+      const uint32_t i = m.insns[m.next];
+      msg += std::string(isa::ModuleName(mod)) + " instruction " + std::to_string(i) + " (" +
+             isa::Disassemble(insns_[i]) + ") can start at cycle " + std::to_string(c.start);
+    }
+  }
+  msg += "; tokens:";
+  for (int q = 0; q < isa::kNumQueues; ++q) {
+    msg += std::string(q ? ", " : " ") + isa::QueueName(static_cast<Queue>(q)) + " " +
+           std::to_string(queues_[q].size());
+  }
+  msg += "; " + std::to_string(fetch_next_) + " of " + std::to_string(insns_.size()) +
+         " instructions fetched";
+  return Status(StatusCode::kDeadlineExceeded, msg);
+}
+
 Status Scheduler::CheckBalanced(uint32_t finish) const {
   std::string leftovers;
   for (int q = 0; q < isa::kNumQueues; ++q) {
@@ -404,6 +458,13 @@ Status Scheduler::Run() {
       }
     }
     if (best_c.start == kNever) return Deadlock();
+    // Between instructions too: a long stream of short ones must stop as well.
+    if (deadline_.Poll(kPollPerInsn)) {
+      return Stopped("no FINISH within the wall-clock limit of " +
+                         std::to_string(deadline_.limit_ms()) + " ms (simulated up to cycle " +
+                         std::to_string(best_c.start) + ")",
+                     best_insn, "can start at cycle " + std::to_string(best_c.start));
+    }
     LOOM_RETURN_IF_ERROR(Execute(best, best_c));
     if (insns_[best_insn].opcode == Opcode::kFinish) {
       stats_->cycles = modules_[Idx(Module::kCompute)].time;
@@ -491,7 +552,7 @@ Status Simulator::Run(const RunOptions& options, Stats* stats) {
                              isa::Disassemble(program_[i]));
     }
   }
-  Scheduler scheduler(config_, program_, machine_, dram_, options.timing_only, stats,
+  Scheduler scheduler(config_, program_, machine_, dram_, options, stats,
                       options.trace ? &trace_ : nullptr, sched_.get());
   return scheduler.Run();
 }

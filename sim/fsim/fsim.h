@@ -57,6 +57,12 @@ struct RunOptions {
   // Skip the functional execution: DRAM and buffers are untouched and only cycles and statistics
   // are computed. The compiler's cost model uses this to time candidate schedules.
   bool timing_only = false;
+  // Limits; a run that reaches one stops with kDeadlineExceeded naming where each module stood.
+  // Device time: no instruction may end after cycle `max_cycles` (checked before it runs, so a
+  // GEMM of a billion cycles is refused at once). Host time: `wall_ms` milliseconds (0: none),
+  // checked between instructions and inside long GEMM and ALU loops.
+  uint64_t max_cycles = UINT64_MAX;
+  uint64_t wall_ms = 0;
 };
 
 // The scheduler's per-run bookkeeping (fsim.cc), kept across runs so that a repeated run of a
@@ -81,7 +87,9 @@ class Simulator {
   // Runs the stream to FINISH. On-chip buffers keep their contents between runs, as on hardware.
   // Allocates only to grow its bookkeeping (and the trace, when on) past what earlier runs used.
   // Errors: a malformed instruction (its index), a deadlock (each blocked module with its
-  // instruction and queue), tokens left in a queue at FINISH, an access outside DRAM or a buffer.
+  // instruction and queue), tokens left in a queue at FINISH, an access outside DRAM or a buffer,
+  // a limit of RunOptions reached (kDeadlineExceeded). After an error the buffers hold whatever
+  // the instructions that ran left in them.
   Status Run(const RunOptions& options, Stats* stats);
 
   // The timeline of the last run with options.trace set.

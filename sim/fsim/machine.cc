@@ -56,6 +56,17 @@ void DotRows(const int8_t* x, const int8_t* w, uint32_t bin, uint32_t bout, int3
   }
 }
 
+// Called once per inner loop iteration (`uops` micro-ops): whether the wall-clock limit has passed.
+bool Expired(sim::Deadline* deadline, uint32_t uops) {
+  return deadline != nullptr && deadline->Poll(uops == 0 ? 1 : uops);
+}
+
+Status Interrupted(const Insn& insn, uint32_t i0, uint32_t i1) {
+  return Status(StatusCode::kDeadlineExceeded,
+                "stopped in loop iteration (" + std::to_string(i0) + ", " + std::to_string(i1) +
+                    ") of " + std::to_string(insn.loop_out) + "x" + std::to_string(insn.loop_in));
+}
+
 std::string Index(const char* what, uint64_t index, uint32_t depth) {
   return std::string(what) + " index " + std::to_string(index) + " is outside the " + what +
          " buffer (depth " + std::to_string(depth) + ")";
@@ -75,12 +86,12 @@ Machine::Machine(const HwConfig& config, const isa::Layout& layout)
 
 uint32_t Machine::elem_bytes(Buffer b) const { return isa::ElemBytes(config_, b); }
 
-Status Machine::Execute(const Insn& insn, sim::Dram& dram) {
+Status Machine::Execute(const Insn& insn, sim::Dram& dram, sim::Deadline* deadline) {
   switch (insn.opcode) {
     case isa::Opcode::kLoad: return Load(insn, dram);
     case isa::Opcode::kStore: return Store(insn, dram);
-    case isa::Opcode::kGemm: return Gemm(insn);
-    case isa::Opcode::kAlu: return Alu(insn);
+    case isa::Opcode::kGemm: return Gemm(insn, deadline);
+    case isa::Opcode::kAlu: return Alu(insn, deadline);
     case isa::Opcode::kFinish: return Status::Ok();
   }
   return Internal("unknown opcode");
@@ -167,11 +178,12 @@ Status Machine::Store(const Insn& insn, sim::Dram& dram) {
   return Status::Ok();
 }
 
-Status Machine::Gemm(const Insn& insn) {
+Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
   const uint32_t batch = config_.batch, bin = config_.block_in, bout = config_.block_out;
   const uint32_t inp_eb = config_.inp_elem_bytes(), wgt_eb = config_.wgt_elem_bytes();
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
     for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
+      if (Expired(deadline, insn.uop_end - insn.uop_bgn)) return Interrupted(insn, i0, i1);
       for (uint32_t u = insn.uop_bgn; u < insn.uop_end; ++u) {
         const isa::Uop& uop = uop_[u];
         const uint64_t d = uop.dst + uint64_t{i0} * insn.dst_factor_out + uint64_t{i1} * insn.dst_factor_in;
@@ -204,9 +216,10 @@ Status Machine::Gemm(const Insn& insn) {
   return Status::Ok();
 }
 
-Status Machine::Alu(const Insn& insn) {
+Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
     for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
+      if (Expired(deadline, insn.uop_end - insn.uop_bgn)) return Interrupted(insn, i0, i1);
       for (uint32_t u = insn.uop_bgn; u < insn.uop_end; ++u) {
         const isa::Uop& uop = uop_[u];
         const uint64_t d = uop.dst + uint64_t{i0} * insn.dst_factor_out + uint64_t{i1} * insn.dst_factor_in;

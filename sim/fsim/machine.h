@@ -9,6 +9,7 @@
 
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
+#include "sim/common/deadline.h"
 #include "sim/common/dram.h"
 
 namespace loom::fsim {
@@ -18,8 +19,10 @@ class Machine {
   Machine(const HwConfig& config, const isa::Layout& layout);
 
   // Runs one instruction. Errors (a DRAM range outside memory, a buffer index outside its buffer, a
-  // malformed micro-op) name the problem; the caller adds the instruction index.
-  Status Execute(const isa::Insn& insn, sim::Dram& dram);
+  // malformed micro-op) name the problem; the caller adds the instruction index. A GEMM or ALU
+  // loop polls `deadline` (if given) and stops with kDeadlineExceeded, naming the loop iteration,
+  // once it has passed; the instruction's effects are then partial.
+  Status Execute(const isa::Insn& insn, sim::Dram& dram, sim::Deadline* deadline = nullptr);
 
   // Element size in bytes of a buffer (a micro-op is 4 bytes).
   uint32_t elem_bytes(isa::Buffer b) const;
@@ -33,8 +36,8 @@ class Machine {
  private:
   Status Load(const isa::Insn& insn, const sim::Dram& dram);
   Status Store(const isa::Insn& insn, sim::Dram& dram);
-  Status Gemm(const isa::Insn& insn);
-  Status Alu(const isa::Insn& insn);
+  Status Gemm(const isa::Insn& insn, sim::Deadline* deadline);
+  Status Alu(const isa::Insn& insn, sim::Deadline* deadline);
   // Writes element `index` of `buffer` from its DRAM image.
   Status FillElement(isa::Buffer buffer, uint32_t index, const uint8_t* src);
   void ZeroElement(isa::Buffer buffer, uint32_t index);

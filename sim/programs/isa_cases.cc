@@ -622,6 +622,23 @@ Status TokenCarrier(const HwConfig& c, std::vector<IsaCase>* out) {
 
 }  // namespace
 
+Status BuildLongRunningCase(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "long_running_gemm", 1001);
+  const uint32_t loop = (1u << isa::Layout::kLoopBits) - 1;
+  const uint32_t uops = std::min<uint32_t>(c.uop_depth(), 1024);
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(b.I8(b.IL)), 1, 1, 1));
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(b.I8(b.WL)), 1, 1, 1)).deps.push_next = true;
+  const uint32_t u = b.Uops(std::vector<Uop>(uops, Uop{0, 0, 0}));
+  Insn& g = b.Emit(Nest(Opcode::kGemm, u, uops, loop, loop, 0, 0));
+  g.deps.pop_prev = g.deps.push_prev = g.deps.push_next = true;
+  const int r = b.OutRegion(1, "unchecked");
+  b.Store(r, 0, 0, 1, 1, 1, std::vector<uint8_t>(b.L)).deps.pop_prev = true;
+  b.Emit(LoadInsn(Buffer::kInp, 1, b.Inp(b.I8(b.IL)), 1, 1, 1)).deps.pop_next = true;
+  LOOM_RETURN_IF_ERROR(b.Done(out));
+  out->back().checks.clear();
+  return Status::Ok();
+}
+
 Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   // The largest cases fill 1024 INP and ACC elements (a 32 x 32 block with pad 15 on every side).
   if (c.inp_depth() < 1024 || c.acc_depth() < 1024 || c.wgt_depth() < 24 || c.uop_depth() < 64) {

@@ -38,6 +38,17 @@ struct IsaCase {
 // expectations are the same on every run. The case names are the same for every config.
 Status BuildIsaCases(const HwConfig& config, std::vector<IsaCase>* out);
 
+// A well-formed program that would run for hours on any simulator: for the limits of a run
+// (device time, wall clock). Compute runs one GEMM at the largest loop counts over up to 1024
+// micro-ops, about 2.7e11 cycles; meanwhile the store module waits for its result on
+// compute->store and the load module for leave to reuse its buffers on compute->load, so a run
+// stopped early has a position to report for every module:
+//   0 load.uop (compute)   1 load.inp   2 load.wgt @push_next
+//   3 gemm 16383x16383 @pop_prev @push_prev @push_next   4 store @pop_prev
+//   5 load.inp @pop_next   6 finish
+// Appends it to `out`; its `checks` are empty: nobody waits for the result.
+Status BuildLongRunningCase(const HwConfig& config, std::vector<IsaCase>* out);
+
 }  // namespace loom::programs
 
 #endif  // LOOM_SIM_PROGRAMS_ISA_CASES_H_

@@ -141,12 +141,55 @@ Status Device::ErrorStatus(uint32_t code, uint32_t insn, const RunOptions& optio
   }
 }
 
-Status Device::HangStatus(const RunOptions& options) {
+std::string Device::ModuleNow(const RunOptions& options, isa::Module m, uint32_t last,
+                              uint32_t fetched, uint32_t trace_port) {
+  // Each module takes its instructions in stream order, so the one it holds or waits for is its
+  // first after the last it completed.
+  uint32_t next = last;
+  isa::Insn insn;
+  for (; next < options.insn_count; ++next) {
+    const Status s = DecodeAt(options, next, &insn);
+    if (s.code() == StatusCode::kOutOfRange) return "its next instruction is not in DRAM";
+    if (s.ok() && insn.module() == m) break;
+  }
+  if (next >= options.insn_count) return "no instruction left";
+  const std::string at =
+      "instruction " + std::to_string(next) + " (" + isa::Disassemble(insn) + ")";
+  const SeqState state = DecodeSeqTrace(trace_port, static_cast<int>(m)).state;
+  isa::Queue q = isa::Queue::kLoadToCompute;
+  const isa::Side side = state == SeqState::kPopPrev || state == SeqState::kPushPrev
+                             ? isa::Side::kPrev
+                             : isa::Side::kNext;
+  switch (state) {
+    case SeqState::kExec: return "executing " + at;
+    case SeqState::kPopPrev:
+    case SeqState::kPopNext:
+      if (!isa::PopQueue(m, side, &q)) break;
+      return at + " waits for a token on " + isa::QueueName(q);
+    case SeqState::kPushPrev:
+    case SeqState::kPushNext:
+      if (!isa::PushQueue(m, side, &q)) break;
+      return at + " waits for room on " + isa::QueueName(q);
+    case SeqState::kNoInsn:
+      return (next < fetched ? "idle before " : "waiting for the fetch of ") + at;
+  }
+  return "at " + at;
+}
+
+Status Device::HangStatus(const RunOptions& options, uint64_t cycles, bool wall,
+                          uint32_t trace_port) {
   AxilMaster& r = harness_->regs();
   const char* const names[isa::kNumModules] = {"load", "compute", "store"};
   const uint32_t last_regs[isa::kNumModules] = {reg::kLoadLast, reg::kComputeLast, reg::kStoreLast};
-  std::string msg = "no FINISH within " + std::to_string(options.timeout_cycles) +
-                    " cycles: the program deadlocks, or needs a longer timeout.";
+  std::string msg =
+      wall ? "no FINISH within the wall-clock limit of " + std::to_string(options.wall_timeout_ms) +
+                 " ms (" + std::to_string(cycles) +
+                 " cycles simulated): the program deadlocks, or runs longer than the limit allows."
+           : "no FINISH within " + std::to_string(options.timeout_cycles) +
+                 " cycles: the program deadlocks, or needs a longer timeout.";
+  uint32_t tokens = 0, fetched = 0;
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kTokens, &tokens));
+  LOOM_RETURN_IF_ERROR(r.Read(reg::kFetched, &fetched));
   for (int m = 0; m < isa::kNumModules; ++m) {
     uint32_t last = 0;
     LOOM_RETURN_IF_ERROR(r.Read(last_regs[m], &last));
@@ -154,11 +197,9 @@ Status Device::HangStatus(const RunOptions& options) {
     msg += last == 0 ? std::string("no instruction completed")
                      : "last completed instruction " + std::to_string(last - 1) + " (" +
                            Describe(options, last - 1) + ")";
+    msg += ", now " + ModuleNow(options, static_cast<isa::Module>(m), last, fetched, trace_port);
     msg += ";";
   }
-  uint32_t tokens = 0, fetched = 0;
-  LOOM_RETURN_IF_ERROR(r.Read(reg::kTokens, &tokens));
-  LOOM_RETURN_IF_ERROR(r.Read(reg::kFetched, &fetched));
   msg += " tokens: " + TokenCounts(tokens, false) + "; " + std::to_string(fetched) + " of " +
          std::to_string(options.insn_count) + " instructions dispatched";
   return Status(StatusCode::kDeadlineExceeded, msg);
@@ -188,13 +229,19 @@ Status Device::Run(const RunOptions& options, Stats* stats) {
   if (options.trace) tracer_.Arm(program_, ctrl.cycle());
 
   // Wait for the interrupt, as a driver would (it is raised when done is set).
-  const bool done = ctrl.StepUntil([&] { return harness_->irq(); }, options.timeout_cycles);
+  const uint64_t first = ctrl.cycle();
+  sim::Deadline deadline(options.wall_timeout_ms);
+  const bool done =
+      ctrl.StepUntil([&] { return harness_->irq(); }, options.timeout_cycles, &deadline);
   if (options.trace) {
     trace_ = tracer_.Events();
     tracer_.Disarm();
   }
   if (!done) {
-    Status hang = HangStatus(options);
+    // The trace port before the register reads below clock the model on.
+    const uint32_t trace_port = ctrl.ports().trace;
+    const uint64_t cycles = ctrl.cycle() - first;
+    Status hang = HangStatus(options, cycles, cycles < options.timeout_cycles, trace_port);
     ctrl.Reset();  // a real driver would reset the accelerator through its reset line
     return hang;
   }

@@ -9,9 +9,11 @@
 //   loom::tsim::Stats stats;
 //   LOOM_RETURN_IF_ERROR(dev->Run({insn_addr, insn_count, /*timeout_cycles=*/1000000}, &stats));
 //
-// A run that does not finish in time (a deadlock) returns kDeadlineExceeded naming the last
-// instruction each module completed and the token counts; the model is then reset, so the device
-// stays usable. On-chip buffers keep their contents across runs and resets, as on hardware.
+// A run that does not finish in time (a deadlock, or a program longer than the limits) returns
+// kDeadlineExceeded naming, per module, the last instruction it completed and the one it is
+// executing or waiting on (from *_LAST and the trace port), and the token counts; the model is
+// then reset, so the device stays usable. On-chip buffers keep their contents across runs and
+// resets, as on hardware.
 #ifndef LOOM_SIM_TSIM_DEVICE_H_
 #define LOOM_SIM_TSIM_DEVICE_H_
 
@@ -33,7 +35,11 @@ struct RunOptions {
   uint64_t insn_addr = 0;              // DRAM byte address of the first instruction
   uint32_t insn_count = 0;             // instructions in the stream; the last must be FINISH
   uint64_t timeout_cycles = 50000000;  // accelerator cycles before the run counts as hung
-  bool trace = false;                  // record the instruction timeline (Device::trace)
+  // Host time before the run counts as hung, whatever the cycle count (0: no limit): the RTL
+  // model simulates a few hundred thousand cycles per second, so the cycle budget alone can
+  // take hours.
+  uint64_t wall_timeout_ms = 0;
+  bool trace = false;  // record the instruction timeline (Device::trace)
 };
 
 // What the accelerator's counters say about the last run.
@@ -82,7 +88,12 @@ class Device {
   // Decodes the stream into program_ for the tracer.
   void ReadProgram(const RunOptions& options);
   Status ErrorStatus(uint32_t code, uint32_t insn, const RunOptions& options);
-  Status HangStatus(const RunOptions& options);
+  // `cycles`: how many the run simulated; `wall`: whether the wall-clock limit ended it.
+  Status HangStatus(const RunOptions& options, uint64_t cycles, bool wall, uint32_t trace_port);
+  // What module `m` is doing now: the instruction after `last` (its *_LAST) and the sequencer's
+  // state on the trace port.
+  std::string ModuleNow(const RunOptions& options, isa::Module m, uint32_t last, uint32_t fetched,
+                        uint32_t trace_port);
   // "load.inp sram=0 ..." for stream instruction `index`, read back from DRAM.
   std::string Describe(const RunOptions& options, uint32_t index);
 

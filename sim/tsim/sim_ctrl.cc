@@ -56,9 +56,13 @@ void SimCtrl::Step(uint64_t n) {
   }
 }
 
-bool SimCtrl::StepUntil(const std::function<bool()>& done, uint64_t max_cycles) {
+bool SimCtrl::StepUntil(const std::function<bool()>& done, uint64_t max_cycles,
+                        sim::Deadline* deadline) {
+  // A cycle of the RTL model costs microseconds; one clock read per kCyclesPerPoll is noise.
+  constexpr uint64_t kCyclesPerPoll = 1024;
   for (uint64_t i = 0; i < max_cycles; ++i) {
     if (done()) return true;
+    if (deadline && i % kCyclesPerPoll == kCyclesPerPoll - 1 && deadline->Passed()) return false;
     Step();
   }
   return done();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/core/status.h"
+#include "sim/common/deadline.h"
 #include "sim/tsim/model.h"
 
 namespace loom::tsim {
@@ -52,9 +53,11 @@ class SimCtrl {
   void Reset(uint32_t cycles = 4);
   // Runs `n` clock cycles.
   void Step(uint64_t n = 1);
-  // Runs until `done()` holds (checked before every cycle) or `max_cycles` cycles have passed.
-  // Returns whether `done()` held.
-  bool StepUntil(const std::function<bool()>& done, uint64_t max_cycles);
+  // Runs until `done()` holds (checked before every cycle), `max_cycles` cycles have passed, or
+  // `deadline` (if given; polled every few thousand cycles) has passed. Returns whether `done()`
+  // held.
+  bool StepUntil(const std::function<bool()>& done, uint64_t max_cycles,
+                 sim::Deadline* deadline = nullptr);
 
   // Cycles since construction (reset cycles included).
   uint64_t cycle() const { return cycle_; }

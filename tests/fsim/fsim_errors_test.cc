@@ -10,6 +10,7 @@
 
 #include "runtime/config/config_file.h"
 #include "sim/fsim/fsim.h"
+#include "sim/programs/isa_cases.h"
 #include "sim/programs/program.h"
 
 namespace loom {
@@ -68,6 +69,22 @@ class FsimErrorsTest : public ::testing::TestWithParam<std::string> {
     }
     fsim::RunOptions o;
     o.insn_count = static_cast<uint32_t>(insns.size());
+    fsim::Stats stats;
+    return sim_->Run(o, &stats);
+  }
+
+  // Runs programs::BuildLongRunningCase (hours of simulation) with the limits of `o`.
+  Status RunLong(fsim::RunOptions o) {
+    std::vector<programs::IsaCase> cases;
+    const Status built = programs::BuildLongRunningCase(config_, &cases);
+    if (!built.ok()) return Internal("long program does not build: " + built.ToString());
+    const programs::IsaCase& c = cases.front();
+    sim_ = std::make_unique<fsim::Simulator>(config_, c.program.dram_bytes());
+    EXPECT_TRUE(c.program.Install([&](uint64_t a, const uint8_t* b, size_t n) {
+                   return sim_->dram().Write(a, b, n);
+                 }).ok());
+    o.insn_addr = c.program.insn_addr();
+    o.insn_count = c.program.insn_count();
     fsim::Stats stats;
     return sim_->Run(o, &stats);
   }
@@ -319,6 +336,42 @@ TEST_P(FsimErrorsTest, UopReservedBitNamesInstruction) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 0 (load.uop"));
   EXPECT_THAT(s.message(), HasSubstr("reserved"));
+}
+
+// A legal program that would run for hours (a GEMM at its largest loop counts) stops at the
+// wall-clock limit, inside the GEMM, naming what each module was doing and the token counts.
+TEST_P(FsimErrorsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
+  fsim::RunOptions o;
+  o.wall_ms = 100;
+  const Status s = RunLong(o);
+  ASSERT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("wall-clock limit of 100 ms"));
+  EXPECT_THAT(s.message(), HasSubstr("compute instruction 3 (gemm uop=0:"));
+  EXPECT_THAT(s.message(), HasSubstr("loop=16383x16383"));
+  EXPECT_THAT(s.message(), HasSubstr("was executing (stopped in loop iteration ("));
+  EXPECT_THAT(s.message(),
+              HasSubstr("load instruction 5 (load.inp sram=1 dram=")) << "load's position";
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->load, which is empty"));
+  EXPECT_THAT(s.message(), HasSubstr("store instruction 4 (store.out sram=0"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store, which is empty"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("tokens: load->compute 0, compute->load 0, compute->store 0, "
+                        "store->compute 0; 7 of 7 instructions fetched"));
+}
+
+// The device-time limit refuses the same GEMM before running it: its cycles are known up front.
+TEST_P(FsimErrorsTest, LongProgramStopsAtDeviceTimeLimitBeforeItsGemm) {
+  fsim::RunOptions o;
+  o.max_cycles = 100000;
+  const Status s = RunLong(o);
+  ASSERT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("no FINISH within the device-time limit of 100000 cycles"));
+  EXPECT_THAT(s.message(), HasSubstr("compute instruction 3 (gemm uop=0:"));
+  EXPECT_THAT(s.message(), HasSubstr(") would run from cycle "));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->load"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store"));
+  // The GEMM never ran: the accumulator it would have written is untouched.
+  EXPECT_EQ(sim_->machine().acc()[0], 0);
 }
 
 // "fsim" prefix: the ctest names then match `ctest -R fsim`.

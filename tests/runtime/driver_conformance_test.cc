@@ -31,6 +31,8 @@ constexpr OptOut kOptOuts[] = {
      "its op description; executor_test checks it against fsim and tsim"},
     {"cpu", "DeadlockOrTimeoutIsReported", "cpu executes no instruction streams"},
     {"cpu", "SubmitChecksItsArguments", "cpu executes no instruction streams"},
+    {"cpu", "LongProgramStopsAtDeviceTimeAndWallClockLimits",
+     "cpu executes no instruction streams"},
     {"null", "*", "the template driver implements nothing; NullReportsUnimplemented checks that"},
 };
 
@@ -120,7 +122,10 @@ struct TinyProgram {
   std::vector<int32_t> acc;
 };
 
-Status Place(Driver& d, const HwConfig& c, TinyProgram* p, bool deadlock = false) {
+// `deadlock`: the program can never finish. `endless`: it can, after 2.7e8 cycles of one ALU
+// instruction at its largest loop counts (seconds of device time, minutes to hours of simulation).
+Status Place(Driver& d, const HwConfig& c, TinyProgram* p, bool deadlock = false,
+             bool endless = false) {
   isa::Layout layout;
   LOOM_RETURN_IF_ERROR(isa::Layout::Create(c, &layout));
   const uint32_t n = 4;
@@ -158,6 +163,10 @@ Status Place(Driver& d, const HwConfig& c, TinyProgram* p, bool deadlock = false
   alu.loop_out = 1;
   alu.loop_in = n;
   alu.dst_factor_in = 1;
+  if (endless) {
+    alu.loop_out = alu.loop_in = (1u << isa::Layout::kLoopBits) - 1;
+    alu.dst_factor_in = 0;
+  }
   alu.deps.push_next = true;
   insns.push_back(alu);
   regions.push_back(Region::kNone);
@@ -242,6 +251,42 @@ TEST_P(Conformance, DeadlockOrTimeoutIsReported) {
   }
   ASSERT_TRUE(driver_->Submit(q.insns, q.count).ok());
   EXPECT_TRUE(driver_->Wait(10000).ok());
+}
+
+// A program that is merely long stops at the device-time limit of Wait, and on a simulator at the
+// wall-clock limit of DriverOptions; the message names the instruction, and the device stays
+// usable.
+TEST_P(Conformance, LongProgramStopsAtDeviceTimeAndWallClockLimits) {
+  driver_->Close();
+  runtime::DriverOptions o;
+  o.config = config_;
+  o.memory_bytes = 1 << 20;
+  o.wall_timeout_ms = 50;
+  ASSERT_TRUE(driver_->Open(o).ok());
+  TinyProgram p;
+  {
+    const Status ps = Place(*driver_, config_, &p, /*deadlock=*/false, /*endless=*/true);
+    ASSERT_TRUE(ps.ok()) << ps.ToString();
+  }
+  // 1 ms of device time is 100000 cycles at 1x8x8's 100 MHz.
+  ASSERT_TRUE(driver_->Submit(p.insns, p.count).ok());
+  Status s = driver_->Wait(1);
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("instruction 2 (alu.add"));
+  // 60 s of device time would cover the program; the 50 ms of host time do not.
+  ASSERT_TRUE(driver_->Submit(p.insns, p.count).ok());
+  s = driver_->Wait(60000);
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("wall-clock limit of 50 ms"));
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("instruction 2 (alu.add"));
+  TinyProgram q;
+  {
+    const Status ps = Place(*driver_, config_, &q);
+    ASSERT_TRUE(ps.ok()) << ps.ToString();
+  }
+  ASSERT_TRUE(driver_->Submit(q.insns, q.count).ok());
+  s = driver_->Wait(10000);
+  EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
 TEST_P(Conformance, SubmitChecksItsArguments) {

@@ -101,3 +101,20 @@ run(${LOOM_RUN} ${DIR}/conv.loom --device cpu --input ${DIR}/input3.npy --max-de
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "run --max-device-memory 1GiB failed: ${rc} ${err}")
 endif()
+# The limits per segment: no device time at all stops the first accelerator segment on every
+# simulator, naming it and the instruction; a generous host-time limit changes nothing.
+foreach(dev ${DEVICES})
+  if(dev STREQUAL "cpu")
+    continue()
+  endif()
+  run(${LOOM_RUN} ${DIR}/conv.loom --device ${dev} --input input=${DIR}/input3.npy --timeout-ms 0)
+  if(rc EQUAL 0 OR NOT err MATCHES "deadline-exceeded: segment [0-9]+ 'conv1'"
+     OR NOT err MATCHES "compute")
+    message(FATAL_ERROR "--timeout-ms 0 on ${dev} did not stop the run: ${rc} ${err}")
+  endif()
+  run(${LOOM_RUN} ${DIR}/conv.loom --device ${dev} --input input=${DIR}/input3.npy -q
+      --wall-timeout-ms 600000)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "--wall-timeout-ms 600000 on ${dev} failed: ${rc} ${err}")
+  endif()
+endforeach()

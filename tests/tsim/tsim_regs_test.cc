@@ -11,6 +11,7 @@
 
 #include "runtime/config/config_file.h"
 #include "runtime/core/isa.h"
+#include "sim/programs/isa_cases.h"
 #include "sim/programs/program.h"
 #include "sim/tsim/device.h"
 #include "sim/tsim/registers.h"
@@ -327,13 +328,50 @@ TEST_F(TsimRegsTest, DeadlockTimesOutNamingEachModule) {
   EXPECT_LT(h().ctrl().cycle() - before, o.timeout_cycles + 2000);  // bounded, never stuck
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("load: last completed instruction 1 (load.inp sram=0"));
+  EXPECT_THAT(s.message(), HasSubstr("), now no instruction left;"));
   EXPECT_THAT(s.message(), HasSubstr("compute: last completed instruction 0 (load.uop"));
-  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed"));
+  EXPECT_THAT(s.message(), HasSubstr("now instruction 2 (gemm uop=0:1"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on load->compute;"));
+  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed, now instruction 3 (store.out"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store;"));
   EXPECT_THAT(s.message(), HasSubstr("load->compute 0, compute->load 0, compute->store 0"));
   EXPECT_THAT(s.message(), HasSubstr("5 of 5 instructions dispatched"));
   // The device was reset and runs the next program.
   const tsim::RunOptions good = Load(kLongProgram);
   const Status s2 = dev_->Run(good, &stats);
+  EXPECT_TRUE(s2.ok()) << s2.ToString();
+}
+
+// A legal program that would run for hours (programs::BuildLongRunningCase: a GEMM at its largest
+// loop counts, about 2.7e11 cycles) stops at the wall-clock limit long before its cycle budget,
+// naming what each module is doing; the device then runs the next program.
+TEST_F(TsimRegsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
+  std::vector<programs::IsaCase> cases;
+  ASSERT_TRUE(programs::BuildLongRunningCase(config_, &cases).ok());
+  const programs::IsaCase& c = cases.front();
+  ASSERT_LE(c.program.dram_bytes(), kDramBytes);
+  ASSERT_TRUE(c.program.Install([&](uint64_t a, const uint8_t* b, size_t n) {
+                 return dev_->dram().Write(a, b, n);
+               }).ok());
+  tsim::RunOptions o;
+  o.insn_addr = c.program.insn_addr();
+  o.insn_count = c.program.insn_count();
+  o.timeout_cycles = uint64_t{1} << 50;  // the cycle budget alone would take years
+  o.wall_timeout_ms = 300;
+  tsim::Stats stats;
+  const Status s = dev_->Run(o, &stats);
+  ASSERT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("no FINISH within the wall-clock limit of 300 ms ("));
+  EXPECT_THAT(s.message(), HasSubstr("compute: last completed instruction 0 (load.uop"));
+  EXPECT_THAT(s.message(), HasSubstr("now executing instruction 3 (gemm uop=0:1024 loop=16383x16383"));
+  EXPECT_THAT(s.message(), HasSubstr("load: last completed instruction 2 (load.wgt"));
+  EXPECT_THAT(s.message(), HasSubstr("now instruction 5 (load.inp sram=1"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->load;"));
+  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed, now instruction 4 (store.out"));
+  EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store;"));
+  EXPECT_THAT(s.message(), HasSubstr("tokens: load->compute 0, compute->load 0, compute->store 0"));
+  EXPECT_THAT(s.message(), HasSubstr("7 of 7 instructions dispatched"));
+  const Status s2 = dev_->Run(Load(kLongProgram), &stats);
   EXPECT_TRUE(s2.ok()) << s2.ToString();
 }
 

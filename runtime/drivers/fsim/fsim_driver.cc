@@ -25,14 +25,18 @@ class FsimDriver final : public SimDriver {
     ResetHeap();
     OpenRecording(options);
     title_ = "fsim, " + options.config.name;
+    wall_timeout_ms_ = options.wall_timeout_ms;
     return Status::Ok();
   }
   const HwConfig& config() const override { return sim_ ? sim_->config() : empty_; }
 
-  // fsim detects deadlocks itself (it never hangs), so the timeout is not needed here.
-  Status Wait(uint32_t /*timeout_ms*/) override {
+  // fsim reports deadlocks at once; the limits stop programs that are merely long (a GEMM at its
+  // largest loop counts runs for hours on the host). Device time is counted as tsim counts it.
+  Status Wait(uint32_t timeout_ms) override {
     fsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
+    run.max_cycles = DeviceCycles(timeout_ms, sim_->config());
+    run.wall_ms = wall_timeout_ms_;
     run.trace = recording();
     stats_ = fsim::Stats{};
     have_stats_ = false;
@@ -69,6 +73,7 @@ class FsimDriver final : public SimDriver {
   fsim::Stats stats_;
   bool have_stats_ = false;
   std::string title_;  // the trace's name for this device, built at Open, not per run
+  uint32_t wall_timeout_ms_ = 0;
 };
 
 }  // namespace

@@ -2,6 +2,12 @@
 
 namespace loom::runtime {
 
+uint64_t DeviceCycles(uint32_t timeout_ms, const HwConfig& config) {
+  const double cycles = static_cast<double>(timeout_ms) * 1000.0 * config.clock_mhz;
+  // 2^63 cycles is centuries at any clock; the comparison also keeps a NaN clock finite.
+  return cycles < 9.2e18 ? static_cast<uint64_t>(cycles) : uint64_t{1} << 63;
+}
+
 Status SimDriver::CheckOpen() {
   return dram() ? Status::Ok() : FailedPrecondition(std::string(name()) + " device is not open");
 }

@@ -18,6 +18,9 @@
 
 namespace loom::runtime {
 
+// `timeout_ms` of device time as cycles at the config's clock (Driver::Wait's timeout).
+uint64_t DeviceCycles(uint32_t timeout_ms, const HwConfig& config);
+
 class SimDriver : public Driver {
  public:
   bool executes_programs() const override { return true; }

@@ -19,17 +19,19 @@ class TsimDriver final : public SimDriver {
     ResetHeap();
     OpenRecording(options);
     title_ = "tsim, RTL " + dev_->config().name;
+    wall_timeout_ms_ = options.wall_timeout_ms;
     return Status::Ok();
   }
   const HwConfig& config() const override { return dev_ ? dev_->config() : empty_; }
 
-  // The timeout is device time: timeout_ms at the config's clock, as cycles of the RTL model.
+  // The timeout is device time: timeout_ms at the config's clock, as cycles of the RTL model; the
+  // wall-clock limit bounds the host time simulating them takes.
   Status Wait(uint32_t timeout_ms) override {
     tsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
     have_stats_ = false;
-    run.timeout_cycles =
-        static_cast<uint64_t>(static_cast<double>(timeout_ms) * 1000.0 * dev_->config().clock_mhz);
+    run.timeout_cycles = DeviceCycles(timeout_ms, dev_->config());
+    run.wall_timeout_ms = wall_timeout_ms_;
     run.trace = recording();
     LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats_));
     have_stats_ = true;
@@ -64,6 +66,7 @@ class TsimDriver final : public SimDriver {
   bool have_stats_ = false;
   tsim::Stats stats_;
   std::string title_;  // the trace's name for this device, built at Open, not per run
+  uint32_t wall_timeout_ms_ = 0;
 };
 
 }  // namespace
