@@ -370,8 +370,14 @@ class Parser {
       case DType::kBool:
         lo = 0, hi = 1;
         break;
-      default:
+      case DType::kI16:
+        lo = std::numeric_limits<int16_t>::min(), hi = std::numeric_limits<int16_t>::max();
         break;
+      case DType::kF32:
+        break;
+      default:
+        return Error(std::string("constants of type ") + DTypeName(dtype) +
+                     " cannot be written in the text form");
     }
     for (size_t i = 0; i < nums.size(); ++i) {
       if (dtype == DType::kF32) {
@@ -397,6 +403,9 @@ class Parser {
           break;
         case DType::kI64:
           out->mutable_data<int64_t>()[i] = v;
+          break;
+        case DType::kI16:
+          out->mutable_data<int16_t>()[i] = static_cast<int16_t>(v);
           break;
         default:
           break;

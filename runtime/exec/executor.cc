@@ -35,8 +35,6 @@ q::ActShape Act(const pkg::Tensor* t) {
 
 }  // namespace
 
-const char* ElemTypeName(ElemType t) { return t == ElemType::kInt8 ? "int8" : "float32"; }
-
 double SegmentProfile::gemm_utilization(const HwConfig& config) const {
   if (cycles == 0) return 0.0;
   return static_cast<double>(macs) / (static_cast<double>(cycles) * config.macs_per_cycle());
@@ -268,7 +266,11 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const HostTensor* h = bound[i];
     if (h == nullptr) return NotFound("model input '" + name + "' was not given");
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
-    if (h->type == ElemType::kInt8 && t->dtype() != pkg::DType::Int8) {
+    if (h->type != DType::kF32 && h->type != DType::kI8) {
+      return InvalidArgument("input '" + name + "' is " + DTypeLongName(h->type) +
+                             "; inputs must be float32 or int8");
+    }
+    if (h->type == DType::kI8 && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("input '" + name + "' is float32 in the model; int8 data was given");
     }
     const std::vector<int64_t> want = BindingShape(b);
@@ -295,10 +297,10 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
                              " batches, another input stacks " + std::to_string(k));
     }
     k = ki;
-    const uint64_t elem = h->type == ElemType::kInt8 ? 1 : 4;
+    const uint64_t elem = DTypeSize(h->type);
     if (h->data.size() != k * Count(t) * elem) {
       return InvalidArgument("input '" + name + "' holds " + std::to_string(h->data.size()) +
-                             " bytes; shape " + ShapeText(got) + " of " + ElemTypeName(h->type) +
+                             " bytes; shape " + ShapeText(got) + " of " + DTypeLongName(h->type) +
                              " needs " + std::to_string(k * Count(t) * elem));
     }
   }
@@ -308,13 +310,13 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
     HostTensor o;
     o.name = b->name()->str();
-    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? ElemType::kInt8 : ElemType::kFloat32;
+    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? DType::kI8 : DType::kF32;
     if (options.int8_outputs && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
     }
     o.shape = BindingShape(b);
     if (!o.shape.empty()) o.shape[0] *= static_cast<int64_t>(k);
-    o.data.resize(k * Count(t) * (o.type == ElemType::kInt8 ? 1 : 4));
+    o.data.resize(k * Count(t) * (o.type == DType::kI8 ? 1 : 4));
     outputs->push_back(std::move(o));
   }
   for (uint64_t s = 0; s < k; ++s) {
@@ -342,7 +344,7 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
       io_scratch_.resize(n);
       int8_t* plain = t->layout() == pkg::TensorLayout::Blocked ? io_scratch_.data()
                                                                  : reinterpret_cast<int8_t*>(dst);
-      if (h.type == ElemType::kInt8) {
+      if (h.type == DType::kI8) {
         std::memcpy(plain, h.data.data() + slice * n, n);
       } else {
         LOOM_RETURN_IF_ERROR(q::QuantizeF32(reinterpret_cast<const float*>(h.data.data()) + slice * n,
@@ -371,7 +373,7 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
       LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(t), plain, io_scratch_.data()));
       plain = io_scratch_.data();
     }
-    if (o.type == ElemType::kInt8) {
+    if (o.type == DType::kI8) {
       std::memcpy(o.data.data() + slice * n, plain, n);
     } else {
       LOOM_RETURN_IF_ERROR(q::DequantizeF32(plain, n, t->scale(),

@@ -30,13 +30,22 @@ Status ReadWholeFile(const std::string& path, std::vector<uint8_t>* out) {
 
 }  // namespace
 
-const char* DTypeName(pkg::DType dtype) {
+DType FromPkgDType(pkg::DType dtype) {
   switch (dtype) {
-    case pkg::DType::Int8: return "int8";
-    case pkg::DType::Int32: return "int32";
-    case pkg::DType::Float32: return "float32";
+    case pkg::DType::Int8: return DType::kI8;
+    case pkg::DType::Int32: return DType::kI32;
+    case pkg::DType::Float32: return DType::kF32;
   }
-  return "unknown dtype";
+  return DType::kUndefined;
+}
+
+bool ToPkgDType(DType dtype, pkg::DType* out) {
+  switch (dtype) {
+    case DType::kI8: *out = pkg::DType::Int8; return true;
+    case DType::kI32: *out = pkg::DType::Int32; return true;
+    case DType::kF32: *out = pkg::DType::Float32; return true;
+    default: return false;
+  }
 }
 
 HwConfig ConfigFromTable(const pkg::HwConfigTable& t) {

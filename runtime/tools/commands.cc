@@ -43,16 +43,16 @@ Status ToHostTensor(const std::string& name, const NpyArray& a, const std::strin
   t->name = name;
   t->shape = a.shape;
   switch (a.dtype) {
-    case NpyDtype::kFloat32:
-      t->type = ElemType::kFloat32;
+    case DType::kF32:
+      t->type = DType::kF32;
       t->data = a.bytes;
       return Status::Ok();
-    case NpyDtype::kInt8:
-      t->type = ElemType::kInt8;
+    case DType::kI8:
+      t->type = DType::kI8;
       t->data = a.bytes;
       return Status::Ok();
-    case NpyDtype::kFloat64: {
-      t->type = ElemType::kFloat32;
+    case DType::kF64: {
+      t->type = DType::kF32;
       const size_t n = a.bytes.size() / 8;
       t->data.resize(n * 4);
       for (size_t i = 0; i < n; ++i) {
@@ -65,7 +65,7 @@ Status ToHostTensor(const std::string& name, const NpyArray& a, const std::strin
     }
     default:
       return InvalidArgument(path + ": inputs must be float32, float64 or int8, not " +
-                             NpyDtypeName(a.dtype));
+                             DTypeLongName(a.dtype));
   }
 }
 
@@ -150,7 +150,7 @@ void Run(const RunArgs& a) {
     }
     if (o == nullptr) Die(NotFound("no model output for --output " + arg));
     NpyArray array;
-    array.dtype = o->type == ElemType::kInt8 ? NpyDtype::kInt8 : NpyDtype::kFloat32;
+    array.dtype = o->type == DType::kI8 ? DType::kI8 : DType::kF32;
     array.shape = o->shape;
     array.bytes = o->data;
     Check(WriteNpy(path, array));

@@ -79,7 +79,7 @@ const Compiled& Get(const Model& m, const std::string& config) {
 
 runtime::HostTensor FloatInput(const NpyArray& a, int64_t first, int64_t count) {
   runtime::HostTensor t;
-  t.type = runtime::ElemType::kFloat32;
+  t.type = DType::kF32;
   t.shape = a.shape;
   t.shape[0] = count;
   const size_t per = a.bytes.size() / static_cast<size_t>(a.shape[0]);
@@ -135,7 +135,7 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   for (int64_t s = 0; s < 2; ++s) {
     const runtime::HostTensor one = FloatInput(in, s, 1);
     ir::Tensor x;
-    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    ASSERT_TRUE(ir::Tensor::FromBytes(DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
     const Status st = interp::Run(c.result.graph, std::vector<ir::Tensor>{x}, &outs);
     ASSERT_TRUE(st.ok()) << st.ToString();
@@ -217,7 +217,7 @@ TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
   for (int64_t i = 0; i < images.shape[0]; ++i) {
     const runtime::HostTensor one = FloatInput(images, i, 1);
     ir::Tensor x;
-    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    ASSERT_TRUE(ir::Tensor::FromBytes(DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
     ASSERT_TRUE(interp::Run(fp32, std::vector<ir::Tensor>{x}, &outs).ok());
     const float* row = outs[0].data<float>();
