@@ -4,6 +4,7 @@
 #include <random>
 
 #include "compiler/tensorize/conv2d.h"
+#include "runtime/core/blocked_layout.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::testing {
@@ -94,7 +95,7 @@ struct Builder {
     tensorize::Conv2dLayer l;
     l.name = name;
     l.n_blocks = (n + c.batch - 1) / c.batch;
-    l.c_blocks = (ci + c.block_in - 1) / c.block_in;
+    l.c_blocks = CeilDiv(ci, c.block_in);
     l.h = h;
     l.w = w;
     l.o_blocks = (o + c.block_out - 1) / c.block_out;
