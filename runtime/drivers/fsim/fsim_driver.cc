@@ -12,6 +12,17 @@ namespace {
 // linked (region-relative addresses) fails instead of silently reading the wrong bytes.
 constexpr uint64_t kDramBase = 0x10000000;
 
+DeviceCounters CountersOf(const fsim::Stats& s) {
+  DeviceCounters c;
+  c.cycles = s.cycles;
+  c.macs = s.macs;
+  c.bytes_loaded = s.total_bytes_loaded();
+  c.bytes_stored = s.bytes_stored;
+  c.insns = s.insns;
+  for (int m = 0; m < isa::kNumModules; ++m) c.busy[m] = s.module[m].busy;
+  return c;
+}
+
 class FsimDriver final : public SimDriver {
  public:
   const char* name() const override { return "fsim"; }
@@ -32,30 +43,17 @@ class FsimDriver final : public SimDriver {
     fsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
     run.trace = recording();
-    stats_ = fsim::Stats{};
-    have_stats_ = false;
-    LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats_));
-    have_stats_ = true;
-    RecordRun("fsim, " + sim_->config().name, sim_->program(), sim_->trace(), stats_.cycles);
-    return Status::Ok();
-  }
-  Status ReadCounters(DeviceCounters* out) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    *out = DeviceCounters{};
-    if (!have_stats_) return Status::Ok();
-    out->valid = true;
-    out->cycles = stats_.cycles;
-    out->macs = stats_.macs;
-    out->bytes_loaded = stats_.total_bytes_loaded();
-    out->bytes_stored = stats_.bytes_stored;
-    out->insns = stats_.insns;
-    for (int m = 0; m < isa::kNumModules; ++m) out->busy[m] = stats_.module[m].busy;
+    fsim::Stats stats;
+    ClearCounters();
+    LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats));
+    SetCounters(CountersOf(stats));
+    RecordRun("fsim, " + sim_->config().name, sim_->program(), sim_->trace(), stats.cycles);
     return Status::Ok();
   }
   void Close() override {
     sim_.reset();
     ClearSubmission();
-    have_stats_ = false;
+    ClearCounters();
   }
 
  protected:
@@ -64,8 +62,6 @@ class FsimDriver final : public SimDriver {
  private:
   HwConfig empty_;
   std::unique_ptr<fsim::Simulator> sim_;
-  fsim::Stats stats_;
-  bool have_stats_ = false;
 };
 
 }  // namespace
