@@ -8,28 +8,35 @@
 
 namespace loom::frontend {
 
+namespace {
+
+// ONNX element types <-> DType, both directions from one table. `imported`: the frontend's ops
+// handle the type; the others are only written (TensorToProto) until they do.
+struct OnnxType {
+  int32_t onnx;
+  DType dtype;
+  bool imported;
+};
+constexpr OnnxType kOnnxTypes[] = {
+    {onnx::TensorProto::FLOAT, DType::kF32, true},
+    {onnx::TensorProto::INT8, DType::kI8, true},
+    {onnx::TensorProto::UINT8, DType::kU8, true},
+    {onnx::TensorProto::INT32, DType::kI32, true},
+    {onnx::TensorProto::INT64, DType::kI64, true},
+    {onnx::TensorProto::BOOL, DType::kBool, true},
+    {onnx::TensorProto::DOUBLE, DType::kF64, false},
+    {onnx::TensorProto::FLOAT16, DType::kF16, false},
+    {onnx::TensorProto::INT16, DType::kI16, false},
+};
+
+}  // namespace
+
 Status DTypeFromOnnx(int32_t elem_type, DType* out) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT:
-      *out = DType::kF32;
+  for (const OnnxType& t : kOnnxTypes) {
+    if (t.onnx == elem_type && t.imported) {
+      *out = t.dtype;
       return Status::Ok();
-    case onnx::TensorProto::INT8:
-      *out = DType::kI8;
-      return Status::Ok();
-    case onnx::TensorProto::UINT8:
-      *out = DType::kU8;
-      return Status::Ok();
-    case onnx::TensorProto::INT32:
-      *out = DType::kI32;
-      return Status::Ok();
-    case onnx::TensorProto::INT64:
-      *out = DType::kI64;
-      return Status::Ok();
-    case onnx::TensorProto::BOOL:
-      *out = DType::kBool;
-      return Status::Ok();
-    default:
-      break;
+    }
   }
   return Unimplemented(std::string("element type ") + OnnxTypeName(elem_type) +
                        " is not supported (Loom handles float32, int8, uint8, int32, int64, bool)");
@@ -101,36 +108,8 @@ void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorPro
   out->Clear();
   out->set_name(name);
   int32_t type = onnx::TensorProto::UNDEFINED;
-  switch (t.dtype()) {
-    case DType::kF32:
-      type = onnx::TensorProto::FLOAT;
-      break;
-    case DType::kI8:
-      type = onnx::TensorProto::INT8;
-      break;
-    case DType::kU8:
-      type = onnx::TensorProto::UINT8;
-      break;
-    case DType::kI32:
-      type = onnx::TensorProto::INT32;
-      break;
-    case DType::kI64:
-      type = onnx::TensorProto::INT64;
-      break;
-    case DType::kBool:
-      type = onnx::TensorProto::BOOL;
-      break;
-    case DType::kF64:
-      type = onnx::TensorProto::DOUBLE;
-      break;
-    case DType::kF16:
-      type = onnx::TensorProto::FLOAT16;
-      break;
-    case DType::kI16:
-      type = onnx::TensorProto::INT16;
-      break;
-    case DType::kUndefined:
-      break;
+  for (const OnnxType& o : kOnnxTypes) {
+    if (o.dtype == t.dtype()) type = o.onnx;
   }
   out->set_data_type(type);
   for (int64_t d : t.shape()) out->add_dims(d);

@@ -21,8 +21,8 @@ Status ParseInputShape(const std::string& spec, int64_t min_dim,
     errno = 0;
     const long long v = std::strtoll(d.c_str(), &stop, 10);
     if (d.empty() || *stop != '\0' || errno == ERANGE || v < min_dim) {
-      return InvalidArgument("--input-shape " + spec + ": bad dimension '" + d + "' (want an integer >= " +
-                             std::to_string(min_dim) + ")");
+      return InvalidArgument("--input-shape " + spec + ": bad dimension '" + d +
+                             "' (want an integer >= " + std::to_string(min_dim) + ")");
     }
     dims.push_back(v);
     if (end == std::string::npos) break;

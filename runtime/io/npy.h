@@ -3,9 +3,10 @@
 //
 // Reads format versions 1.0, 2.0 and 3.0; writes what numpy.save writes for the same array (1.0,
 // or 2.0 when the header does not fit 1.0's 16-bit length), byte for byte. Supported: every
-// loom::DType (see NpyDescr), little-endian, C order. Big-endian data, Fortran order, object and structured dtypes are
-// rejected with a message that says so. Every malformed input is an error naming the file and the
-// problem; nothing here throws, aborts or reads outside the buffer it is given.
+// loom::DType (see NpyDescr), little-endian, C order. Big-endian data, Fortran order, object and
+// structured dtypes are rejected with a message that says so. Every malformed input is an error
+// naming the file and the problem; nothing here throws, aborts or reads outside the buffer it is
+// given.
 //
 // Host side and runtime alike: C++17 and <cstdio> only. Element data is kept as little-endian
 // bytes, which is the host order on every target Loom builds for (x86-64, ARMv7, AArch64).
@@ -74,8 +75,8 @@ NpyArray MakeNpy(std::vector<int64_t> shape, const std::vector<T>& values) {
 template <typename T>
 Status NpyToVector(const NpyArray& array, std::vector<T>* out) {
   if (array.dtype != DTypeOf<T>::value) {
-    return InvalidArgument(std::string("array holds ") + DTypeLongName(array.dtype) + ", expected " +
-                           DTypeLongName(DTypeOf<T>::value));
+    return InvalidArgument(std::string("array holds ") + DTypeLongName(array.dtype) +
+                           ", expected " + DTypeLongName(DTypeOf<T>::value));
   }
   if (array.bytes.size() % sizeof(T) != 0) {
     return InvalidArgument("array byte size " + std::to_string(array.bytes.size()) +

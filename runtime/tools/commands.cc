@@ -104,7 +104,8 @@ CLI::Option* AddSessionOptions(CLI::App* cmd, SessionArgs* a, const std::string&
   cmd->add_option("--config", a->config, config_help);
   CLI::Option* input = cmd->add_option("--input", a->inputs, input_help);
   cmd->add_option("--trace", a->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
-  cmd->add_option("--timeout-ms", a->timeout_ms, "Per-segment device timeout")->capture_default_str();
+  cmd->add_option("--timeout-ms", a->timeout_ms, "Per-segment device timeout")
+      ->capture_default_str();
   return input;
 }
 

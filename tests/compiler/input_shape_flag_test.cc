@@ -27,7 +27,8 @@ TEST(InputShapeFlag, MinimumDimIsTheCallers) {
   EXPECT_TRUE(ParseInputShape("x=0,4", 0, &s).ok());  // loom-opt
   const Status st = ParseInputShape("x=0x4", 1, &s);  // loom compile
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(st.message(), HasSubstr("--input-shape x=0x4: bad dimension '0' (want an integer >= 1)"));
+  EXPECT_THAT(st.message(),
+              HasSubstr("--input-shape x=0x4: bad dimension '0' (want an integer >= 1)"));
 }
 
 TEST(InputShapeFlag, MalformedSpecsNameTheProblem) {
