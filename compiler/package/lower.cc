@@ -1,6 +1,7 @@
 #include "compiler/package/lower.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -155,6 +156,9 @@ Status Lowerer::ArenaTensor(ir::ValueId v, int32_t* index) {
     }
     t.layout = TensorLayout::Blocked;
     t.size = q::BlockedBytes(blk_, {t.shape[0], t.shape[1], t.shape[2], t.shape[3]});
+    if (t.size == SIZE_MAX) {
+      return InvalidArgument("value " + val.name() + ": its blocked size overflows");
+    }
   } else {
     t.layout = TensorLayout::Plain;
     t.size = static_cast<uint64_t>(ir::NumElementsUnchecked(val.shape)) * DTypeSize(val.dtype);

@@ -17,6 +17,7 @@
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/quantize/report.h"
+#include "runtime/config/config_file.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"
 
@@ -228,6 +229,24 @@ TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
   std::cout << "digits: fp32 " << fp32_acc << " %, int8 on fsim " << int8_acc << " % ("
             << correct << "/" << y.size() << "), " << r.total.cycles << " cycles\n";
   EXPECT_GE(int8_acc, fp32_acc - 1.0);
+}
+
+// A blocked activation whose padded size does not fit 64 bits is an error naming the value, not
+// a wrapped arena size.
+TEST(Lowering, BlockedSizeOverflowIsRefused) {
+  HwConfig config;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &config).ok());
+  ir::Graph g;
+  const int64_t big = 0xffffffff;
+  const ir::ValueId x = g.AddInput("x", DType::kI8, {big, big, big, big});
+  g.value(x).layout = ir::Layout::kBlocked;
+  g.AddOutput(x);
+  package::PackageSpec spec;
+  package::LowerReport report;
+  const Status s = package::LowerToPackage(g, config, {}, &spec, &report);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("value x: its blocked size overflows"), std::string::npos)
+      << s.ToString();
 }
 
 }  // namespace
