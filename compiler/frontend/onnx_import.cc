@@ -98,7 +98,7 @@ Status ApplyConstantInputs(const ImportOptions& options, onnx::GraphProto* g) {
         return InvalidArgument("constant_inputs: '" + name + "' already has an initializer");
       }
     }
-    ir::DType declared;
+    DType declared;
     if (!it->type().has_tensor_type() ||
         !DTypeFromOnnx(it->type().tensor_type().elem_type(), &declared).ok() ||
         declared != value.dtype()) {
@@ -112,7 +112,7 @@ Status ApplyConstantInputs(const ImportOptions& options, onnx::GraphProto* g) {
 }
 
 // A graph input's IR type; every dim must be a fixed number.
-Status InputType(const onnx::ValueInfoProto& in, ir::DType* dtype, ir::Shape* shape) {
+Status InputType(const onnx::ValueInfoProto& in, DType* dtype, ir::Shape* shape) {
   const std::string what = "graph input '" + in.name() + "'";
   if (!in.type().has_tensor_type()) {
     return Unimplemented(what +
@@ -179,7 +179,7 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
   for (const onnx::ValueInfoProto& in : gp->input()) {
     // Inputs that have an initializer are constants (the initializer is their value).
     if (initializer_names.count(in.name())) continue;
-    ir::DType dtype;
+    DType dtype;
     ir::Shape shape;
     LOOM_RETURN_IF_ERROR(InputType(in, &dtype, &shape));
     if (ctx.Lookup(in.name()) != ir::kNoValue) {
@@ -333,9 +333,9 @@ Status ImportContext::CrossCheck(const std::string& name, const onnx::TypeProto&
   const onnx::TypeProto::Tensor& t = type.tensor_type();
   const ir::Value& v = g_->value(id);
   const std::string producer = "'" + name + "'";
-  ir::DType dtype;
+  DType dtype;
   if (t.elem_type() != 0 && DTypeFromOnnx(t.elem_type(), &dtype).ok() && dtype != v.dtype) {
-    return Internal("Loom infers " + std::string(ir::DTypeName(v.dtype)) + " for " + producer +
+    return Internal("Loom infers " + std::string(DTypeName(v.dtype)) + " for " + producer +
                     ", ONNX shape inference says " + OnnxTypeName(t.elem_type()));
   }
   if (!t.has_shape()) return Status::Ok();

@@ -18,7 +18,7 @@ namespace loom::frontend {
 // --- tensors and types (onnx_tensor.cc) ---
 
 // kUnimplemented for element types Loom does not support, naming the type.
-Status DTypeFromOnnx(int32_t elem_type, ir::DType* out);
+Status DTypeFromOnnx(int32_t elem_type, DType* out);
 const char* OnnxTypeName(int32_t elem_type);
 Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out);
 void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorProto* out);

@@ -222,7 +222,7 @@ namespace {
 // the scale's shape. The axis only means something for a per-axis (1-D, more than one element)
 // scale; it is made non-negative there and left out otherwise.
 Status MapQuantOp(ImportContext& ctx, const onnx::NodeProto& n, const char* op,
-                  ir::DType zp_dtype) {
+                  DType zp_dtype) {
   ir::ValueId x, scale;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 1, &scale));
@@ -256,7 +256,7 @@ Status MapQuantOp(ImportContext& ctx, const onnx::NodeProto& n, const char* op,
 
 Status MapQuantizeLinear(ImportContext& ctx, const onnx::NodeProto& n, int) {
   // Without a zero point the output is uint8 (ONNX's default).
-  return MapQuantOp(ctx, n, "QuantizeLinear", ir::DType::kU8);
+  return MapQuantOp(ctx, n, "QuantizeLinear", DType::kU8);
 }
 
 Status MapDequantizeLinear(ImportContext& ctx, const onnx::NodeProto& n, int) {

@@ -30,7 +30,7 @@ Status NormalizeAxis(const ImportContext& ctx, const onnx::NodeProto& n, int64_t
   return Status::Ok();
 }
 
-ir::Tensor F32Scalar(float v) { return ir::Tensor::FromVector<float>(ir::DType::kF32, {}, {v}); }
+ir::Tensor F32Scalar(float v) { return ir::Tensor::FromVector<float>(DType::kF32, {}, {v}); }
 
 }  // namespace
 
@@ -110,7 +110,7 @@ Status MapReshape(ImportContext& ctx, const onnx::NodeProto& n, int) {
   if (shape_t == nullptr) {
     return ctx.Unsupported(n, "the target shape (input 1) must be a constant (static shapes only)");
   }
-  if (shape_t->dtype() != ir::DType::kI64 || shape_t->shape().size() != 1) {
+  if (shape_t->dtype() != DType::kI64 || shape_t->shape().size() != 1) {
     return ctx.Invalid(n, "the target shape must be a 1-D int64 tensor");
   }
   const ir::Shape& in = ctx.graph().value(x).shape;
@@ -191,7 +191,7 @@ Status MapPad(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   } else {
     const ir::Tensor* p = ctx.ConstantInput(n, 1);
     if (p == nullptr) return ctx.Unsupported(n, "pads (input 1) must be a constant");
-    if (p->dtype() != ir::DType::kI64) return ctx.Invalid(n, "pads must be int64");
+    if (p->dtype() != DType::kI64) return ctx.Invalid(n, "pads must be int64");
     pads.assign(p->data<int64_t>(), p->data<int64_t>() + p->num_elements());
     if (ctx.HasInput(n, 2)) {
       const ir::Tensor* v = ctx.ConstantInput(n, 2);
@@ -277,12 +277,12 @@ Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int) {
   } else if ((a = FindAttr(n, "value_float"))) {
     t = F32Scalar(a->f());
   } else if ((a = FindAttr(n, "value_floats"))) {
-    t = ir::Tensor::FromVector<float>(ir::DType::kF32, {a->floats_size()},
+    t = ir::Tensor::FromVector<float>(DType::kF32, {a->floats_size()},
                                       std::vector<float>(a->floats().begin(), a->floats().end()));
   } else if ((a = FindAttr(n, "value_int"))) {
-    t = ir::Tensor::FromVector<int64_t>(ir::DType::kI64, {}, {a->i()});
+    t = ir::Tensor::FromVector<int64_t>(DType::kI64, {}, {a->i()});
   } else if ((a = FindAttr(n, "value_ints"))) {
-    t = ir::Tensor::FromVector<int64_t>(ir::DType::kI64, {a->ints_size()},
+    t = ir::Tensor::FromVector<int64_t>(DType::kI64, {a->ints_size()},
                                         std::vector<int64_t>(a->ints().begin(), a->ints().end()));
   } else {
     return ctx.Invalid(n, "has no value attribute");

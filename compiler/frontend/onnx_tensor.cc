@@ -1,4 +1,4 @@
-// onnx.TensorProto <-> ir::Tensor, and ONNX element types <-> ir::DType. Initializers, Constant
+// onnx.TensorProto <-> ir::Tensor, and ONNX element types <-> DType. Initializers, Constant
 // nodes and the backend tests' .pb files all come through here, so every size is checked against
 // the declared shape before any copy (the data is untrusted).
 #include <cstdint>
@@ -8,28 +8,35 @@
 
 namespace loom::frontend {
 
-Status DTypeFromOnnx(int32_t elem_type, ir::DType* out) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT:
-      *out = ir::DType::kF32;
+namespace {
+
+// ONNX element types <-> DType, both directions from one table. `imported`: the frontend's ops
+// handle the type; the others are only written (TensorToProto) until they do.
+struct OnnxType {
+  int32_t onnx;
+  DType dtype;
+  bool imported;
+};
+constexpr OnnxType kOnnxTypes[] = {
+    {onnx::TensorProto::FLOAT, DType::kF32, true},
+    {onnx::TensorProto::INT8, DType::kI8, true},
+    {onnx::TensorProto::UINT8, DType::kU8, true},
+    {onnx::TensorProto::INT32, DType::kI32, true},
+    {onnx::TensorProto::INT64, DType::kI64, true},
+    {onnx::TensorProto::BOOL, DType::kBool, true},
+    {onnx::TensorProto::DOUBLE, DType::kF64, false},
+    {onnx::TensorProto::FLOAT16, DType::kF16, false},
+    {onnx::TensorProto::INT16, DType::kI16, false},
+};
+
+}  // namespace
+
+Status DTypeFromOnnx(int32_t elem_type, DType* out) {
+  for (const OnnxType& t : kOnnxTypes) {
+    if (t.onnx == elem_type && t.imported) {
+      *out = t.dtype;
       return Status::Ok();
-    case onnx::TensorProto::INT8:
-      *out = ir::DType::kI8;
-      return Status::Ok();
-    case onnx::TensorProto::UINT8:
-      *out = ir::DType::kU8;
-      return Status::Ok();
-    case onnx::TensorProto::INT32:
-      *out = ir::DType::kI32;
-      return Status::Ok();
-    case onnx::TensorProto::INT64:
-      *out = ir::DType::kI64;
-      return Status::Ok();
-    case onnx::TensorProto::BOOL:
-      *out = ir::DType::kBool;
-      return Status::Ok();
-    default:
-      break;
+    }
   }
   return Unimplemented(std::string("element type ") + OnnxTypeName(elem_type) +
                        " is not supported (Loom handles float32, int8, uint8, int32, int64, bool)");
@@ -48,21 +55,21 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
   if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0) {
     return Unimplemented(what + ": external data is not supported (embed the weights)");
   }
-  ir::DType dtype;
+  DType dtype;
   LOOM_RETURN_IF_ERROR(DTypeFromOnnx(proto.data_type(), &dtype).WithContext(what));
   ir::Shape shape(proto.dims().begin(), proto.dims().end());
   int64_t n = 0;
   LOOM_RETURN_IF_ERROR(ir::NumElements(shape, &n).WithContext(what));
-  const size_t elem = ir::DTypeSize(dtype);
+  const size_t elem = DTypeSize(dtype);
   const size_t bytes = static_cast<size_t>(n) * elem;
   // The element count the data actually holds, checked before anything is allocated: a
   // declared shape is only a claim (a few bytes can declare a terabyte).
   size_t have = 0;
   if (proto.has_raw_data()) {
     have = proto.raw_data().size() % elem == 0 ? proto.raw_data().size() / elem : SIZE_MAX;
-  } else if (dtype == ir::DType::kF32) {
+  } else if (dtype == DType::kF32) {
     have = static_cast<size_t>(proto.float_data_size());
-  } else if (dtype == ir::DType::kI64) {
+  } else if (dtype == DType::kI64) {
     have = static_cast<size_t>(proto.int64_data_size());
   } else {
     have = static_cast<size_t>(proto.int32_data_size());  // narrow types: one int32 each
@@ -78,18 +85,18 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
   if (proto.has_raw_data()) {
     // raw_data is little-endian; so are the hosts Loom's compiler runs on.
     if (bytes) std::memcpy(data, proto.raw_data().data(), bytes);
-  } else if (dtype == ir::DType::kF32) {
+  } else if (dtype == DType::kF32) {
     if (bytes) std::memcpy(data, proto.float_data().data(), bytes);
-  } else if (dtype == ir::DType::kI64) {
+  } else if (dtype == DType::kI64) {
     if (bytes) std::memcpy(data, proto.int64_data().data(), bytes);
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t v = proto.int32_data(static_cast<int>(i));
-      if (dtype == ir::DType::kI32) {
+      if (dtype == DType::kI32) {
         std::memcpy(data + i * 4, &v, 4);
-      } else if (dtype == ir::DType::kI8) {
+      } else if (dtype == DType::kI8) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(v));
-      } else if (dtype == ir::DType::kU8) {
+      } else if (dtype == DType::kU8) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
       } else {
         data[static_cast<size_t>(i)] = v != 0 ? 1 : 0;
@@ -104,27 +111,8 @@ void TensorToProto(const ir::Tensor& t, const std::string& name, onnx::TensorPro
   out->Clear();
   out->set_name(name);
   int32_t type = onnx::TensorProto::UNDEFINED;
-  switch (t.dtype()) {
-    case ir::DType::kF32:
-      type = onnx::TensorProto::FLOAT;
-      break;
-    case ir::DType::kI8:
-      type = onnx::TensorProto::INT8;
-      break;
-    case ir::DType::kU8:
-      type = onnx::TensorProto::UINT8;
-      break;
-    case ir::DType::kI32:
-      type = onnx::TensorProto::INT32;
-      break;
-    case ir::DType::kI64:
-      type = onnx::TensorProto::INT64;
-      break;
-    case ir::DType::kBool:
-      type = onnx::TensorProto::BOOL;
-      break;
-    case ir::DType::kUndefined:
-      break;
+  for (const OnnxType& o : kOnnxTypes) {
+    if (o.dtype == t.dtype()) type = o.onnx;
   }
   out->set_data_type(type);
   for (int64_t d : t.shape()) out->add_dims(d);

@@ -4,29 +4,9 @@
 
 namespace loom::interp {
 
-kernels::DType KernelDType(ir::DType t) {
-  switch (t) {
-    case ir::DType::kF32:
-      return kernels::DType::kF32;
-    case ir::DType::kI8:
-      return kernels::DType::kI8;
-    case ir::DType::kU8:
-      return kernels::DType::kU8;
-    case ir::DType::kI32:
-      return kernels::DType::kI32;
-    case ir::DType::kI64:
-      return kernels::DType::kI64;
-    case ir::DType::kBool:
-      return kernels::DType::kBool;
-    case ir::DType::kUndefined:
-      break;
-  }
-  return kernels::DType::kF32;
-}
-
 Status ToView(const ir::Tensor& t, kernels::TensorView* v) {
   if (!t.defined()) return InvalidArgument("tensor has no dtype");
-  return kernels::MakeView(KernelDType(t.dtype()), t.bytes(), t.shape().data(),
+  return kernels::MakeView(t.dtype(), t.bytes(), t.shape().data(),
                            static_cast<int>(t.shape().size()), v);
 }
 

@@ -15,7 +15,6 @@ namespace loom::interp {
 
 // A kernel view of an IR tensor (the tensor keeps ownership).
 Status ToView(const ir::Tensor& t, kernels::TensorView* v);
-kernels::DType KernelDType(ir::DType t);
 
 class ExecContext {
  public:

@@ -403,8 +403,14 @@ class Parser {
       case DType::kBool:
         lo = 0, hi = 1;
         break;
-      default:
+      case DType::kI16:
+        lo = std::numeric_limits<int16_t>::min(), hi = std::numeric_limits<int16_t>::max();
         break;
+      case DType::kF32:
+        break;
+      default:
+        return Error(std::string("constants of type ") + DTypeName(dtype) +
+                     " cannot be written in the text form");
     }
     int64_t v = 0;
     LOOM_RETURN_IF_ERROR(ToI64(num, &v));
@@ -424,6 +430,11 @@ class Parser {
       case DType::kI32: {
         const int32_t w = static_cast<int32_t>(v);
         std::memcpy(dst, &w, sizeof w);
+        break;
+      }
+      case DType::kI16: {
+        const int16_t h = static_cast<int16_t>(v);
+        std::memcpy(dst, &h, sizeof h);
         break;
       }
       case DType::kI64:

@@ -53,6 +53,8 @@ std::string FormatElements(const Tensor& t) {
     if (i) s += ", ";
     if (t.dtype() == DType::kF32) {
       s += FormatFloat(t.data<float>()[i]);
+    } else if (IsFloat(t.dtype())) {
+      s += FormatFloat(static_cast<float>(t.ElementAsDouble(i)));
     } else if (t.dtype() == DType::kI64) {
       s += std::to_string(t.data<int64_t>()[i]);
     } else {

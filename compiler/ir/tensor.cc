@@ -84,6 +84,12 @@ double Tensor::ElementAsDouble(int64_t i) const {
       return static_cast<double>(data<int64_t>()[i]);
     case DType::kBool:
       return data<uint8_t>()[i] != 0 ? 1.0 : 0.0;
+    case DType::kF64:
+      return data<double>()[i];
+    case DType::kF16:
+      return F16ToF32(data<uint16_t>()[i]);
+    case DType::kI16:
+      return data<int16_t>()[i];
     case DType::kUndefined:
       break;
   }

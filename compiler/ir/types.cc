@@ -2,56 +2,6 @@
 
 namespace loom::ir {
 
-size_t DTypeSize(DType t) {
-  switch (t) {
-    case DType::kUndefined:
-      return 0;
-    case DType::kF32:
-      return 4;
-    case DType::kI8:
-      return 1;
-    case DType::kU8:
-      return 1;
-    case DType::kI32:
-      return 4;
-    case DType::kI64:
-      return 8;
-    case DType::kBool:
-      return 1;
-  }
-  return 0;
-}
-
-const char* DTypeName(DType t) {
-  switch (t) {
-    case DType::kUndefined:
-      return "?";
-    case DType::kF32:
-      return "f32";
-    case DType::kI8:
-      return "i8";
-    case DType::kU8:
-      return "u8";
-    case DType::kI32:
-      return "i32";
-    case DType::kI64:
-      return "i64";
-    case DType::kBool:
-      return "bool";
-  }
-  return "?";
-}
-
-bool ParseDType(std::string_view name, DType* out) {
-  for (DType t : {DType::kF32, DType::kI8, DType::kU8, DType::kI32, DType::kI64, DType::kBool}) {
-    if (name == DTypeName(t)) {
-      *out = t;
-      return true;
-    }
-  }
-  return false;
-}
-
 const char* LayoutName(Layout l) {
   switch (l) {
     case Layout::kPlain:

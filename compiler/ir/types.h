@@ -9,18 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/core/dtype.h"
 #include "runtime/core/status.h"
 
 namespace loom::ir {
-
-// Element types. kUndefined marks a value whose type no pass has inferred yet; the verifier
-// rejects it, so it only exists inside a pass.
-enum class DType : uint8_t { kUndefined, kF32, kI8, kU8, kI32, kI64, kBool };
-
-size_t DTypeSize(DType t);       // bytes per element; 0 for kUndefined
-const char* DTypeName(DType t);  // "f32", "i8", ...; "?" for kUndefined
-bool ParseDType(std::string_view name, DType* out);
-inline bool IsInt8Like(DType t) { return t == DType::kI8 || t == DType::kU8; }
 
 // Memory layout of a value's data. kPlain: row-major in the logical dim order (NCHW for
 // activations, OIHW for conv weights). kBlocked: a 4-D int8 activation stored as

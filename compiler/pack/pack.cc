@@ -13,7 +13,7 @@ const std::set<std::string> kBlockedOps = {"q.conv2d", "q.add", "q.max_pool", "q
 bool IsActivation4D(const ir::Graph& g, ir::ValueId id) {
   if (id == ir::kNoValue) return false;
   const ir::Value& v = g.value(id);
-  return v.dtype == ir::DType::kI8 && !v.is_constant() && v.shape.size() == 4;
+  return v.dtype == DType::kI8 && !v.is_constant() && v.shape.size() == 4;
 }
 
 // A consumer that reads its input as plain int8.
@@ -52,16 +52,16 @@ Status PackGraph(ir::Graph& g, const HwConfig& config) {
     for (ir::ValueId& in : n->inputs) {
       if (in == ir::kNoValue || g.value(in).layout != ir::Layout::kBlocked) continue;
       const ir::Value src = g.value(in);
-      const ir::ValueId plain = g.AddValue(src.name() + ".plain", ir::DType::kI8, src.shape);
+      const ir::ValueId plain = g.AddValue(src.name() + ".plain", DType::kI8, src.shape);
       g.value(plain).quant = src.quant;
       g.AddNode("q.relayout", {in}, {plain}, {}, "", n);
       in = plain;
     }
   }
   for (ir::ValueId& out : g.mutable_outputs()) {
-    if (g.value(out).dtype != ir::DType::kI8 || g.value(out).layout != ir::Layout::kBlocked) continue;
+    if (g.value(out).dtype != DType::kI8 || g.value(out).layout != ir::Layout::kBlocked) continue;
     const ir::Value src = g.value(out);
-    const ir::ValueId plain = g.AddValue(src.name() + ".plain", ir::DType::kI8, src.shape);
+    const ir::ValueId plain = g.AddValue(src.name() + ".plain", DType::kI8, src.shape);
     g.value(plain).quant = src.quant;
     g.AddNode("q.relayout", {out}, {plain});
     const std::string name = src.name();

@@ -1,6 +1,7 @@
 #include "compiler/package/lower.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -10,6 +11,7 @@
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
+#include "runtime/package/package.h"
 
 namespace loom::package {
 namespace {
@@ -19,13 +21,11 @@ using tensorize::AccelCode;
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-Status MapDType(ir::DType t, DType* out) {
-  switch (t) {
-    case ir::DType::kI8: *out = DType::Int8; return Status::Ok();
-    case ir::DType::kI32: *out = DType::Int32; return Status::Ok();
-    case ir::DType::kF32: *out = DType::Float32; return Status::Ok();
-    default: return Unimplemented(std::string("tensors of type ") + ir::DTypeName(t));
+Status MapDType(DType t, pkg::DType* out) {
+  if (!runtime::ToPkgDType(t, out)) {
+    return Unimplemented(std::string("tensors of type ") + DTypeName(t));
   }
+  return Status::Ok();
 }
 
 // The package's 32-bit window fields; a value that does not fit is an error naming the
@@ -91,7 +91,7 @@ class Lowerer {
   std::string Where(const ir::Node& n) const { return "layer " + ir::NodeLabel(g_, n); }
   Status CollectTensors();
   Status ArenaTensor(ir::ValueId v, int32_t* index);
-  int32_t AddConstant(const std::string& name, DType dtype, TensorLayout layout,
+  int32_t AddConstant(const std::string& name, pkg::DType dtype, TensorLayout layout,
                       std::vector<uint32_t> shape, const void* bytes, size_t size, float scale);
   Status ConstantInput(const ir::Node& n, size_t i, int32_t* index);
   Status PlanArena();
@@ -106,7 +106,7 @@ class Lowerer {
   int32_t Identity() {
     if (identity_ < 0) {
       const std::vector<int8_t> id = tensorize::IdentityWeights(c_);
-      identity_ = AddConstant("loom.identity", DType::Int8, TensorLayout::Plain,
+      identity_ = AddConstant("loom.identity", pkg::DType::Int8, TensorLayout::Plain,
                               {static_cast<uint32_t>(id.size())}, id.data(), id.size(), 1.0f);
     }
     return identity_;
@@ -125,7 +125,7 @@ class Lowerer {
   int32_t identity_ = -1;                              // the add's identity weight block
 };
 
-int32_t Lowerer::AddConstant(const std::string& name, DType dtype, TensorLayout layout,
+int32_t Lowerer::AddConstant(const std::string& name, pkg::DType dtype, TensorLayout layout,
                              std::vector<uint32_t> shape, const void* bytes, size_t size,
                              float scale) {
   TensorSpec t;
@@ -164,14 +164,17 @@ Status Lowerer::ArenaTensor(ir::ValueId v, int32_t* index) {
   }
   if (val.quant && !val.quant->scales.empty()) t.scale = val.quant->scales[0];
   if (val.layout == ir::Layout::kBlocked) {
-    if (t.dtype != DType::Int8 || t.shape.size() != 4) {
+    if (t.dtype != pkg::DType::Int8 || t.shape.size() != 4) {
       return InvalidArgument("value " + val.name() + ": a blocked tensor must be 4-D int8");
     }
     t.layout = TensorLayout::Blocked;
     t.size = q::BlockedBytes(blk_, {t.shape[0], t.shape[1], t.shape[2], t.shape[3]});
+    if (t.size == SIZE_MAX) {
+      return InvalidArgument("value " + val.name() + ": its blocked size overflows");
+    }
   } else {
     t.layout = TensorLayout::Plain;
-    t.size = static_cast<uint64_t>(ir::NumElementsUnchecked(val.shape)) * ir::DTypeSize(val.dtype);
+    t.size = static_cast<uint64_t>(ir::NumElementsUnchecked(val.shape)) * DTypeSize(val.dtype);
   }
   t.storage = Storage::Arena;
   spec_.tensors.push_back(std::move(t));
@@ -202,7 +205,7 @@ Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
   }
   const float scale = val.quant && !val.quant->scales.empty() ? val.quant->scales[0] : 1.0f;
   if (conv && i == 1) {
-    if (val.dtype != ir::DType::kI8 || shape.size() != 4) {
+    if (val.dtype != DType::kI8 || shape.size() != 4) {
       return InvalidArgument(Where(n) + ": weights must be a 4-D int8 constant");
     }
     const bool dw = n.GetInt("depthwise", 0) != 0;
@@ -218,26 +221,26 @@ Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
                                               data.data<int8_t>(), packed.data())
                                .WithContext(Where(n)));
     }
-    *index = AddConstant(val.name(), DType::Int8,
+    *index = AddConstant(val.name(), pkg::DType::Int8,
                          dw ? TensorLayout::BlockedDepthwise : TensorLayout::BlockedWeights,
                          shape, packed.data(), packed.size(), scale);
     if (dw) {  // the accelerator runs depthwise with diagonal weight blocks
       const std::vector<int8_t> diag = tensorize::DiagonalDepthwiseWeights(
           c_, shape[0], shape[2], shape[3], data.data<int8_t>());
-      diag_[v] = AddConstant(val.name() + ".diagonal", DType::Int8, TensorLayout::Plain,
+      diag_[v] = AddConstant(val.name() + ".diagonal", pkg::DType::Int8, TensorLayout::Plain,
                               {static_cast<uint32_t>(diag.size())}, diag.data(), diag.size(), 1.0f);
     }
   } else if (conv && (i == 2 || i == 3)) {
-    if (val.dtype != ir::DType::kI32 || shape.size() != 1) {
+    if (val.dtype != DType::kI32 || shape.size() != 1) {
       return InvalidArgument(Where(n) + ": bias and multipliers must be 1-D int32 constants");
     }
     std::vector<int32_t> packed(q::ChannelVectorElems(blk_, shape[0]));
     LOOM_RETURN_IF_ERROR(
         q::PackChannelVector(blk_, shape[0], data.data<int32_t>(), packed.data()).WithContext(Where(n)));
-    *index = AddConstant(val.name(), DType::Int32, TensorLayout::BlockedVector, shape,
+    *index = AddConstant(val.name(), pkg::DType::Int32, TensorLayout::BlockedVector, shape,
                          packed.data(), packed.size() * 4, scale);
   } else {
-    DType dt;
+    pkg::DType dt;
     LOOM_RETURN_IF_ERROR(MapDType(val.dtype, &dt).WithContext(Where(n) + ", constant " + val.name()));
     *index = AddConstant(val.name(), dt, TensorLayout::Plain, shape, data.bytes(), data.byte_size(),
                          scale);

@@ -20,7 +20,6 @@
 
 namespace loom::package {
 
-using pkg::DType;
 using pkg::SegmentKind;
 using pkg::Storage;
 using pkg::TensorLayout;
@@ -28,7 +27,7 @@ using runtime::Region;
 
 struct TensorSpec {
   std::string name;
-  DType dtype = DType::Int8;
+  pkg::DType dtype = pkg::DType::Int8;
   TensorLayout layout = TensorLayout::Plain;
   std::vector<uint32_t> shape;  // logical
   Storage storage = Storage::Arena;

@@ -8,6 +8,7 @@
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/core/checked_math.h"
+#include "runtime/core/blocked_layout.h"
 
 namespace loom::partition {
 namespace {
@@ -79,9 +80,9 @@ bool AddLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
   }
   tensorize::AddLayer l;
   l.name = n.name;
-  const uint64_t elems = uint64_t{(a[0] + c.batch - 1) / c.batch} *
-                         ((a[1] + c.block_in - 1) / c.block_in) * a[2] * a[3];
-  if (elems > UINT32_MAX) {
+  uint64_t elems = 0;
+  if (!BlockedActivationVectors(a[0], a[1], a[2], a[3], c.batch, c.block_in, &elems) ||
+      elems > UINT32_MAX) {
     *why = "tensor larger than the DMA's element addresses";
     return false;
   }

@@ -75,7 +75,7 @@ ir::Tensor BiasTimesAPlusShift(const ir::Tensor* c, float c_factor, const Affine
           c_factor * cv * f.a[static_cast<size_t>(j)] + f.shift[static_cast<size_t>(j)];
     }
   }
-  return ir::Tensor::FromVector<float>(ir::DType::kF32, rows ? ir::Shape{m, n} : ir::Shape{n}, out);
+  return ir::Tensor::FromVector<float>(DType::kF32, rows ? ir::Shape{m, n} : ir::Shape{n}, out);
 }
 
 // The node after n in the order, or nullptr if n is last.

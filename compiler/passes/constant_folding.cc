@@ -35,7 +35,7 @@ Status ConstantFolding(ir::Graph& g, const PassOptions& options) {
     int64_t bytes = 0;
     for (ir::ValueId out : n->outputs) {
       const ir::Value& v = g.value(out);
-      bytes += ir::NumElementsUnchecked(v.shape) * static_cast<int64_t>(ir::DTypeSize(v.dtype));
+      bytes += ir::NumElementsUnchecked(v.shape) * static_cast<int64_t>(DTypeSize(v.dtype));
     }
     if (bytes > max_bytes) continue;
     LOOM_RETURN_IF_ERROR(interp::EvaluateNode(g, *n, args, &results));

@@ -21,7 +21,7 @@ using ir::Attribute;
 // *per_channel gets its M values (c may be a scalar, [M, 1, 1], [1, M, 1, 1], ...).
 bool PerChannel(const ir::Tensor& c, const ir::Shape& y, std::vector<float>* per_channel) {
   const ir::Shape& s = c.shape();
-  if (c.dtype() != ir::DType::kF32 || y.size() < 2 || s.size() > y.size()) return false;
+  if (c.dtype() != DType::kF32 || y.size() < 2 || s.size() > y.size()) return false;
   const int64_t m = y[1];
   int64_t along = 1;  // c's extent along y's axis 1
   for (size_t i = 0; i < s.size(); ++i) {
@@ -59,7 +59,7 @@ bool FoldBiasAdd(ir::Graph& g, ir::Node& conv, ir::Node& add) {
   if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoValue);
   const ir::Shape shape{static_cast<int64_t>(extra.size())};
   conv.inputs[2] = g.AddConstant(g.value(conv.outputs[0]).name() + ".bias",
-                                 ir::Tensor::FromVector<float>(ir::DType::kF32, shape, extra));
+                                 ir::Tensor::FromVector<float>(DType::kF32, shape, extra));
   // An Add that already carries a fused activation hands it to the Conv.
   for (const char* key : {"activation", "clip_min", "clip_max"}) {
     if (const Attribute* a = add.FindAttr(key)) conv.SetAttr(key, *a);
@@ -116,7 +116,7 @@ bool TryFuse(ir::Graph& g, ir::Node& consumer) {
     const size_t candidates = consumer.op == "Add" ? 2 : 1;
     for (size_t i = 0; i < candidates; ++i) {
       const ir::ValueId v = consumer.input(i);
-      if (v == ir::kNoValue || g.value(v).dtype != ir::DType::kF32) continue;
+      if (v == ir::kNoValue || g.value(v).dtype != DType::kF32) continue;
       ir::Node* producer = g.Producer(v);
       if (!producer || producer->op != rule.producer || SoleUser(g, v) != &consumer ||
           HasFusedActivation(*producer)) {

@@ -34,7 +34,7 @@ Status IdentityRemoval(ir::Graph& g, const PassOptions&) {
       const ir::Value& mask = g.value(n->outputs[1]);
       if (ir::NumElementsUnchecked(mask.shape) > kMaxMaskBytes) continue;
       ir::Tensor ones;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(ir::DType::kBool, mask.shape, &ones));
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(DType::kBool, mask.shape, &ones));
       if (ones.byte_size()) std::memset(ones.mutable_bytes(), 1, ones.byte_size());
       const ir::ValueId c = g.AddConstant(mask.name() + ".true", std::move(ones));
       g.ReplaceAllUsesWith(n->outputs[1], c);

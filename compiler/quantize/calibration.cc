@@ -117,11 +117,11 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
     const std::string& path = it->second;
     NpyArray a;
     LOOM_RETURN_IF_ERROR(ReadNpy(path, &a));
-    if (a.dtype != NpyDtype::kFloat32) {
+    if (a.dtype != DType::kF32) {
       return InvalidArgument(path + ": calibration data must be float32, is " +
-                             NpyDtypeName(a.dtype));
+                             DTypeLongName(a.dtype));
     }
-    if (v.dtype != ir::DType::kF32 || v.shape.empty() || v.shape[0] < 1) {
+    if (v.dtype != DType::kF32 || v.shape.empty() || v.shape[0] < 1) {
       return InvalidArgument(path + ": model input '" + v.name() + "' is " +
                              ir::TypeToString(v.dtype, v.shape) +
                              "; calibration needs an f32 input with a batch axis");
@@ -144,7 +144,7 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
     std::vector<ir::Tensor> tensors;
     for (int64_t i = 0; i < s; ++i) {
       ir::Tensor t;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(ir::DType::kF32, v.shape, &t)
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(DType::kF32, v.shape, &t)
                                .WithContext(path + ": sample of input '" + v.name() + "'"));
       // The file holds s samples of exactly this size (checked above), so the copy stays inside.
       if (t.byte_size()) {
@@ -189,13 +189,13 @@ Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::v
     Sample s;
     for (ir::ValueId id : g.inputs()) {
       const ir::Value& v = g.value(id);
-      if (v.dtype != ir::DType::kF32) {
-        return InvalidArgument("model input '" + v.name() + "' is " + ir::DTypeName(v.dtype) +
+      if (v.dtype != DType::kF32) {
+        return InvalidArgument("model input '" + v.name() + "' is " + DTypeName(v.dtype) +
                                "; random calibration needs f32 inputs (give --calibration)");
       }
       ir::Tensor t;
       LOOM_RETURN_IF_ERROR(
-          ir::Tensor::Create(ir::DType::kF32, v.shape, &t)
+          ir::Tensor::Create(DType::kF32, v.shape, &t)
               .WithContext("random calibration sample of model input '" + v.name() + "'"));
       float* p = t.mutable_data<float>();
       for (int64_t k = 0; k < t.num_elements(); ++k) p[k] = normal(rng);
@@ -214,7 +214,7 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
   }
   std::map<ir::ValueId, AbsHistogram> hist;
   auto observe = [&](ir::ValueId id, const ir::Tensor& t) {
-    if (t.dtype() == ir::DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
+    if (t.dtype() == DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
   };
   std::vector<ir::Tensor> outputs;
   for (size_t i = 0; i < samples.size(); ++i) {

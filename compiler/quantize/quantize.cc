@@ -16,7 +16,6 @@ namespace loom::quantize {
 namespace {
 
 using ir::Attribute;
-using ir::DType;
 using ir::Node;
 using ir::Shape;
 using ir::ValueId;

@@ -25,13 +25,13 @@ Status MeasureSqnr(const ir::Graph& float_graph, const ir::Graph& q_graph,
     LOOM_RETURN_IF_ERROR(
         interp::Run(float_graph, s, &outs, [&](ir::ValueId id, const ir::Tensor& t) {
           auto it = by_float.find(id);
-          if (it != by_float.end() && t.dtype() == ir::DType::kF32) {
+          if (it != by_float.end() && t.dtype() == DType::kF32) {
             ref[it->second].assign(t.data<float>(), t.data<float>() + t.num_elements());
           }
         }));
     LOOM_RETURN_IF_ERROR(interp::Run(q_graph, s, &outs, [&](ir::ValueId id, const ir::Tensor& t) {
       auto it = by_q.find(id);
-      if (it == by_q.end() || t.dtype() != ir::DType::kI8) return;
+      if (it == by_q.end() || t.dtype() != DType::kI8) return;
       const size_t l = it->second;
       const float scale = q_graph.value(id).quant->scales[0];
       const int8_t* q = t.data<int8_t>();

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "compiler/tensorize/eltwise.h"
+#include "runtime/core/blocked_layout.h"
 
 namespace loom::tensorize {
 
@@ -14,8 +15,6 @@ using isa::Insn;
 using isa::Opcode;
 
 namespace {
-
-uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x,
          uint32_t stride) {
@@ -354,7 +353,7 @@ Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
 
 std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,
                                              uint32_t kh, uint32_t kw, const int8_t* ckk) {
-  const uint32_t c = config.block_in, blocks = (channels + c - 1) / c;
+  const uint32_t c = config.block_in, blocks = CeilDiv(channels, c);
   std::vector<int8_t> out(size_t{blocks} * kh * kw * c * c, 0);
   for (uint32_t ch = 0; ch < channels; ++ch) {
     const uint32_t g = ch / c, lane = ch % c;

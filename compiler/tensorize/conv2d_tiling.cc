@@ -4,14 +4,13 @@
 #include <set>
 
 #include "compiler/tensorize/conv2d.h"
+#include "runtime/core/blocked_layout.h"
 #include "sim/fsim/fsim.h"
 #include "sim/fsim/timing.h"
 
 namespace loom::tensorize {
 
 namespace {
-
-uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 // Tile sizes worth trying for an extent n: every size giving a distinct number of tiles, largest
 // first, capped so the search stays small on large images.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/core/blocked_layout.h"
+
 namespace loom::tensorize {
 
 using isa::AluOp;
@@ -77,7 +79,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
   // Per virtual thread r: INP and ACC hold [a tile | b tile] at r * 2 * te.
   const uint32_t fit = std::min({config.inp_depth(), config.acc_depth()}) / (2 * V);
   const uint32_t te = std::min({tile ? tile : fit, fit, l.elems, kMaxLoop});
-  const uint32_t T = (l.elems + te - 1) / te;
+  const uint32_t T = CeilDiv(l.elems, te);
 
   // Micro-ops per thread r: [a plane, b plane, add b into a].
   std::vector<isa::Uop> uops;
@@ -153,8 +155,8 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
                              uint32_t c, uint32_t h, uint32_t w, const Window2d& window) {
   PoolLayer l;
   l.name = name;
-  l.n_blocks = (n + config.batch - 1) / config.batch;
-  l.c_blocks = (c + config.block_in - 1) / config.block_in;
+  l.n_blocks = CeilDiv(n, config.batch);
+  l.c_blocks = CeilDiv(c, config.block_in);
   l.h = h;
   l.w = w;
   SetWindow(window, &l);
@@ -197,7 +199,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   const uint32_t rt = std::min(rows ? rows : fit, fit);
   const uint32_t x_cap = PoolInRows(l, rt) * iw;  // ACC per thread: [X: input copy | Y: output]
   const uint32_t acc_tile = x_cap + rt * OW;
-  const uint32_t n_oh = (OH + rt - 1) / rt, T = l.n_blocks * l.c_blocks * n_oh;
+  const uint32_t n_oh = CeilDiv(OH, rt), T = l.n_blocks * l.c_blocks * n_oh;
 
   // Micro-ops per thread r: [X copy, Y, then one per window position (Y, X + ky * iw + kx)].
   const uint32_t per = 2 + l.kh * l.kw;

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "compiler/passes/pass.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
+#include "compiler/tools/input_shape_flag.h"
 #include "compiler/tools/loom_commands.h"
 
 namespace loom::tools {
@@ -21,31 +21,6 @@ struct CompileArgs {
   std::vector<std::string> input_shapes;
   std::vector<std::string> dump_after;
 };
-
-// "NAME=1x3x224x224" (',' also separates dims).
-Status ParseInputShape(const std::string& spec, pipeline::CompileOptions* o) {
-  const size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-    return InvalidArgument("--input-shape wants NAME=D0xD1x..., got '" + spec + "'");
-  }
-  std::vector<int64_t> dims;
-  std::string item;
-  std::stringstream ss(spec.substr(eq + 1));
-  while (std::getline(ss, item, 'x')) {
-    std::stringstream parts(item);
-    std::string d;
-    while (std::getline(parts, d, ',')) {
-      char* end = nullptr;
-      const long long v = std::strtoll(d.c_str(), &end, 10);
-      if (d.empty() || *end != '\0' || v < 1) {
-        return InvalidArgument("--input-shape " + spec + ": bad dimension '" + d + "'");
-      }
-      dims.push_back(v);
-    }
-  }
-  o->input_shapes[spec.substr(0, eq)] = dims;
-  return Status::Ok();
-}
 
 // The flags that shape the package, for its provenance record.
 std::string CommandLine(const CompileArgs& a) {
@@ -67,7 +42,7 @@ int RunCompile(CompileArgs& a) {
     return 2;
   }
   for (const std::string& s : a.input_shapes) {
-    if (Status st = ParseInputShape(s, &o); !st.ok()) {
+    if (Status st = ParseInputShape(s, 1, &o.input_shapes); !st.ok()) {
       std::cerr << "loom compile: " << st.message() << "\n";
       return 2;
     }

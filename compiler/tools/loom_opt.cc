@@ -16,31 +16,11 @@
 #include "compiler/passes/pass_manager.h"
 #include "compiler/pipeline/compile.h"
 #include "runtime/io/file.h"
+#include "compiler/tools/input_shape_flag.h"
 
 namespace {
 
 using loom::Status;
-
-// "name=1,3,224,224" -> input_shapes[name] = {1, 3, 224, 224}.
-Status ParseInputShape(const std::string& spec, loom::frontend::ImportOptions* options) {
-  const size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return loom::InvalidArgument("--input-shape wants NAME=D0,D1,..., got '" + spec + "'");
-  }
-  std::vector<int64_t> dims;
-  std::stringstream ss(spec.substr(eq + 1));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const long long d = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || d < 0) {
-      return loom::InvalidArgument("--input-shape: bad dimension '" + item + "'");
-    }
-    dims.push_back(d);
-  }
-  options->input_shapes[spec.substr(0, eq)] = dims;
-  return Status::Ok();
-}
 
 // Textual IR from stdin, with the same limit as an IR file (stdin may be endless).
 Status ReadStdin(std::string* text) {
@@ -121,7 +101,7 @@ int main(int argc, char** argv) {
 
   loom::frontend::ImportOptions import;
   for (const std::string& spec : input_shapes) {
-    if (Status s = ParseInputShape(spec, &import); !s.ok()) {
+    if (Status s = loom::tools::ParseInputShape(spec, 0, &import.input_shapes); !s.ok()) {
       std::cerr << "loom-opt: " << s.ToString() << "\n";
       return 2;
     }

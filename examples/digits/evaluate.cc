@@ -73,7 +73,7 @@ int Main(int argc, char** argv) {
     ir::Shape shape = images.shape;
     shape[0] = 1;
     ir::Tensor x;
-    if (Status st = ir::Tensor::FromBytes(ir::DType::kF32, shape, std::move(bytes), &x); !st.ok()) {
+    if (Status st = ir::Tensor::FromBytes(DType::kF32, shape, std::move(bytes), &x); !st.ok()) {
       return Fail(st.ToString());
     }
     std::vector<ir::Tensor> out;

@@ -9,7 +9,7 @@
 #include "runtime/include/loom_runtime.h"
 
 using loom::Status;
-using loom::runtime::ElemType;
+using loom::DType;
 using loom::runtime::HostTensor;
 
 struct loom_runtime {
@@ -35,11 +35,22 @@ loom_status Fail(loom_runtime* rt, loom_status code, const std::string& msg) {
   return code;
 }
 
+// loom_dtype is the C API's own stable ABI; this pair is its one mapping to loom::DType. Host
+// tensors are float32 or int8; a model tensor of any other type is exchanged as float32.
+bool FromCDType(loom_dtype dtype, DType* out) {
+  switch (dtype) {
+    case LOOM_FLOAT32: *out = DType::kF32; return true;
+    case LOOM_INT8: *out = DType::kI8; return true;
+  }
+  return false;
+}
+loom_dtype ToCDType(DType dtype) { return dtype == DType::kI8 ? LOOM_INT8 : LOOM_FLOAT32; }
+
 void Info(const loom::runtime::Package& p, const loom::pkg::Binding* b, loom_tensor_info* info) {
   const loom::pkg::Tensor* t = p.root().tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()));
   *info = loom_tensor_info{};
   info->name = b->name()->c_str();
-  info->dtype = t->dtype() == loom::pkg::DType::Int8 ? LOOM_INT8 : LOOM_FLOAT32;
+  info->dtype = ToCDType(loom::runtime::FromPkgDType(t->dtype()));
   info->rank = b->shape()->size();  // at most LOOM_MAX_RANK: the loader refuses more
   for (size_t i = 0; i < info->rank; ++i) info->shape[i] = b->shape()->Get(static_cast<flatbuffers::uoffset_t>(i));
   info->scale = t->scale();
@@ -166,8 +177,8 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
                     std::to_string(need));
   }
   HostTensor t;
+  if (!FromCDType(dtype, &t.type)) return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype");
   t.name = name ? name : "";
-  t.type = dtype == LOOM_INT8 ? ElemType::kInt8 : ElemType::kFloat32;
   t.shape.assign(shape, shape + rank);
   t.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
   for (HostTensor& h : rt->inputs) {
@@ -206,10 +217,10 @@ loom_status loom_get_output(loom_runtime* rt, const char* name, loom_dtype dtype
   if (!rt || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
   const HostTensor* o = FindOutput(rt, name);
   if (!o) return Fail(rt, LOOM_NOT_FOUND, std::string("no output '") + (name ? name : "") + "' from the last run");
-  const loom_dtype have = o->type == ElemType::kInt8 ? LOOM_INT8 : LOOM_FLOAT32;
+  const loom_dtype have = ToCDType(o->type);
   if (have != dtype) {
     return Fail(rt, LOOM_INVALID_ARGUMENT, std::string("output '") + name + "' is " +
-                    loom::runtime::ElemTypeName(o->type) + " (int8 outputs need loom_run_ex(rt, 1))");
+                    DTypeLongName(o->type) + " (int8 outputs need loom_run_ex(rt, 1))");
   }
   if (bytes != o->data.size()) {
     return Fail(rt, LOOM_INVALID_ARGUMENT, "output '" + std::string(name) + "' has " +

@@ -36,7 +36,7 @@
 namespace {
 
 using loom::Status;
-using loom::runtime::ElemType;
+using loom::DType;
 using loom::runtime::Executor;
 using loom::runtime::HostTensor;
 using loom::runtime::Package;
@@ -133,7 +133,7 @@ std::vector<HostTensor> MakeInputs(const Package& p, ValueFn value) {
   for (const pkg::Binding* b : *p.root().inputs()) {
     HostTensor t;
     t.name = b->name()->str();
-    t.type = ElemType::kFloat32;
+    t.type = DType::kF32;
     for (uint32_t d : *b->shape()) t.shape.push_back(d);
     const uint64_t n = Elements(b->shape());
     t.data.resize(n * sizeof(float));

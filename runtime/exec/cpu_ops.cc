@@ -44,7 +44,7 @@ Status FloatView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
   int64_t dims[8];
   const int rank = static_cast<int>(t->shape()->size());
   for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
-  return kernels::MakeView(kernels::DType::kF32, data, dims, rank, v);
+  return kernels::MakeView(DType::kF32, data, dims, rank, v);
 }
 
 }  // namespace

@@ -40,8 +40,6 @@ q::ActShape Act(const pkg::Tensor* t) {
 
 }  // namespace
 
-const char* ElemTypeName(ElemType t) { return t == ElemType::kInt8 ? "int8" : "float32"; }
-
 double SegmentProfile::gemm_utilization(const HwConfig& config) const {
   if (cycles == 0) return 0.0;
   return static_cast<double>(macs) / (static_cast<double>(cycles) * config.macs_per_cycle());
@@ -320,7 +318,11 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const HostTensor* h = bound[i];
     if (h == nullptr) return NotFound("model input '" + name + "' was not given");
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
-    if (h->type == ElemType::kInt8 && t->dtype() != pkg::DType::Int8) {
+    if (h->type != DType::kF32 && h->type != DType::kI8) {
+      return InvalidArgument("input '" + name + "' is " + DTypeLongName(h->type) +
+                             "; inputs must be float32 or int8");
+    }
+    if (h->type == DType::kI8 && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("input '" + name + "' is float32 in the model; int8 data was given");
     }
     const std::vector<int64_t>& want = input_shapes_[i];
@@ -353,15 +355,15 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
                              ShapeText(want));
     }
     k = ki;
-    const uint64_t elem = h->type == ElemType::kInt8 ? 1 : 4;
+    const uint64_t elem = DTypeSize(h->type);
     uint64_t need = 0;
     if (!CheckedMul(k, Count(t), &need) || !CheckedMul(need, elem, &need)) {
       return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) + " of " +
-                             ElemTypeName(h->type) + ": its byte size overflows 64 bits");
+                             DTypeLongName(h->type) + ": its byte size overflows 64 bits");
     }
     if (h->data.size() != need) {
       return InvalidArgument("input '" + name + "' holds " + std::to_string(h->data.size()) +
-                             " bytes; shape " + ShapeText(got) + " of " + ElemTypeName(h->type) +
+                             " bytes; shape " + ShapeText(got) + " of " + DTypeLongName(h->type) +
                              " needs " + std::to_string(need));
     }
   }
@@ -372,7 +374,7 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(r.outputs()->Get(i)->tensor()));
     HostTensor& o = (*outputs)[i];
     o.name = output_names_[i];
-    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? ElemType::kInt8 : ElemType::kFloat32;
+    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? DType::kI8 : DType::kF32;
     if (options.int8_outputs && t->dtype() != pkg::DType::Int8) {
       return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
     }
@@ -382,7 +384,7 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     size_t host_bytes = 0;
     if ((!o.shape.empty() && !CheckedMul(o.shape[0], static_cast<int64_t>(k), &o.shape[0])) ||
         !CheckedMul(k, Count(t), &bytes) ||
-        !CheckedMul<uint64_t>(bytes, o.type == ElemType::kInt8 ? 1 : 4, &bytes) ||
+        !CheckedMul<uint64_t>(bytes, o.type == DType::kI8 ? 1 : 4, &bytes) ||
         !CheckedCast(bytes, &host_bytes)) {
       return InvalidArgument("output '" + o.name + "' of " + std::to_string(k) +
                              " stacked runs is too large for this host (" +
@@ -414,7 +416,7 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     } else {
       int8_t* plain = t->layout() == pkg::TensorLayout::Blocked ? io_scratch_.data()
                                                                  : reinterpret_cast<int8_t*>(dst);
-      if (h.type == ElemType::kInt8) {
+      if (h.type == DType::kI8) {
         std::memcpy(plain, h.data.data() + slice * n, n);
       } else {
         LOOM_RETURN_IF_ERROR(q::QuantizeF32(reinterpret_cast<const float*>(h.data.data()) + slice * n,
@@ -442,7 +444,7 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
       LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(t), plain, io_scratch_.data()));
       plain = io_scratch_.data();
     }
-    if (o.type == ElemType::kInt8) {
+    if (o.type == DType::kI8) {
       std::memcpy(o.data.data() + slice * n, plain, n);
     } else {
       LOOM_RETURN_IF_ERROR(q::DequantizeF32(plain, n, t->scale(),

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/dtype.h"
 #include "runtime/drivers/driver.h"
 #include "runtime/exec/cpu_ops.h"
 #include "runtime/package/package.h"
@@ -47,13 +48,10 @@ struct ExecutorOptions {
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
-enum class ElemType : uint8_t { kFloat32 = 0, kInt8 = 1 };
-const char* ElemTypeName(ElemType t);
-
 // A tensor on the host, row-major, in the shape the user sees (Binding.shape).
 struct HostTensor {
   std::string name;  // model input/output name; an empty input name binds the only input
-  ElemType type = ElemType::kFloat32;
+  DType type = DType::kF32;  // kF32 or kI8 (an int8 model tensor's quantized values)
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;  // elements in C order, little-endian
 };

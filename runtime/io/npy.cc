@@ -24,27 +24,27 @@ constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
 constexpr size_t kMaxHeaderExcerpt = 72;     // how much of a bad header an error message quotes
 
 struct DtypeInfo {
-  NpyDtype dtype;
-  const char* name;
+  DType dtype;
   const char* descr;  // as numpy writes it
-  size_t size;
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {NpyDtype::kFloat32, "float32", "<f4", 4}, {NpyDtype::kFloat64, "float64", "<f8", 8},
-    {NpyDtype::kInt8, "int8", "|i1", 1},       {NpyDtype::kUint8, "uint8", "|u1", 1},
-    {NpyDtype::kInt32, "int32", "<i4", 4},     {NpyDtype::kInt64, "int64", "<i8", 8},
+    {DType::kF32, "<f4"}, {DType::kF64, "<f8"}, {DType::kF16, "<f2"},
+    {DType::kI8, "|i1"},  {DType::kU8, "|u1"},  {DType::kI16, "<i2"},
+    {DType::kI32, "<i4"}, {DType::kI64, "<i8"}, {DType::kBool, "|b1"},
 };
+static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]),
+              "every DType has a descr");
 
-const DtypeInfo* FindDtype(NpyDtype dtype) {
+// "supported: float32 '<f4', ..." from the table above.
+std::string SupportedList() {
+  std::string s = "supported:";
   for (const DtypeInfo& info : kDtypes) {
-    if (info.dtype == dtype) return &info;
+    s += std::string(&info == kDtypes ? " " : ", ") + DTypeLongName(info.dtype) + " '" +
+         info.descr + "'";
   }
-  return nullptr;
+  return s;
 }
-
-const char* kSupportedList =
-    "supported: float32 '<f4', float64 '<f8', int8 '|i1', uint8 '|u1', int32 '<i4', int64 '<i8'";
 
 // `text` for an error message: at most `max` bytes, then "..."; control bytes, non-ASCII, '"' and
 // '\' shown as \xNN, a newline as \n.
@@ -76,18 +76,20 @@ std::string ShapeRepr(const std::vector<int64_t>& shape) {
   return s + ")";
 }
 
-// Maps a descr string to a supported dtype, or explains why it is not one.
-Status DtypeFromDescr(const std::string& descr, NpyDtype* out) {
+}  // namespace
+
+Status NpyDescrToDType(const std::string& descr, DType* out) {
   for (const DtypeInfo& info : kDtypes) {
     if (descr == info.descr) {
       *out = info.dtype;
       return Status::Ok();
     }
-  }
-  // numpy writes 1-byte types with '|', but '<' and '>' mean the same for them.
-  if (descr == "<i1" || descr == ">i1" || descr == "<u1" || descr == ">u1") {
-    *out = descr[1] == 'i' ? NpyDtype::kInt8 : NpyDtype::kUint8;
-    return Status::Ok();
+    // numpy writes 1-byte types with '|', but '<' and '>' mean the same for them.
+    if (info.descr[0] == '|' && descr.size() == 3 && (descr[0] == '<' || descr[0] == '>') &&
+        descr.compare(1, 2, info.descr + 1) == 0) {
+      *out = info.dtype;
+      return Status::Ok();
+    }
   }
 
   const std::string quoted = "'" + Printable(descr, 32) + "'";
@@ -107,15 +109,17 @@ Status DtypeFromDescr(const std::string& descr, NpyDtype* out) {
       }
     }
   }
-  return Unimplemented("unsupported dtype " + quoted + " (" + kSupportedList + ")");
+  return Unimplemented("unsupported dtype " + quoted + " (" + SupportedList() + ")");
 }
+
+namespace {
 
 // Reader for the header's dict literal.
 class HeaderParser {
  public:
   explicit HeaderParser(const std::string& text) : text_(text) {}
 
-  Status Parse(NpyDtype* dtype, std::vector<int64_t>* shape) {
+  Status Parse(DType* dtype, std::vector<int64_t>* shape) {
     SkipSpace();
     if (!Eat('{')) return Error("the header is not a Python dict literal (it must start with '{')");
     bool have_descr = false, have_order = false, have_shape = false;
@@ -140,7 +144,7 @@ class HeaderParser {
         if (!AtQuote()) return Error("'descr' must be a string such as '<f4'");
         std::string descr;
         LOOM_RETURN_IF_ERROR(ParseString(&descr));
-        LOOM_RETURN_IF_ERROR(DtypeFromDescr(descr, dtype));
+        LOOM_RETURN_IF_ERROR(NpyDescrToDType(descr, dtype));
       } else if (raw_key == "fortran_order") {
         if (have_order) return Error("duplicate key 'fortran_order'");
         have_order = true;
@@ -283,7 +287,7 @@ uint32_t LoadLe(const uint8_t* p, size_t n) {
 
 // Validates the preamble and header; on success *data_offset is where the elements start and
 // *data_bytes how many bytes they take (already checked against `size`).
-Status ParseHeader(const uint8_t* data, size_t size, NpyDtype* dtype, std::vector<int64_t>* shape,
+Status ParseHeader(const uint8_t* data, size_t size, DType* dtype, std::vector<int64_t>* shape,
                    size_t* data_offset, size_t* data_bytes) {
   if (size < kMagicLen + 2) {
     return DataLoss("truncated: " + std::to_string(size) +
@@ -312,11 +316,11 @@ Status ParseHeader(const uint8_t* data, size_t size, NpyDtype* dtype, std::vecto
 
   int64_t count = 0;
   LOOM_RETURN_IF_ERROR(NpyElementCount(*shape, *dtype, &count));
-  const size_t need = static_cast<size_t>(count) * NpyDtypeSize(*dtype);
+  const size_t need = static_cast<size_t>(count) * DTypeSize(*dtype);
   const size_t have = size - prefix - header_len;
   if (have != need) {
     return DataLoss(std::string(have < need ? "truncated data" : "trailing bytes after the data") +
-                    ": shape " + ShapeRepr(*shape) + " of " + NpyDtypeName(*dtype) + " needs " +
+                    ": shape " + ShapeRepr(*shape) + " of " + DTypeLongName(*dtype) + " needs " +
                     std::to_string(need) + " data bytes, the file has " + std::to_string(have));
   }
   *data_offset = prefix + header_len;
@@ -328,19 +332,11 @@ Status ForFile(const Status& s, const std::string& source) { return s.WithContex
 
 }  // namespace
 
-const char* NpyDtypeName(NpyDtype dtype) {
-  const DtypeInfo* info = FindDtype(dtype);
-  return info ? info->name : "invalid-dtype";
-}
-
-const char* NpyDtypeDescr(NpyDtype dtype) {
-  const DtypeInfo* info = FindDtype(dtype);
-  return info ? info->descr : "";
-}
-
-size_t NpyDtypeSize(NpyDtype dtype) {
-  const DtypeInfo* info = FindDtype(dtype);
-  return info ? info->size : 0;
+const char* NpyDescr(DType dtype) {
+  for (const DtypeInfo& info : kDtypes) {
+    if (info.dtype == dtype) return info.descr;
+  }
+  return "";
 }
 
 int64_t NpyArray::NumElements() const {
@@ -349,8 +345,8 @@ int64_t NpyArray::NumElements() const {
   return static_cast<int64_t>(n);
 }
 
-Status NpyElementCount(const std::vector<int64_t>& shape, NpyDtype dtype, int64_t* count) {
-  const size_t itemsize = NpyDtypeSize(dtype);
+Status NpyElementCount(const std::vector<int64_t>& shape, DType dtype, int64_t* count) {
+  const size_t itemsize = DTypeSize(dtype);
   if (itemsize == 0) return InvalidArgument("invalid dtype value");
   if (shape.size() > kNpyMaxRank) {
     return InvalidArgument("shape has " + std::to_string(shape.size()) + " dimensions, at most " +
@@ -370,7 +366,7 @@ Status NpyElementCount(const std::vector<int64_t>& shape, NpyDtype dtype, int64_
       continue;
     }
     if (static_cast<uint64_t>(d) > limit / nonzero) {
-      return InvalidArgument("shape " + ShapeRepr(shape) + " of " + NpyDtypeName(dtype) +
+      return InvalidArgument("shape " + ShapeRepr(shape) + " of " + DTypeLongName(dtype) +
                              " has too many elements (the byte size overflows 64 bits)");
     }
     nonzero *= static_cast<uint64_t>(d);
@@ -405,15 +401,15 @@ Status ReadNpy(const std::string& path, NpyArray* out) {
 Status SerializeNpy(const NpyArray& array, std::vector<uint8_t>* out) {
   int64_t count = 0;
   LOOM_RETURN_IF_ERROR(NpyElementCount(array.shape, array.dtype, &count));
-  const size_t need = static_cast<size_t>(count) * NpyDtypeSize(array.dtype);
+  const size_t need = static_cast<size_t>(count) * DTypeSize(array.dtype);
   if (array.bytes.size() != need) {
     return InvalidArgument("array of shape " + ShapeRepr(array.shape) + " and dtype " +
-                           NpyDtypeName(array.dtype) + " needs " + std::to_string(need) +
+                           DTypeLongName(array.dtype) + " needs " + std::to_string(need) +
                            " bytes, it holds " + std::to_string(array.bytes.size()));
   }
   // Exactly numpy.lib.format._write_array_header: keys sorted, spare room after the header for
   // the first axis to grow, padding so the data is 64-byte aligned, a final newline.
-  std::string header = std::string("{'descr': '") + NpyDtypeDescr(array.dtype) +
+  std::string header = std::string("{'descr': '") + NpyDescr(array.dtype) +
                        "', 'fortran_order': False, 'shape': " + ShapeRepr(array.shape) + ", }";
   if (!array.shape.empty()) {
     header.append(kGrowthAxisMaxDigits - std::to_string(array.shape[0]).size(), ' ');

@@ -2,10 +2,11 @@
 // between the Python model scripts and the SDK.
 //
 // Reads format versions 1.0, 2.0 and 3.0; writes what numpy.save writes for the same array (1.0,
-// or 2.0 when the header does not fit 1.0's 16-bit length), byte for byte. Supported: the dtypes
-// below, little-endian, C order. Big-endian data, Fortran order, object and structured dtypes are
-// rejected with a message that says so. Every malformed input is an error naming the file and the
-// problem; nothing here throws, aborts or reads outside the buffer it is given.
+// or 2.0 when the header does not fit 1.0's 16-bit length), byte for byte. Supported: every
+// loom::DType (see NpyDescr), little-endian, C order. Big-endian data, Fortran order, object and
+// structured dtypes are rejected with a message that says so. Every malformed input is an error
+// naming the file and the problem; nothing here throws, aborts or reads outside the buffer it is
+// given.
 //
 // Host side and runtime alike: C++17 and <cstdio> only. Element data is kept as little-endian
 // bytes, which is the host order on every target Loom builds for (x86-64, ARMv7, AArch64).
@@ -19,49 +20,22 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/core/dtype.h"
 #include "runtime/core/status.h"
 
 namespace loom {
 
-enum class NpyDtype : uint8_t { kFloat32, kFloat64, kInt8, kUint8, kInt32, kInt64 };
-
-// "float32", "int8", ...
-const char* NpyDtypeName(NpyDtype dtype);
-// The descr string numpy writes for the dtype: "<f4", "|i1", ...
-const char* NpyDtypeDescr(NpyDtype dtype);
-size_t NpyDtypeSize(NpyDtype dtype);
-
-template <typename T>
-struct NpyDtypeOf;  // NpyDtypeOf<float>::value == NpyDtype::kFloat32, ...
-template <>
-struct NpyDtypeOf<float> {
-  static constexpr NpyDtype value = NpyDtype::kFloat32;
-};
-template <>
-struct NpyDtypeOf<double> {
-  static constexpr NpyDtype value = NpyDtype::kFloat64;
-};
-template <>
-struct NpyDtypeOf<int8_t> {
-  static constexpr NpyDtype value = NpyDtype::kInt8;
-};
-template <>
-struct NpyDtypeOf<uint8_t> {
-  static constexpr NpyDtype value = NpyDtype::kUint8;
-};
-template <>
-struct NpyDtypeOf<int32_t> {
-  static constexpr NpyDtype value = NpyDtype::kInt32;
-};
-template <>
-struct NpyDtypeOf<int64_t> {
-  static constexpr NpyDtype value = NpyDtype::kInt64;
-};
+// The .npy descr of a type, as numpy.save writes it: "<f4", "|i1", ... (DTypeLongName gives the
+// NumPy name, DTypeSize the item size.) "" for kUndefined.
+const char* NpyDescr(DType dtype);
+// The type of a descr string from a file's header. 1-byte types are accepted with '|', '<' or '>';
+// big-endian, object and unknown descrs are errors that say which and list the supported ones.
+Status NpyDescrToDType(const std::string& descr, DType* out);
 
 // One array. shape is empty for a 0-d (scalar) array; bytes holds the elements in C order, each
-// little-endian, and has exactly NumElements() * NpyDtypeSize(dtype) bytes in a valid array.
+// little-endian, and has exactly NumElements() * DTypeSize(dtype) bytes in a valid array.
 struct NpyArray {
-  NpyDtype dtype = NpyDtype::kFloat32;
+  DType dtype = DType::kF32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 
@@ -73,7 +47,7 @@ struct NpyArray {
 // The number of elements of `shape`, with every dimension checked to be >= 0 and the total byte
 // size of `dtype` elements checked to fit int64 and size_t. At most kNpyMaxRank dimensions.
 constexpr size_t kNpyMaxRank = 64;  // NumPy 2's NPY_MAXDIMS
-Status NpyElementCount(const std::vector<int64_t>& shape, NpyDtype dtype, int64_t* count);
+Status NpyElementCount(const std::vector<int64_t>& shape, DType dtype, int64_t* count);
 
 // Parses a whole .npy file held in memory. `source` names the file in error messages. On error
 // *out is left unspecified.
@@ -92,7 +66,7 @@ Status WriteNpy(const std::string& path, const NpyArray& array);
 template <typename T>
 NpyArray MakeNpy(std::vector<int64_t> shape, const std::vector<T>& values) {
   NpyArray a;
-  a.dtype = NpyDtypeOf<T>::value;
+  a.dtype = DTypeOf<T>::value;
   a.shape = std::move(shape);
   a.bytes.resize(values.size() * sizeof(T));
   if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
@@ -101,9 +75,9 @@ NpyArray MakeNpy(std::vector<int64_t> shape, const std::vector<T>& values) {
 
 template <typename T>
 Status NpyToVector(const NpyArray& array, std::vector<T>* out) {
-  if (array.dtype != NpyDtypeOf<T>::value) {
-    return InvalidArgument(std::string("array holds ") + NpyDtypeName(array.dtype) + ", expected " +
-                           NpyDtypeName(NpyDtypeOf<T>::value));
+  if (array.dtype != DTypeOf<T>::value) {
+    return InvalidArgument(std::string("array holds ") + DTypeLongName(array.dtype) +
+                           ", expected " + DTypeLongName(DTypeOf<T>::value));
   }
   if (array.bytes.size() % sizeof(T) != 0) {
     return InvalidArgument("array byte size " + std::to_string(array.bytes.size()) +

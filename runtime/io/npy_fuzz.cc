@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int64_t count = 0;
   s = loom::NpyElementCount(array.shape, array.dtype, &count);
   if (!s.ok()) Fail("an accepted shape fails NpyElementCount", s.ToString());
-  if (array.bytes.size() != static_cast<size_t>(count) * loom::NpyDtypeSize(array.dtype)) {
+  if (array.bytes.size() != static_cast<size_t>(count) * loom::DTypeSize(array.dtype)) {
     Fail("byte size does not match the shape", std::to_string(array.bytes.size()));
   }
 
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s = loom::ParseNpy(file.data(), file.size(), "reserialized.npy", &again);
   if (!s.ok()) Fail("ParseNpy(SerializeNpy(x)) fails", s.ToString());
   if (again.dtype != array.dtype || again.shape != array.shape || again.bytes != array.bytes) {
-    Fail("ParseNpy(SerializeNpy(x)) != x", loom::NpyDtypeName(again.dtype));
+    Fail("ParseNpy(SerializeNpy(x)) != x", loom::DTypeLongName(again.dtype));
   }
   std::vector<uint8_t> file2;
   s = loom::SerializeNpy(again, &file2);

@@ -58,8 +58,9 @@ Status Activation(const ActivationParams& p, const TensorView& x, const TensorVi
         case DType::kI64:
           ReluClip(p, x.As<const int64_t>(), y.As<int64_t>(), n);
           break;
-        case DType::kBool:
-          return InvalidArgument("activation: bool is not supported");
+        default:
+          return InvalidArgument(std::string("activation: ") + DTypeName(x.dtype) +
+                                 " is not supported");
       }
       return Status::Ok();
     case ActivationKind::kLeakyRelu:

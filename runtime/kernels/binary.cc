@@ -78,8 +78,8 @@ Status Binary(BinaryOp op, const TensorView& a, const TensorView& b, const Tenso
     case DType::kI64:
       Run<int64_t>(op, a, b, y);
       break;
-    case DType::kBool:
-      return InvalidArgument("binary: bool is not supported");
+    default:
+      return InvalidArgument(std::string("binary: ") + DTypeName(y.dtype) + " is not supported");
   }
   return Status::Ok();
 }

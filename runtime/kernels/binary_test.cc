@@ -31,6 +31,20 @@ TEST(Binary, Uint8Wraps) {
   EXPECT_EQ(y.data, (std::vector<uint8_t>{196, 15, 0}));
 }
 
+// Types of loom::DType the kernel has no arithmetic for are refused by name, not skipped.
+TEST(Binary, UnsupportedTypesAreRefused) {
+  Buf<double> a({2}, {1, 2});
+  Buf<double> y({2});
+  const Status s = Binary(BinaryOp::kAdd, a.view(), a.view(), y.view());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "binary: f64 is not supported");
+  ActivationParams relu;
+  relu.kind = ActivationKind::kRelu;
+  const Status r = Activation(relu, a.view(), y.view());
+  EXPECT_EQ(r.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.message(), "activation: f64 is not supported");
+}
+
 TEST(Binary, Int64AndErrors) {
   Buf<int64_t> a({2}, {INT64_C(1) << 40, -5});
   Buf<int64_t> b({}, {3});

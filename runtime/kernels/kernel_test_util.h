@@ -12,29 +12,6 @@
 
 namespace loom::kernels::testing {
 
-template <typename T>
-constexpr DType DTypeOf();
-template <>
-constexpr DType DTypeOf<float>() {
-  return DType::kF32;
-}
-template <>
-constexpr DType DTypeOf<int8_t>() {
-  return DType::kI8;
-}
-template <>
-constexpr DType DTypeOf<uint8_t>() {
-  return DType::kU8;
-}
-template <>
-constexpr DType DTypeOf<int32_t>() {
-  return DType::kI32;
-}
-template <>
-constexpr DType DTypeOf<int64_t>() {
-  return DType::kI64;
-}
-
 // A tensor that owns its data; view() borrows it.
 template <typename T>
 struct Buf {
@@ -49,7 +26,7 @@ struct Buf {
   }
   TensorView view() {
     TensorView v;
-    (void)MakeView(DTypeOf<T>(), data.data(), shape.data(), static_cast<int>(shape.size()), &v);
+    (void)MakeView(loom::DTypeOf<T>::value, data.data(), shape.data(), static_cast<int>(shape.size()), &v);
     return v;
   }
 };

@@ -57,6 +57,17 @@ void EncodeValue(DType t, double value, uint8_t* out) {
       out[0] = value != 0.0 ? 1 : 0;
       break;
     }
+    case DType::kI16: {
+      int16_t v = static_cast<int16_t>(value);
+      std::memcpy(out, &v, 2);
+      break;
+    }
+    case DType::kF64:
+      std::memcpy(out, &value, 8);
+      break;
+    case DType::kF16:  // refused by Pad before it gets here
+    case DType::kUndefined:
+      break;
   }
 }
 
@@ -66,6 +77,9 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
            const TensorView& y) {
   if (x.dtype != y.dtype || x.rank != y.rank) {
     return InvalidArgument("pad: x and y must have the same dtype and rank");
+  }
+  if (DTypeSize(x.dtype) == 0 || (mode == PadMode::kConstant && x.dtype == DType::kF16)) {
+    return InvalidArgument(std::string("pad: ") + DTypeName(x.dtype) + " is not supported");
   }
   const int r = x.rank;
   for (int i = 0; i < r; ++i) {

@@ -9,42 +9,6 @@
 
 namespace loom::kernels {
 
-size_t DTypeSize(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return 4;
-    case DType::kI8:
-      return 1;
-    case DType::kU8:
-      return 1;
-    case DType::kI32:
-      return 4;
-    case DType::kI64:
-      return 8;
-    case DType::kBool:
-      return 1;
-  }
-  return 0;
-}
-
-const char* DTypeName(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "f32";
-    case DType::kI8:
-      return "i8";
-    case DType::kU8:
-      return "u8";
-    case DType::kI32:
-      return "i32";
-    case DType::kI64:
-      return "i64";
-    case DType::kBool:
-      return "bool";
-  }
-  return "?";
-}
-
 int64_t TensorView::NumElements() const {
   int64_t n = 1;
   for (int i = 0; i < rank; ++i) n *= shape[i];

@@ -11,19 +11,14 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "runtime/core/dtype.h"
 #include "runtime/core/status.h"
 
 namespace loom::kernels {
 
-// Element types the kernels understand. Bool is one byte per element (0 or 1), as in ONNX.
-enum class DType : uint8_t { kF32, kI8, kU8, kI32, kI64, kBool };
-
 constexpr int kMaxRank = 8;
 // Conv and pooling kernels accept up to this many spatial dimensions (1-D, 2-D, 3-D, ...).
 constexpr int kMaxSpatial = kMaxRank - 2;
-
-size_t DTypeSize(DType t);
-const char* DTypeName(DType t);
 
 struct TensorView {
   DType dtype = DType::kF32;

@@ -9,6 +9,7 @@
 
 #include "runtime/core/checked_math.h"
 #include "runtime/io/file.h"
+#include "runtime/core/blocked_layout.h"
 #include "runtime/package/checks.h"
 #include "runtime/package/format.h"
 
@@ -19,13 +20,22 @@ constexpr size_t kPayloadAlign = 64;  // >= the schema's largest force_align (co
 
 }  // namespace
 
-const char* DTypeName(pkg::DType dtype) {
+DType FromPkgDType(pkg::DType dtype) {
   switch (dtype) {
-    case pkg::DType::Int8: return "int8";
-    case pkg::DType::Int32: return "int32";
-    case pkg::DType::Float32: return "float32";
+    case pkg::DType::Int8: return DType::kI8;
+    case pkg::DType::Int32: return DType::kI32;
+    case pkg::DType::Float32: return DType::kF32;
   }
-  return "unknown dtype";
+  return DType::kUndefined;
+}
+
+bool ToPkgDType(DType dtype, pkg::DType* out) {
+  switch (dtype) {
+    case DType::kI8: *out = pkg::DType::Int8; return true;
+    case DType::kI32: *out = pkg::DType::Int32; return true;
+    case DType::kF32: *out = pkg::DType::Float32; return true;
+    default: return false;
+  }
 }
 
 HwConfig ConfigFromTable(const pkg::HwConfigTable& t) {
@@ -83,7 +93,6 @@ bool ShapeElements(const flatbuffers::Vector<uint32_t>* shape, uint64_t* count) 
 Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout,
                    const flatbuffers::Vector<uint32_t>* shape, uint64_t* bytes) {
   const size_t rank = shape ? shape->size() : 0;
-  auto up = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
   auto dim = [&](size_t i) { return uint64_t{shape->Get(static_cast<flatbuffers::uoffset_t>(i))}; };
   auto need = [&](pkg::DType want, size_t want_rank, const char* what) -> Status {
     if (dtype != want || rank != want_rank) {
@@ -98,41 +107,33 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
     return Status::Ok();
   };
   const uint64_t B = c.batch, K = c.block_in;
-  // Every product below is of 32-bit dims and at most 2 rounded-up factors of 32-bit values; the
-  // rank-4 products are checked for overflow with __builtin_mul_overflow.
-  auto mul = [](std::initializer_list<uint64_t> v, uint64_t* out) {
-    uint64_t n = 1;
-    for (uint64_t x : v) {
-      if (__builtin_mul_overflow(n, x, &n)) return false;
-    }
-    *out = n;
-    return true;
-  };
   bool ok = true;
   switch (layout) {
     case pkg::TensorLayout::Plain: {
       uint64_t n = 0;
       const uint64_t es = dtype == pkg::DType::Int8 ? 1 : 4;
-      ok = ShapeElements(shape, &n) && mul({n, es}, bytes);
+      ok = ShapeElements(shape, &n) && CheckedMul(n, es, bytes);
       break;
     }
     case pkg::TensorLayout::Blocked:
       LOOM_RETURN_IF_ERROR(need(pkg::DType::Int8, 4, "Blocked"));
-      ok = mul({up(dim(0), B), up(dim(1), K), dim(2), dim(3), B, K}, bytes);
+      ok = BlockedActivationElems(dim(0), dim(1), dim(2), dim(3), B, K, bytes);
       break;
     case pkg::TensorLayout::BlockedWeights:
       LOOM_RETURN_IF_ERROR(need(pkg::DType::Int8, 4, "BlockedWeights"));
-      ok = mul({up(dim(0), K), up(dim(1), K), dim(2), dim(3), K, K}, bytes);
+      ok = BlockedWeightElems(dim(0), dim(1), dim(2), dim(3), K, bytes);
       break;
     case pkg::TensorLayout::BlockedDepthwise:
       LOOM_RETURN_IF_ERROR(need(pkg::DType::Int8, 4, "BlockedDepthwise"));
       if (dim(1) != 1) return InvalidArgument("BlockedDepthwise weights must have shape [C, 1, KH, KW]");
-      ok = mul({up(dim(0), K), dim(2), dim(3), K}, bytes);
+      ok = BlockedDepthwiseElems(dim(0), dim(2), dim(3), K, bytes);
       break;
-    case pkg::TensorLayout::BlockedVector:
+    case pkg::TensorLayout::BlockedVector: {
       LOOM_RETURN_IF_ERROR(need(pkg::DType::Int32, 1, "BlockedVector"));
-      ok = mul({up(dim(0), K), B, K, 4}, bytes);
+      uint64_t elems = 0;
+      ok = BlockedVectorElems(dim(0), B, K, &elems) && CheckedMul(elems, uint64_t{4}, bytes);
       break;
+    }
     default:
       return InvalidArgument("unknown layout " + std::to_string(static_cast<int>(layout)));
   }

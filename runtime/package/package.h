@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/dtype.h"
 #include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
 #include "runtime/core/status.h"
@@ -112,7 +113,14 @@ bool ShapeElements(const flatbuffers::Vector<uint32_t>* shape, uint64_t* count);
 // Bytes a tensor of this dtype, layout and logical shape occupies (TensorLayout in the schema).
 Status TensorBytes(const HwConfig& config, pkg::DType dtype, pkg::TensorLayout layout,
                    const flatbuffers::Vector<uint32_t>* shape, uint64_t* bytes);
-const char* DTypeName(pkg::DType dtype);
+
+// The one mapping between the schema's wire enum and loom::DType. FromPkgDType gives kUndefined for
+// a value outside the schema (the loader refuses those); ToPkgDType is false for a type a package
+// cannot hold yet (it holds int8, int32 and float32 tensors).
+DType FromPkgDType(pkg::DType dtype);
+bool ToPkgDType(DType dtype, pkg::DType* out);
+// DTypeLongName of the mapped type: "int8", "int32", "float32"; "undefined" outside the schema.
+inline const char* DTypeName(pkg::DType dtype) { return DTypeLongName(FromPkgDType(dtype)); }
 
 }  // namespace loom::runtime
 

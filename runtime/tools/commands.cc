@@ -49,16 +49,16 @@ Status ToHostTensor(const std::string& name, const NpyArray& a, const std::strin
   t->name = name;
   t->shape = a.shape;
   switch (a.dtype) {
-    case NpyDtype::kFloat32:
-      t->type = ElemType::kFloat32;
+    case DType::kF32:
+      t->type = DType::kF32;
       t->data = a.bytes;
       return Status::Ok();
-    case NpyDtype::kInt8:
-      t->type = ElemType::kInt8;
+    case DType::kI8:
+      t->type = DType::kI8;
       t->data = a.bytes;
       return Status::Ok();
-    case NpyDtype::kFloat64: {
-      t->type = ElemType::kFloat32;
+    case DType::kF64: {
+      t->type = DType::kF32;
       const size_t n = a.bytes.size() / 8;
       t->data.resize(n * 4);
       for (size_t i = 0; i < n; ++i) {
@@ -71,7 +71,7 @@ Status ToHostTensor(const std::string& name, const NpyArray& a, const std::strin
     }
     default:
       return InvalidArgument(path + ": inputs must be float32, float64 or int8, not " +
-                             NpyDtypeName(a.dtype));
+                             DTypeLongName(a.dtype));
   }
 }
 
@@ -90,35 +90,61 @@ json SegmentJson(const SegmentProfile& s, const HwConfig& c) {
               {"busy", {{"load", s.busy[0]}, {"compute", s.busy[1]}, {"store", s.busy[2]}}}};
 }
 
-struct RunArgs {
+// What `run` and `profile` share: a package opened on a device session, inputs from .npy files,
+// and a trace written at the end.
+struct SessionArgs {
   std::string package;
-  std::string device = "fsim";
+  std::string device = DefaultDevice();
   std::string config;
   std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-  std::string stats;
   std::string trace;
-  std::string waves;
-  bool int8_output = false;
-  bool quiet = false;
   uint32_t timeout_ms = 600000;
-  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
   uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
+  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
 };
 
-void Run(const RunArgs& a) {
-  SessionOptions so;
+// Sizes as bytes or with a binary unit: 512M, 2G, 4GiB.
+void AddMaxDeviceMemory(CLI::App* cmd, uint64_t* bytes) {
+  cmd->add_option("--max-device-memory", *bytes,
+                  "Refuse a package needing more device memory (arena, constants, programs)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+}
+
+// The flags for SessionArgs: PACKAGE, --device, --config, --input, --trace, --timeout-ms,
+// --wall-timeout-ms, --max-device-memory. The
+// help texts differ per command; the --input option is returned so a command can require it.
+CLI::Option* AddSessionOptions(CLI::App* cmd, SessionArgs* a, const std::string& device_help,
+                               const std::string& config_help, const std::string& input_help) {
+  cmd->add_option("package", a->package, "Package file (.loom)")->required();
+  cmd->add_option("--device", a->device, device_help)->capture_default_str();
+  cmd->add_option("--config", a->config, config_help);
+  CLI::Option* input = cmd->add_option("--input", a->inputs, input_help);
+  cmd->add_option("--trace", a->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
+  cmd->add_option("--timeout-ms", a->timeout_ms,
+                  "Per-segment limit in device time (cycles at the config's clock)")
+      ->capture_default_str();
+  cmd->add_option("--wall-timeout-ms", a->wall_timeout_ms,
+                  "fsim, tsim: per-segment limit in host time; 0: none")
+      ->capture_default_str();
+  AddMaxDeviceMemory(cmd, &a->max_device_memory);
+  return input;
+}
+
+// Opens a.package with `so` completed from the flags.
+std::unique_ptr<Executor> OpenFromArgs(const SessionArgs& a, SessionOptions so) {
   so.device = a.device;
   so.config = a.config;
   so.trace = !a.trace.empty();
   so.timeout_ms = a.timeout_ms;
   so.wall_timeout_ms = a.wall_timeout_ms;
-  so.waves = a.waves;
   so.max_device_memory = a.max_device_memory;
   std::unique_ptr<Executor> exec;
   Check(OpenSessionFile(a.package, so, &exec));
-  const pkg::Package& r = exec->package().root();
+  return exec;
+}
 
+std::vector<HostTensor> ReadInputs(const SessionArgs& a) {
   std::vector<HostTensor> inputs;
   for (const std::string& arg : a.inputs) {
     const auto [name, path] = SplitNamed(arg);
@@ -128,6 +154,31 @@ void Run(const RunArgs& a) {
     Check(ToHostTensor(name, array, path, &t));
     inputs.push_back(std::move(t));
   }
+  return inputs;
+}
+
+void WriteTrace(const SessionArgs& a, Executor& exec) {
+  if (a.trace.empty()) return;
+  std::string text;
+  Check(exec.TraceJson(&text));
+  Check(WriteText(a.trace, text));
+}
+
+struct RunArgs : SessionArgs {
+  std::vector<std::string> outputs;
+  std::string stats;
+  std::string waves;
+  bool int8_output = false;
+  bool quiet = false;
+};
+
+void Run(const RunArgs& a) {
+  SessionOptions so;
+  so.waves = a.waves;
+  std::unique_ptr<Executor> exec = OpenFromArgs(a, so);
+  const pkg::Package& r = exec->package().root();
+
+  std::vector<HostTensor> inputs = ReadInputs(a);
   RunOptions ro;
   ro.int8_outputs = a.int8_output;
   const auto start = std::chrono::steady_clock::now();
@@ -160,7 +211,7 @@ void Run(const RunArgs& a) {
     }
     if (o == nullptr) Die(NotFound("no model output for --output " + arg));
     NpyArray array;
-    array.dtype = o->type == ElemType::kInt8 ? NpyDtype::kInt8 : NpyDtype::kFloat32;
+    array.dtype = o->type == DType::kI8 ? DType::kI8 : DType::kF32;
     array.shape = o->shape;
     array.bytes = o->data;
     Check(WriteNpy(path, array));
@@ -182,11 +233,7 @@ void Run(const RunArgs& a) {
         p.inferences ? static_cast<double>(t.cycles) / p.inferences / (c.clock_mhz * 1000.0) : 0.0;
     Check(WriteText(a.stats, j.dump(2) + "\n"));
   }
-  if (!a.trace.empty()) {
-    std::string text;
-    Check(exec->TraceJson(&text));
-    Check(WriteText(a.trace, text));
-  }
+  WriteTrace(a, *exec);
   if (!a.quiet) {
     const SegmentProfile t = exec->profile().Total();
     std::fprintf(stderr, "%s on %s: %llu inference(s), %zu segment(s), %llu cycles, %llu MACs, gemm utilization %.1f%%\n",
@@ -196,104 +243,49 @@ void Run(const RunArgs& a) {
   }
 }
 
-struct ProfileArgs {
-  std::string package;
-  std::string device = "fsim";
-  std::string config;
-  std::vector<std::string> inputs;
-  std::string trace;
+struct ProfileArgs : SessionArgs {
   std::string json;
-  uint32_t timeout_ms = 600000;
-  uint64_t max_device_memory = kDefaultMaxDeviceMemory;
-  uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
 };
 
 void RunProfile(const ProfileArgs& a) {
   SessionOptions so;
-  so.device = a.device;
-  so.config = a.config;
-  so.trace = !a.trace.empty();
   so.timeline = true;
-  so.timeout_ms = a.timeout_ms;
-  so.max_device_memory = a.max_device_memory;
-  so.wall_timeout_ms = a.wall_timeout_ms;
-  std::unique_ptr<Executor> exec;
-  Check(OpenSessionFile(a.package, so, &exec));
-  std::vector<HostTensor> inputs;
-  for (const std::string& arg : a.inputs) {
-    const auto [name, path] = SplitNamed(arg);
-    NpyArray array;
-    Check(ReadNpy(path, &array));
-    HostTensor t;
-    Check(ToHostTensor(name, array, path, &t));
-    inputs.push_back(std::move(t));
-  }
+  std::unique_ptr<Executor> exec = OpenFromArgs(a, so);
+  std::vector<HostTensor> inputs = ReadInputs(a);
   if (inputs.empty()) inputs = ZeroInputs(exec->package());
   ProfileReport report;
   Check(ProfileInference(*exec, inputs, &report));
   std::fputs(FormatProfile(report).c_str(), stdout);
   if (!a.json.empty()) Check(WriteText(a.json, ProfileToJson(report)));
-  if (!a.trace.empty()) {
-    std::string text;
-    Check(exec->TraceJson(&text));
-    Check(WriteText(a.trace, text));
-  }
-}
-
-// Sizes as bytes or with a binary unit: 512M, 2G, 4GiB.
-void AddMaxDeviceMemory(CLI::App* cmd, uint64_t* bytes) {
-  cmd->add_option("--max-device-memory", *bytes,
-                  "Refuse a package needing more device memory (arena, constants, programs)")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
-}
-
-void AddTimeoutOptions(CLI::App* cmd, uint32_t* timeout_ms, uint32_t* wall_timeout_ms) {
-  cmd->add_option("--timeout-ms", *timeout_ms,
-                  "Per-segment limit in device time (cycles at the config's clock)")
-      ->capture_default_str();
-  cmd->add_option("--wall-timeout-ms", *wall_timeout_ms,
-                  "fsim, tsim: per-segment limit in host time; 0: none")
-      ->capture_default_str();
+  WriteTrace(a, *exec);
 }
 
 }  // namespace
 
 CLI::App* AddProfileCommand(CLI::App& parent) {
   auto args = std::make_shared<ProfileArgs>();
-  args->device = DefaultDevice();
   CLI::App* cmd = parent.add_subcommand(
       "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
-  cmd->add_option("package", args->package, "Package file (.loom)")->required();
-  cmd->add_option("--device", args->device, "Device with an accelerator: fsim or tsim (the RTL)")
-      ->capture_default_str();
-  cmd->add_option("--config", args->config, "Open the device with this HwConfig (name or path)");
-  cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy; repeatable (default: zeros)");
-  cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
+  AddSessionOptions(cmd, args.get(), "Device with an accelerator: fsim or tsim (the RTL)",
+                    "Open the device with this HwConfig (name or path)",
+                    "[NAME=]FILE.npy; repeatable (default: zeros)");
   cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
-  AddTimeoutOptions(cmd, &args->timeout_ms, &args->wall_timeout_ms);
-  AddMaxDeviceMemory(cmd, &args->max_device_memory);
   cmd->callback([args] { RunProfile(*args); });
   return cmd;
 }
 
 CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();
-  args->device = DefaultDevice();
   CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
-  cmd->add_option("package", args->package, "Package file (.loom)")->required();
-  cmd->add_option("--device", args->device, "Device: " + DriverNames())->capture_default_str();
-  cmd->add_option("--config", args->config,
-                  "Open the device with this HwConfig (name or path) instead of the package's");
-  cmd->add_option("--input", args->inputs, "[NAME=]FILE.npy, float32 or int8; repeatable")->required();
+  AddSessionOptions(cmd, args.get(), "Device: " + DriverNames(),
+                    "Open the device with this HwConfig (name or path) instead of the package's",
+                    "[NAME=]FILE.npy, float32 or int8; repeatable")
+      ->required();
   cmd->add_option("--output", args->outputs, "[NAME=]OUT.npy; repeatable (plain files in output order)");
   cmd->add_option("--stats", args->stats, "Write per-segment and total statistics as JSON");
-  cmd->add_option("--trace", args->trace, "Write the instruction timeline (Chrome/Perfetto JSON)");
   cmd->add_flag("--int8-output", args->int8_output, "Write int8 outputs as computed (no dequantization)");
-  AddTimeoutOptions(cmd, &args->timeout_ms, &args->wall_timeout_ms);
   cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
-  AddMaxDeviceMemory(cmd, &args->max_device_memory);
   cmd->callback([args] { Run(*args); });
   return cmd;
 }

@@ -74,7 +74,7 @@ std::vector<HostTensor> ZeroInputs(const Package& package) {
   for (const pkg::Binding* b : *package.root().inputs()) {
     HostTensor t;
     t.name = b->name()->str();
-    t.type = ElemType::kFloat32;
+    t.type = DType::kF32;
     size_t n = 1;
     for (uint32_t d : *b->shape()) {
       t.shape.push_back(d);

@@ -32,7 +32,7 @@ TEST(Interpreter, RunsAGraphWithFusedActivations) {
     })");
   ASSERT_TRUE(ir::Verify(g).ok()) << ir::Verify(g).ToString();
   const ir::Tensor x =
-      ir::Tensor::FromVector<float>(ir::DType::kF32, {1, 1, 2, 2}, {-2.0f, 0.0f, 1.0f, 2.0f});
+      ir::Tensor::FromVector<float>(DType::kF32, {1, 1, 2, 2}, {-2.0f, 0.0f, 1.0f, 2.0f});
   std::vector<ir::Tensor> out;
   ASSERT_TRUE(interp::Run(g, {x}, &out).ok());
   ASSERT_EQ(out.size(), 2u);
@@ -51,12 +51,12 @@ TEST(Interpreter, ChecksInputs) {
       return %y
     })");
   std::vector<ir::Tensor> out;
-  const ir::Tensor wrong = ir::Tensor::FromVector<float>(ir::DType::kF32, {3}, {1, 2, 3});
+  const ir::Tensor wrong = ir::Tensor::FromVector<float>(DType::kF32, {3}, {1, 2, 3});
   Status s = interp::Run(g, {wrong}, &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("input %x must be f32[2], got f32[3]"));
   EXPECT_FALSE(interp::Run(g, std::vector<ir::Tensor>{}, &out).ok());
-  const ir::Tensor ok = ir::Tensor::FromVector<float>(ir::DType::kF32, {2}, {-1, 1});
+  const ir::Tensor ok = ir::Tensor::FromVector<float>(DType::kF32, {2}, {-1, 1});
   EXPECT_TRUE(interp::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}}, &out).ok());
   EXPECT_EQ(out[0].data<float>()[0], 0.0f);
   s = interp::Run(g, std::map<std::string, ir::Tensor>{{"x", ok}, {"z", ok}}, &out);
@@ -75,7 +75,7 @@ TEST(Interpreter, IntegerPipelineIsBitExact) {
       %acc: i32[1,1] = MatMulInteger(%q, %w, %z)
       return %q, %acc
     })");
-  const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {1, 2}, {1.25f, -100.0f});
+  const ir::Tensor x = ir::Tensor::FromVector<float>(DType::kF32, {1, 2}, {1.25f, -100.0f});
   std::vector<ir::Tensor> out;
   ASSERT_TRUE(interp::Run(g, {x}, &out).ok());
   // 1.25 / 0.5 = 2.5 -> 2 (ties to even) + 1 = 3; -200 + 1 saturates to -128.
@@ -93,8 +93,8 @@ TEST(Interpreter, KernelErrorsNameTheNode) {
       %y: f32[2] = Clip(%x, %lo, %hi) @clip
       return %y
     })");
-  const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {2}, {1, 2});
-  const ir::Tensor lo = ir::Tensor::FromVector<float>(ir::DType::kF32, {}, {1.0f});
+  const ir::Tensor x = ir::Tensor::FromVector<float>(DType::kF32, {2}, {1, 2});
+  const ir::Tensor lo = ir::Tensor::FromVector<float>(DType::kF32, {}, {1.0f});
   std::vector<ir::Tensor> out;
   Status s = interp::Run(g, std::vector<ir::Tensor>{x, lo}, &out);
   EXPECT_THAT(s.message(), HasSubstr("node 'clip' (Clip): clip: min must not exceed max"));

@@ -162,7 +162,7 @@ TEST(OnnxImport, LegacyBroadcastBecomesNumpyBroadcast) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_THAT(ir::PrintGraph(g), HasSubstr("Reshape(%b) {shape = [3, 1]}"));
   ir::Tensor a;
-  ASSERT_TRUE(ir::Tensor::Create(ir::DType::kF32, {2, 3, 2}, &a).ok());
+  ASSERT_TRUE(ir::Tensor::Create(DType::kF32, {2, 3, 2}, &a).ok());
   const std::vector<float> y = RunF32(g, {a});
   EXPECT_EQ(y, (std::vector<float>{10, 10, 20, 20, 30, 30, 10, 10, 20, 20, 30, 30}));
 }
@@ -174,7 +174,7 @@ TEST(OnnxImport, Softmax11NormalizesFlattenedRows) {
   ir::Graph g;
   ASSERT_TRUE(Import(b, &g).ok());
   const ir::Tensor x =
-      ir::Tensor::FromVector<float>(ir::DType::kF32, {2, 2, 2}, {0, 0, 0, 0, 1, 1, 1, 1});
+      ir::Tensor::FromVector<float>(DType::kF32, {2, 2, 2}, {0, 0, 0, 0, 1, 1, 1, 1});
   const std::vector<float> y = RunF32(g, {x});
   for (float v : y) EXPECT_FLOAT_EQ(v, 0.25f);  // each row of 4 equal values
 }
@@ -189,7 +189,7 @@ TEST(OnnxImport, PadAttributeAndInputFormsAgree) {
   new_form.Input("x", {2}).Output("y", {5});
   new_form.Int64Init("pads", {1, 2}).FloatInit("v", {}, {7.0f});
   new_form.Node("Pad", {"x", "pads", "v"}, {"y"});
-  const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {2}, {1, 2});
+  const ir::Tensor x = ir::Tensor::FromVector<float>(DType::kF32, {2}, {1, 2});
   for (const ModelBuilder* b : {&old_form, &new_form}) {
     ir::Graph g;
     Status s = Import(*b, &g);
@@ -209,7 +209,7 @@ TEST(OnnxImport, ConstantNodeForms) {
   b.Node("Mul", {"x", "k"}, {"y"});
   ir::Graph g;
   ASSERT_TRUE(Import(b, &g).ok());
-  const ir::Tensor x = ir::Tensor::FromVector<float>(ir::DType::kF32, {3}, {2, 2, 2});
+  const ir::Tensor x = ir::Tensor::FromVector<float>(DType::kF32, {3}, {2, 2, 2});
   EXPECT_EQ(RunF32(g, {x}), (std::vector<float>{2, 4, 6}));
 }
 
@@ -252,11 +252,11 @@ TEST(OnnxImport, ShapeInputsMustBeFrozen) {
   EXPECT_THAT(s.message(), HasSubstr("node 'reshape' (Reshape): the target shape (input 1) must "
                                      "be a constant"));
   ImportOptions options;
-  options.constant_inputs["shape"] = ir::Tensor::FromVector<int64_t>(ir::DType::kI64, {2}, {-1, 2});
+  options.constant_inputs["shape"] = ir::Tensor::FromVector<int64_t>(DType::kI64, {2}, {-1, 2});
   ASSERT_TRUE(Import(b, &g, options).ok());
   EXPECT_EQ(g.inputs().size(), 1u);
   EXPECT_EQ(g.nodes()[0]->GetInts("shape"), (std::vector<int64_t>{3, 2}));
-  options.constant_inputs["shape"] = ir::Tensor::FromVector<int32_t>(ir::DType::kI32, {2}, {3, 2});
+  options.constant_inputs["shape"] = ir::Tensor::FromVector<int32_t>(DType::kI32, {2}, {3, 2});
   EXPECT_THAT(Import(b, &g, options).message(), HasSubstr("declared with another type"));
 }
 

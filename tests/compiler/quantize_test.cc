@@ -243,7 +243,7 @@ TEST(Digits, Int8AccuracyWithinOnePointOfFp32) {
   std::vector<int64_t> label(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     label[static_cast<size_t>(i)] =
-        labels.dtype == NpyDtype::kInt64
+        labels.dtype == DType::kI64
             ? reinterpret_cast<const int64_t*>(labels.bytes.data())[i]
             : reinterpret_cast<const int32_t*>(labels.bytes.data())[i];
   }
@@ -253,7 +253,7 @@ TEST(Digits, Int8AccuracyWithinOnePointOfFp32) {
     std::vector<uint8_t> bytes(images.bytes.begin() + i * 64 * 4,
                                images.bytes.begin() + (i + 1) * 64 * 4);
     ir::Tensor x;
-    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, {1, 1, 8, 8}, bytes, &x).ok());
+    ASSERT_TRUE(ir::Tensor::FromBytes(DType::kF32, {1, 1, 8, 8}, bytes, &x).ok());
     ASSERT_TRUE(interp::Run(fg, {x}, &fo).ok());
     const Status qs = interp::Run(r.graph, {x}, &qo);
     ASSERT_TRUE(qs.ok()) << qs.ToString();

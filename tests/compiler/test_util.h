@@ -26,7 +26,7 @@ inline ir::Graph Parse(const std::string& text) {
 inline ir::Tensor RandomF32(const ir::Shape& shape, uint32_t seed, float lo = -1.0f,
                             float hi = 1.0f) {
   ir::Tensor t;
-  EXPECT_TRUE(ir::Tensor::Create(ir::DType::kF32, shape, &t).ok());
+  EXPECT_TRUE(ir::Tensor::Create(DType::kF32, shape, &t).ok());
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   for (int64_t i = 0; i < t.num_elements(); ++i) t.mutable_data<float>()[i] = dist(rng);
@@ -39,7 +39,7 @@ inline ir::Tensor RandomF32(const ir::Shape& shape, uint32_t seed, float lo = -1
 inline void RandomizeConstants(ir::Graph& g, uint32_t seed) {
   for (ir::ValueId id = 0; id < g.num_values(); ++id) {
     ir::Value& v = g.value(id);
-    if (!g.IsValid(id) || !v.is_constant() || v.dtype != ir::DType::kF32 || v.shape.empty()) {
+    if (!g.IsValid(id) || !v.is_constant() || v.dtype != DType::kF32 || v.shape.empty()) {
       continue;
     }
     v.constant = RandomF32(v.shape, seed + static_cast<uint32_t>(id), 0.5f, 1.5f);

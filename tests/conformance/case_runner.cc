@@ -66,7 +66,7 @@ bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol
     return false;
   }
   const int64_t n = got.num_elements();
-  if (got.dtype() != ir::DType::kF32) {
+  if (got.dtype() != DType::kF32) {
     // Integer and bool outputs must match exactly.
     if (got.byte_size() == want.byte_size() &&
         (n == 0 || std::equal(got.bytes(), got.bytes() + got.byte_size(), want.bytes()))) {
@@ -255,7 +255,7 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
     for (const auto& [tensors, role] :
          {std::pair{&d.inputs, "input"}, std::pair{&d.expected, "output"}}) {
       for (const ir::Tensor& t : *tensors) {
-        if (t.dtype() == ir::DType::kF32) continue;
+        if (t.dtype() == DType::kF32) continue;
         r.outcome = Outcome::kUnsupported;
         r.detail = d.where + ": the int8 path takes float tensors only (an " + role + " is " +
                    ir::TypeToString(t.dtype(), t.shape()) + ")";

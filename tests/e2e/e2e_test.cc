@@ -18,6 +18,7 @@
 #include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
 #include "runtime/drivers/sim/sim_drivers.h"
+#include "runtime/config/config_file.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"
 
@@ -80,7 +81,7 @@ const Compiled& Get(const Model& m, const std::string& config) {
 
 runtime::HostTensor FloatInput(const NpyArray& a, int64_t first, int64_t count) {
   runtime::HostTensor t;
-  t.type = runtime::ElemType::kFloat32;
+  t.type = DType::kF32;
   t.shape = a.shape;
   t.shape[0] = count;
   const size_t per = a.bytes.size() / static_cast<size_t>(a.shape[0]);
@@ -137,7 +138,7 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   for (int64_t s = 0; s < 2; ++s) {
     const runtime::HostTensor one = FloatInput(in, s, 1);
     ir::Tensor x;
-    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    ASSERT_TRUE(ir::Tensor::FromBytes(DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
     const Status st = interp::Run(c.result.graph, std::vector<ir::Tensor>{x}, &outs);
     ASSERT_TRUE(st.ok()) << st.ToString();
@@ -219,7 +220,7 @@ TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
   for (int64_t i = 0; i < images.shape[0]; ++i) {
     const runtime::HostTensor one = FloatInput(images, i, 1);
     ir::Tensor x;
-    ASSERT_TRUE(ir::Tensor::FromBytes(ir::DType::kF32, one.shape, one.data, &x).ok());
+    ASSERT_TRUE(ir::Tensor::FromBytes(DType::kF32, one.shape, one.data, &x).ok());
     std::vector<ir::Tensor> outs;
     ASSERT_TRUE(interp::Run(fp32, std::vector<ir::Tensor>{x}, &outs).ok());
     const float* row = outs[0].data<float>();
@@ -230,6 +231,24 @@ TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
   std::cout << "digits: fp32 " << fp32_acc << " %, int8 on fsim " << int8_acc << " % ("
             << correct << "/" << y.size() << "), " << r.total.cycles << " cycles\n";
   EXPECT_GE(int8_acc, fp32_acc - 1.0);
+}
+
+// A blocked activation whose padded size does not fit 64 bits is an error naming the value, not
+// a wrapped arena size.
+TEST(Lowering, BlockedSizeOverflowIsRefused) {
+  HwConfig config;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &config).ok());
+  ir::Graph g;
+  const int64_t big = 0xffffffff;
+  const ir::ValueId x = g.AddInput("x", DType::kI8, {big, big, big, big});
+  g.value(x).layout = ir::Layout::kBlocked;
+  g.AddOutput(x);
+  package::PackageSpec spec;
+  package::LowerReport report;
+  const Status s = package::LowerToPackage(g, config, {}, &spec, &report);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("value x: its blocked size overflows"), std::string::npos)
+      << s.ToString();
 }
 
 }  // namespace

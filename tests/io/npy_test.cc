@@ -24,9 +24,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const NpyDtype kAllDtypes[] = {NpyDtype::kFloat32, NpyDtype::kFloat64, NpyDtype::kInt8,
-                               NpyDtype::kUint8,   NpyDtype::kInt32,   NpyDtype::kInt64};
-
 std::string DataPath(const std::string& name) {
   return std::string(LOOM_SOURCE_DIR) + "/tests/io/data/" + name;
 }
@@ -61,13 +58,13 @@ std::string Header(const std::string& descr, const std::string& shape) {
 
 TEST(NpyTest, RoundTripEveryDtypeAndRank) {
   const std::vector<int64_t> dims = {2, 3, 1, 4, 2};
-  for (NpyDtype dtype : kAllDtypes) {
+  for (DType dtype : kAllDTypes) {
     for (size_t rank = 0; rank <= 5; ++rank) {
-      SCOPED_TRACE(std::string(NpyDtypeName(dtype)) + " rank " + std::to_string(rank));
+      SCOPED_TRACE(std::string(DTypeLongName(dtype)) + " rank " + std::to_string(rank));
       NpyArray a;
       a.dtype = dtype;
       a.shape.assign(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(rank));
-      a.bytes.resize(static_cast<size_t>(a.NumElements()) * NpyDtypeSize(dtype));
+      a.bytes.resize(static_cast<size_t>(a.NumElements()) * DTypeSize(dtype));
       for (size_t i = 0; i < a.bytes.size(); ++i) a.bytes[i] = static_cast<uint8_t>(i * 37 + 11);
 
       const std::string path = ::testing::TempDir() + "/loom_npy_roundtrip.npy";
@@ -91,7 +88,7 @@ TEST(NpyTest, RoundTripEveryDtypeAndRank) {
 
 TEST(NpyTest, TypedHelpers) {
   const NpyArray a = MakeNpy<int32_t>({2, 2}, {1, -2, 3, -4});
-  EXPECT_EQ(a.dtype, NpyDtype::kInt32);
+  EXPECT_EQ(a.dtype, DType::kI32);
   EXPECT_EQ(a.NumElements(), 4);
   std::vector<int32_t> back;
   ASSERT_TRUE(NpyToVector(a, &back).ok());
@@ -103,11 +100,11 @@ TEST(NpyTest, TypedHelpers) {
 }
 
 TEST(NpyTest, DtypeNamesAndSizes) {
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kUint8), "uint8");
-  EXPECT_STREQ(NpyDtypeDescr(NpyDtype::kInt8), "|i1");
-  EXPECT_STREQ(NpyDtypeDescr(NpyDtype::kFloat64), "<f8");
-  EXPECT_EQ(NpyDtypeSize(NpyDtype::kInt64), 8u);
-  EXPECT_EQ(NpyDtypeSize(NpyDtype::kFloat32), 4u);
+  EXPECT_STREQ(DTypeLongName(DType::kU8), "uint8");
+  EXPECT_STREQ(NpyDescr(DType::kI8), "|i1");
+  EXPECT_STREQ(NpyDescr(DType::kF64), "<f8");
+  EXPECT_EQ(DTypeSize(DType::kI64), 8u);
+  EXPECT_EQ(DTypeSize(DType::kF32), 4u);
 }
 
 // ---- files written by NumPy -----------------------------------------------------------------
@@ -150,6 +147,12 @@ TEST(NpyTest, ReadsNumpyFilesOfEveryDtype) {
   EXPECT_EQ(i64, (std::vector<int64_t>{std::numeric_limits<int64_t>::min(), -1, 0, 1,
                                        std::numeric_limits<int64_t>::max()}));
 
+  ASSERT_TRUE(ReadNpy(DataPath("int16.npy"), &a).ok());
+  std::vector<int16_t> i16;
+  ASSERT_TRUE(NpyToVector(a, &i16).ok());
+  EXPECT_EQ(a.dtype, DType::kI16);
+  EXPECT_EQ(i16, (std::vector<int16_t>{1, 2}));
+
   ASSERT_TRUE(ReadNpy(DataPath("f32_0x3.npy"), &a).ok());
   EXPECT_EQ(a.shape, (std::vector<int64_t>{0, 3}));
   EXPECT_TRUE(a.bytes.empty());
@@ -176,7 +179,8 @@ TEST(NpyTest, ReadsFormatVersions2And3) {
 
 TEST(NpyTest, WritesWhatNumpyWrites) {
   for (const char* name : {"f32_2x3.npy", "f64_scalar.npy", "i8_4.npy", "u8_2x2x2.npy",
-                           "i32_3x1.npy", "i64_5.npy", "f32_0x3.npy", "f32_1x1x1x1x2.npy"}) {
+                           "i32_3x1.npy", "i64_5.npy", "f32_0x3.npy", "f32_1x1x1x1x2.npy",
+                           "int16.npy"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> numpy_file = ReadBytes(DataPath(name));
     ASSERT_FALSE(numpy_file.empty());
@@ -195,12 +199,12 @@ TEST(NpyTest, ReadsTheDigitsExampleData) {
   NpyArray calib, images, labels;
   Status s = ReadNpy(dir + "calibration.npy", &calib);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(calib.dtype, NpyDtype::kFloat32);
+  EXPECT_EQ(calib.dtype, DType::kF32);
   EXPECT_EQ(calib.shape, (std::vector<int64_t>{100, 1, 8, 8}));
   s = ReadNpy(dir + "test_images.npy", &images);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(images.shape.size(), 4u);
-  EXPECT_EQ(images.dtype, NpyDtype::kFloat32);
+  EXPECT_EQ(images.dtype, DType::kF32);
   s = ReadNpy(dir + "test_labels.npy", &labels);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(labels.shape, (std::vector<int64_t>{images.shape[0]}));
@@ -224,7 +228,6 @@ TEST(NpyTest, RejectsUnsupportedNumpyFiles) {
        "big-endian data (dtype '>f4') is not supported; save it as little-endian "
        "with a.astype('<f4')"},
       {"object.npy", "object arrays (dtype '|O') are not supported"},
-      {"int16.npy", "unsupported dtype '<i2' (supported: float32 '<f4'"},
       {"structured.npy", "structured dtypes (a 'descr' list of fields) are not supported"},
   };
   for (const Case& c : cases) {
@@ -329,10 +332,10 @@ std::vector<BadCase> BadCases() {
        "has too many elements"},
       {"too many dimensions", Raw(Header("<f4", many_dims), 4), kInvalid,
        "'shape' has more than 64 dimensions"},
-      {"unsupported dtype", Raw(Header("<f2", "()"), 2), kUnimpl,
-       "unsupported dtype '<f2' (supported: float32 '<f4', float64 '<f8', int8 '|i1', uint8 "
-       "'|u1', int32 '<i4', int64 '<i8')"},
-      {"bool dtype", Raw(Header("|b1", "()"), 1), kUnimpl, "unsupported dtype '|b1'"},
+      {"unsupported dtype", Raw(Header("<c8", "()"), 8), kUnimpl,
+       "unsupported dtype '<c8' (supported: float32 '<f4', float64 '<f8', float16 '<f2', int8 "
+       "'|i1', uint8 '|u1', int16 '<i2', int32 '<i4', int64 '<i8', bool '|b1')"},
+      {"uint16 dtype", Raw(Header("<u2", "()"), 2), kUnimpl, "unsupported dtype '<u2'"},
       {"big-endian int64", Raw(Header(">i8", "()"), 8), kUnimpl,
        "big-endian data (dtype '>i8') is not supported; save it as little-endian with "
        "a.astype('<i8')"},
@@ -364,22 +367,25 @@ TEST(NpyTest, AcceptsHeaderVariantsNumpyWouldRead) {
   struct Case {
     const char* name;
     std::vector<uint8_t> file;
-    NpyDtype dtype;
+    DType dtype;
     std::vector<int64_t> shape;
   };
   const Case cases[] = {
       {"any key order, double quotes, no spaces",
        Raw("{\"shape\":(2,),\"fortran_order\":False,\"descr\":\"|u1\"}", 2),
-       NpyDtype::kUint8,
+       DType::kU8,
        {2}},
-      {"trailing comma in shape", Raw(Header("<f4", "(2, 3,)"), 24), NpyDtype::kFloat32, {2, 3}},
-      {"Python 2 long dims", Raw(Header("<i4", "(1L, 2L)"), 8), NpyDtype::kInt32, {1, 2}},
-      {"'<' on a 1-byte type", Raw(Header("<i1", "(3,)"), 3), NpyDtype::kInt8, {3}},
-      {"version 2.0", Raw(Header("<i8", "()"), 8, 2), NpyDtype::kInt64, {}},
-      {"version 3.0", Raw(Header("<f8", "(1, 0)"), 0, 3), NpyDtype::kFloat64, {1, 0}},
+      {"trailing comma in shape", Raw(Header("<f4", "(2, 3,)"), 24), DType::kF32, {2, 3}},
+      {"Python 2 long dims", Raw(Header("<i4", "(1L, 2L)"), 8), DType::kI32, {1, 2}},
+      {"'<' on a 1-byte type", Raw(Header("<i1", "(3,)"), 3), DType::kI8, {3}},
+      {"version 2.0", Raw(Header("<i8", "()"), 8, 2), DType::kI64, {}},
+      {"version 3.0", Raw(Header("<f8", "(1, 0)"), 0, 3), DType::kF64, {1, 0}},
+      {"bool", Raw(Header("|b1", "(2,)"), 2), DType::kBool, {2}},
+      {"'>' on bool", Raw(Header(">b1", "()"), 1), DType::kBool, {}},
+      {"float16", Raw(Header("<f2", "(3,)"), 6), DType::kF16, {3}},
       {"whitespace everywhere",
        Raw(" \t{ 'descr' :'<f4' ,\n'fortran_order':False,'shape':( ) } \n", 4),
-       NpyDtype::kFloat32,
+       DType::kF32,
        {}},
   };
   for (const Case& c : cases) {

@@ -74,7 +74,7 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
 namespace loom::testing {
 namespace {
 
-using runtime::ElemType;
+using loom::DType;
 using runtime::Executor;
 using runtime::HostTensor;
 
@@ -105,7 +105,7 @@ HostTensor Input(const ConvModelOptions& m) {
   const std::vector<float> x = ConvModelInput(m, 11);
   HostTensor t;
   t.name = "input";
-  t.type = ElemType::kFloat32;
+  t.type = DType::kF32;
   t.shape = {m.n, m.c, m.hw, m.hw};
   t.data.resize(x.size() * 4);
   std::memcpy(t.data.data(), x.data(), t.data.size());

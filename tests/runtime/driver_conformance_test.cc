@@ -213,6 +213,12 @@ TEST_P(Conformance, SubmitRunsAProgram) {
     const Status ps = Place(*driver_, config_, &p);
     ASSERT_TRUE(ps.ok()) << ps.ToString();
   }
+  {
+    DeviceCounters before;
+    before.valid = true;
+    ASSERT_TRUE(driver_->ReadCounters(&before).ok());
+    EXPECT_FALSE(before.valid) << "counters before any run";
+  }
   for (int run = 0; run < 2; ++run) {
     ASSERT_TRUE(driver_->Submit(p.insns, p.count).ok());
     const Status s = driver_->Wait(10000);
@@ -243,6 +249,11 @@ TEST_P(Conformance, DeadlockOrTimeoutIsReported) {
   ASSERT_TRUE(driver_->Submit(p.insns, p.count).ok());
   const Status s = driver_->Wait(1);
   EXPECT_THAT(s.code(), ::testing::AnyOf(StatusCode::kDeadlock, StatusCode::kDeadlineExceeded)) << s.ToString();
+  // A run that did not complete has no counters to report.
+  DeviceCounters c;
+  c.valid = true;
+  ASSERT_TRUE(driver_->ReadCounters(&c).ok());
+  EXPECT_FALSE(c.valid);
   // The device stays usable.
   TinyProgram q;
   {

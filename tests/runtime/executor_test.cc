@@ -16,7 +16,6 @@ namespace loom::testing {
 namespace {
 
 using ::testing::HasSubstr;
-using runtime::ElemType;
 using runtime::Executor;
 using runtime::HostTensor;
 
@@ -49,7 +48,7 @@ Status Open(const package::PackageSpec& spec, const std::string& device,
 HostTensor FloatInput(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& v) {
   HostTensor t;
   t.name = name;
-  t.type = ElemType::kFloat32;
+  t.type = DType::kF32;
   t.shape = std::move(shape);
   t.data.resize(v.size() * 4);
   if (!v.empty()) std::memcpy(t.data.data(), v.data(), t.data.size());
@@ -201,7 +200,7 @@ TEST_F(ExecutorErrors, WrongDtypeAndByteSize) {
   ASSERT_TRUE(Open(f, "cpu", &e).ok());
   HostTensor i8;
   i8.name = "input";
-  i8.type = ElemType::kInt8;
+  i8.type = DType::kI8;
   i8.shape = {1, 5, 8, 8};
   i8.data.resize(320);
   std::vector<HostTensor> out;
@@ -237,7 +236,7 @@ TEST(ExecutorStacking, InputWithoutElementsDoesNotStack) {
   ASSERT_TRUE(Open(spec, "cpu", &e).ok());
   HostTensor t;
   t.name = "x";
-  t.type = ElemType::kInt8;
+  t.type = DType::kI8;
   // (Running it once is left out: RunOnce memcpy's from the empty vector's null data, which
   // UBSan reports; the hot-path rework owns that.)
   std::vector<HostTensor> out;
@@ -279,6 +278,17 @@ TEST(ExecutorMemory, DeviceMemoryLimit) {
     so.max_device_memory = runtime::kDefaultMaxDeviceMemory;
     s = runtime::OpenSessionFile(path, so, &e);
     EXPECT_TRUE(s.ok()) << s.ToString();
+
+// HostTensor carries a loom::DType, which has more types than the runtime exchanges.
+TEST_F(ExecutorErrors, HostTypesOtherThanFloat32AndInt8AreRefused) {
+  for (DType t : {DType::kI32, DType::kF64, DType::kBool, DType::kUndefined}) {
+    SCOPED_TRACE(DTypeName(t));
+    HostTensor in = Good();
+    in.type = t;
+    const Status s = Run({in});
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr(std::string("input 'input' is ") + DTypeLongName(t) +
+                                       "; inputs must be float32 or int8"));
   }
 }
 
@@ -356,7 +366,7 @@ TEST(ExecutorOutputs, Int8OutputsAreTheDequantizedValuesDividedByScale) {
   features_only.outputs.pop_back();
   ASSERT_TRUE(Open(features_only, "cpu", &e).ok());
   ASSERT_TRUE(e->Run({in}, ro, &q).ok());
-  ASSERT_EQ(q[0].type, ElemType::kInt8);
+  ASSERT_EQ(q[0].type, DType::kI8);
   const float scale = 0.05f;
   for (size_t i = 0; i < q[0].data.size(); ++i) {
     float v;
@@ -392,7 +402,7 @@ TEST(ExecutorCpuOnly, PackageWithoutAcceleratorSegments) {
     ASSERT_TRUE(Open(spec, device, &e).ok());
     HostTensor t;
     t.name = "x";
-    t.type = ElemType::kInt8;
+    t.type = DType::kI8;
     t.shape = {1, 3, 2, 2};
     for (int i = 0; i < 12; ++i) t.data.push_back(static_cast<uint8_t>(i * 7 - 40));
     runtime::RunOptions ro;

@@ -56,6 +56,27 @@ package::PackageSpec ConvSpec(const char* config = "1x16x16") {
   return spec;
 }
 
+TEST(Package, DTypeMappingRoundTrips) {
+  for (pkg::DType w : pkg::EnumValuesDType()) {
+    SCOPED_TRACE(pkg::EnumNameDType(w));
+    const DType t = runtime::FromPkgDType(w);
+    ASSERT_NE(t, DType::kUndefined);
+    pkg::DType back = pkg::DType::MAX;
+    ASSERT_TRUE(runtime::ToPkgDType(t, &back));
+    EXPECT_EQ(back, w);
+  }
+  EXPECT_EQ(runtime::FromPkgDType(pkg::DType::Int8), DType::kI8);
+  EXPECT_EQ(runtime::FromPkgDType(pkg::DType::Int32), DType::kI32);
+  EXPECT_EQ(runtime::FromPkgDType(pkg::DType::Float32), DType::kF32);
+  EXPECT_STREQ(runtime::DTypeName(pkg::DType::Int32), "int32");
+  // A byte outside the schema, and types a package cannot hold yet.
+  EXPECT_EQ(runtime::FromPkgDType(static_cast<pkg::DType>(99)), DType::kUndefined);
+  for (DType t : {DType::kU8, DType::kF64, DType::kBool, DType::kUndefined}) {
+    pkg::DType out = pkg::DType::Int8;
+    EXPECT_FALSE(runtime::ToPkgDType(t, &out)) << DTypeName(t);
+  }
+}
+
 TEST(Package, RoundTrip) {
   const package::PackageSpec spec = ConvSpec();
   std::vector<uint8_t> bytes;

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "compiler/tensorize/conv2d.h"
+#include "runtime/core/blocked_layout.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::testing {
@@ -11,7 +12,6 @@ namespace {
 
 namespace q = kernels::q;
 using package::BindingSpec;
-using package::DType;
 using package::TensorLayout;
 using package::OpSpec;
 using package::PackageSpec;
@@ -26,7 +26,7 @@ struct Builder {
   q::Blocking blk;
   std::mt19937 rng;
 
-  int32_t Tensor(const std::string& name, DType dtype, TensorLayout layout, std::vector<uint32_t> shape,
+  int32_t Tensor(const std::string& name, pkg::DType dtype, TensorLayout layout, std::vector<uint32_t> shape,
                  package::Storage storage, float scale, uint64_t bytes) {
     TensorSpec t;
     t.name = name;
@@ -44,13 +44,13 @@ struct Builder {
   }
   int32_t Act(const std::string& name, std::vector<uint32_t> nchw, float scale) {
     const q::ActShape s{nchw[0], nchw[1], nchw[2], nchw[3]};
-    return Tensor(name, DType::Int8, TensorLayout::Blocked, nchw, package::Storage::Arena, scale,
+    return Tensor(name, pkg::DType::Int8, TensorLayout::Blocked, nchw, package::Storage::Arena, scale,
                   q::BlockedBytes(blk, s));
   }
   int32_t Float(const std::string& name, std::vector<uint32_t> shape) {
     uint64_t n = 1;
     for (uint32_t d : shape) n *= d;
-    return Tensor(name, DType::Float32, TensorLayout::Plain, shape, package::Storage::Arena, 1.0f, n * 4);
+    return Tensor(name, pkg::DType::Float32, TensorLayout::Plain, shape, package::Storage::Arena, 1.0f, n * 4);
   }
   uint8_t* ConstData(int32_t t) { return spec->constants.data() + spec->tensors[t].offset; }
   // A float32 constant with values in [-1, 1).
@@ -81,12 +81,12 @@ struct Builder {
       bl[i] = bias(rng);
       ml[i] = mult(rng);
     }
-    const int32_t wt = Tensor(name + ".w", DType::Int8, TensorLayout::BlockedWeights, {o, ci, k, k},
+    const int32_t wt = Tensor(name + ".w", pkg::DType::Int8, TensorLayout::BlockedWeights, {o, ci, k, k},
                               package::Storage::Constant, 1.0f, q::ConvWeightBytes(blk, o, ci, k, k));
     const uint64_t vec = q::ChannelVectorElems(blk, o) * 4;
-    const int32_t bt = Tensor(name + ".b", DType::Int32, TensorLayout::BlockedVector, {o},
+    const int32_t bt = Tensor(name + ".b", pkg::DType::Int32, TensorLayout::BlockedVector, {o},
                               package::Storage::Constant, 1.0f, vec);
-    const int32_t mt = Tensor(name + ".m", DType::Int32, TensorLayout::BlockedVector, {o},
+    const int32_t mt = Tensor(name + ".m", pkg::DType::Int32, TensorLayout::BlockedVector, {o},
                               package::Storage::Constant, 1.0f, vec);
     LOOM_RETURN_IF_ERROR(q::PackConvWeights(blk, o, ci, k, k, wl.data(), reinterpret_cast<int8_t*>(ConstData(wt))));
     LOOM_RETURN_IF_ERROR(q::PackChannelVector(blk, o, bl.data(), reinterpret_cast<int32_t*>(ConstData(bt))));
@@ -108,7 +108,7 @@ struct Builder {
     tensorize::Conv2dLayer l;
     l.name = name;
     l.n_blocks = (n + c.batch - 1) / c.batch;
-    l.c_blocks = (ci + c.block_in - 1) / c.block_in;
+    l.c_blocks = CeilDiv(ci, c.block_in);
     l.h = h;
     l.w = w;
     l.o_blocks = (o + c.block_out - 1) / c.block_out;
@@ -276,7 +276,7 @@ Status BuildCpuOnlyModel(const HwConfig& config, PackageSpec* spec) {
   spec->config = config;
   Builder b{config, spec, q::Blocking{config.batch, config.block_in}, std::mt19937(1)};
   const int32_t x = b.Act("x", {1, 3, 2, 2}, 0.5f);
-  const int32_t y = b.Tensor("y", DType::Int8, TensorLayout::Plain, {1, 12}, package::Storage::Arena, 0.5f, 12);
+  const int32_t y = b.Tensor("y", pkg::DType::Int8, TensorLayout::Plain, {1, 12}, package::Storage::Arena, 0.5f, 12);
   SegmentSpec s;
   s.name = "relayout";
   OpSpec op;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "compiler/tensorize/conv2d.h"
+#include "runtime/core/blocked_layout.h"
 #include "runtime/kernels/int8/qops.h"
 #include "sim/fsim/fsim.h"
 #include "sim/programs/program.h"
@@ -203,7 +204,7 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   PoolLayer l;
   l.name = k.name;
   l.n_blocks = k.n;
-  l.c_blocks = (k.c + c.block_in - 1) / c.block_in;
+  l.c_blocks = CeilDiv(k.c, c.block_in);
   l.h = k.h;
   l.w = k.w;
   l.kh = l.kw = k.k;
@@ -305,7 +306,7 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
 
   Conv2dLayer l;
   l.name = k.name;
-  l.c_blocks = l.o_blocks = (k.c + c.block_in - 1) / c.block_in;
+  l.c_blocks = l.o_blocks = CeilDiv(k.c, c.block_in);
   l.h = k.h;
   l.w = k.w;
   l.kh = l.kw = k.k;

@@ -13,6 +13,17 @@ namespace {
 // linked (region-relative addresses) fails instead of silently reading the wrong bytes.
 constexpr uint64_t kDramBase = 0x10000000;
 
+DeviceCounters CountersOf(const fsim::Stats& s) {
+  DeviceCounters c;
+  c.cycles = s.cycles;
+  c.macs = s.macs;
+  c.bytes_loaded = s.total_bytes_loaded();
+  c.bytes_stored = s.bytes_stored;
+  c.insns = s.insns;
+  for (int m = 0; m < isa::kNumModules; ++m) c.busy[m] = s.module[m].busy;
+  return c;
+}
+
 class FsimDriver final : public SimDriver {
  public:
   const char* name() const override { return "fsim"; }
@@ -38,30 +49,17 @@ class FsimDriver final : public SimDriver {
     run.max_cycles = DeviceCycles(timeout_ms, sim_->config());
     run.wall_ms = wall_timeout_ms_;
     run.trace = recording();
-    stats_ = fsim::Stats{};
-    have_stats_ = false;
-    LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats_));
-    have_stats_ = true;
-    RecordRun(title_, sim_->program(), sim_->trace(), stats_.cycles);
-    return Status::Ok();
-  }
-  Status ReadCounters(DeviceCounters* out) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    *out = DeviceCounters{};
-    if (!have_stats_) return Status::Ok();
-    out->valid = true;
-    out->cycles = stats_.cycles;
-    out->macs = stats_.macs;
-    out->bytes_loaded = stats_.total_bytes_loaded();
-    out->bytes_stored = stats_.bytes_stored;
-    out->insns = stats_.insns;
-    for (int m = 0; m < isa::kNumModules; ++m) out->busy[m] = stats_.module[m].busy;
+    fsim::Stats stats;
+    ClearCounters();
+    LOOM_RETURN_IF_ERROR(sim_->Run(run, &stats));
+    SetCounters(CountersOf(stats));
+    RecordRun(title_, sim_->program(), sim_->trace(), stats.cycles);
     return Status::Ok();
   }
   void Close() override {
     sim_.reset();
     ClearSubmission();
-    have_stats_ = false;
+    ClearCounters();
   }
 
  protected:
@@ -70,8 +68,6 @@ class FsimDriver final : public SimDriver {
  private:
   HwConfig empty_;
   std::unique_ptr<fsim::Simulator> sim_;
-  fsim::Stats stats_;
-  bool have_stats_ = false;
   std::string title_;  // the trace's name for this device, built at Open, not per run
   uint32_t wall_timeout_ms_ = 0;
 };

@@ -75,6 +75,12 @@ void SimDriver::OpenRecording(const DriverOptions& options) {
   trace_builder_.set_clock_mhz(options.config.clock_mhz);
 }
 
+Status SimDriver::ReadCounters(DeviceCounters* out) {
+  LOOM_RETURN_IF_ERROR(CheckOpen());
+  *out = counters_;
+  return Status::Ok();
+}
+
 void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
                           const std::vector<sim::TraceEvent>& events, uint64_t cycles) {
   if (trace_) {

@@ -1,8 +1,9 @@
 // What the two simulator drivers (fsim, tsim) share: device memory is the simulator's DRAM model,
 // handed out by a DeviceHeap; copies are checked against live allocations; a submission is checked
 // and kept until Wait() runs the simulator; and a run's instruction events (sim::TraceEvent, which
-// both simulators produce) become the Perfetto trace and the per-instruction timeline. A driver
-// supplies the DRAM (null while closed), its name, and the run itself.
+// both simulators produce) become the Perfetto trace and the per-instruction timeline; the counters
+// of the last completed run are what ReadCounters reports. A driver supplies the DRAM (null while
+// closed), its name, the run itself and the mapping of its simulator's statistics to counters.
 #ifndef LOOM_RUNTIME_DRIVERS_SIM_SIM_DRIVER_H_
 #define LOOM_RUNTIME_DRIVERS_SIM_SIM_DRIVER_H_
 
@@ -32,6 +33,7 @@ class SimDriver : public Driver {
   Status InsnTimeline(std::vector<InsnTiming>* out) override;
   void Annotate(const std::string& label) override { label_ = label; }
   Status TraceJson(std::string* out) override;
+  Status ReadCounters(DeviceCounters* out) override;
 
  protected:
   // The simulator's DRAM, or null when the device is not open.
@@ -42,6 +44,13 @@ class SimDriver : public Driver {
   // Takes the pending submission for Wait(); FailedPrecondition when there is none.
   Status TakeSubmission(uint64_t* insn_addr, uint32_t* insn_count);
   void ClearSubmission() { pending_ = false; }
+  // Before a run and at Close: no completed run to report (ReadCounters gives valid == false).
+  void ClearCounters() { counters_ = DeviceCounters{}; }
+  // After a completed run: its counters (valid is set here).
+  void SetCounters(const DeviceCounters& counters) {
+    counters_ = counters;
+    counters_.valid = true;
+  }
 
   // At Open: which records the driver keeps (DriverOptions::trace, ::timeline).
   void OpenRecording(const DriverOptions& options);
@@ -64,6 +73,7 @@ class SimDriver : public Driver {
   uint64_t insn_addr_ = 0;
   uint32_t insn_count_ = 0;
   bool pending_ = false;
+  DeviceCounters counters_;
 };
 
 }  // namespace loom::runtime

@@ -6,6 +6,17 @@
 namespace loom::runtime {
 namespace {
 
+DeviceCounters CountersOf(const tsim::Stats& s) {
+  DeviceCounters c;
+  c.cycles = s.cycles;
+  c.macs = s.macs;
+  c.bytes_loaded = s.bytes_read;
+  c.bytes_stored = s.bytes_written;
+  c.insns = s.insns;
+  c.busy = s.busy;
+  return c;
+}
+
 class TsimDriver final : public SimDriver {
  public:
   const char* name() const override { return "tsim"; }
@@ -29,32 +40,20 @@ class TsimDriver final : public SimDriver {
   Status Wait(uint32_t timeout_ms) override {
     tsim::RunOptions run;
     LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
-    have_stats_ = false;
+    ClearCounters();
     run.timeout_cycles = DeviceCycles(timeout_ms, dev_->config());
     run.wall_timeout_ms = wall_timeout_ms_;
     run.trace = recording();
-    LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats_));
-    have_stats_ = true;
-    RecordRun(title_, dev_->program(), dev_->trace(), stats_.cycles);
-    return Status::Ok();
-  }
-  Status ReadCounters(DeviceCounters* out) override {
-    LOOM_RETURN_IF_ERROR(CheckOpen());
-    *out = DeviceCounters{};
-    if (!have_stats_) return Status::Ok();
-    out->valid = true;
-    out->cycles = stats_.cycles;
-    out->macs = stats_.macs;
-    out->bytes_loaded = stats_.bytes_read;
-    out->bytes_stored = stats_.bytes_written;
-    out->insns = stats_.insns;
-    out->busy = stats_.busy;
+    tsim::Stats stats;
+    LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats));
+    SetCounters(CountersOf(stats));
+    RecordRun(title_, dev_->program(), dev_->trace(), stats.cycles);
     return Status::Ok();
   }
   void Close() override {
     dev_.reset();
     ClearSubmission();
-    have_stats_ = false;
+    ClearCounters();
   }
 
  protected:
@@ -63,8 +62,6 @@ class TsimDriver final : public SimDriver {
  private:
   HwConfig empty_;
   std::unique_ptr<tsim::Device> dev_;
-  bool have_stats_ = false;
-  tsim::Stats stats_;
   std::string title_;  // the trace's name for this device, built at Open, not per run
   uint32_t wall_timeout_ms_ = 0;
 };

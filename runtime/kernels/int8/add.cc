@@ -26,7 +26,7 @@ Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t*
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(bb, bytes, out, bytes, "Add input b"));
 
   const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = internal::CeilDiv(p.shape.n, B), cbs = internal::CeilDiv(p.shape.c, C);
+  const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
   const size_t hw = size_t{p.shape.h} * p.shape.w;
   size_t i = 0;
   for (uint32_t nb = 0; nb < nbs; ++nb)

@@ -1,5 +1,6 @@
 // Layout helpers, the ALU arithmetic (docs/isa.md §3.4) and the constant packers of qops.h.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -9,9 +10,12 @@
 
 namespace loom::kernels::q {
 
-using internal::CeilDiv;
-
 namespace internal {
+
+Status CheckSize(size_t size, const char* what) {
+  if (size == SIZE_MAX) return InvalidArgument(std::string(what) + ": the size overflows size_t");
+  return Status::Ok();
+}
 
 Status CheckBlocking(const Blocking& b) {
   if (b.batch == 0 || b.block == 0) {
@@ -87,8 +91,16 @@ Status CheckNoAlias(const void* a, size_t na, const void* b, size_t nb, const ch
 
 }  // namespace internal
 
+namespace {
+size_t ToSize(bool ok, uint64_t v) {
+  return ok && v <= SIZE_MAX ? static_cast<size_t>(v) : SIZE_MAX;
+}
+}  // namespace
+
 size_t BlockedBytes(const Blocking& b, const ActShape& s) {
-  return size_t{CeilDiv(s.n, b.batch)} * CeilDiv(s.c, b.block) * s.h * s.w * b.batch * b.block;
+  uint64_t v = 0;
+  const bool ok = BlockedActivationElems(s.n, s.c, s.h, s.w, b.batch, b.block, &v);
+  return ToSize(ok, v);
 }
 
 size_t BlockedIndex(const Blocking& b, const ActShape& s, uint32_t n, uint32_t c, uint32_t h,
@@ -97,7 +109,9 @@ size_t BlockedIndex(const Blocking& b, const ActShape& s, uint32_t n, uint32_t c
 }
 
 size_t ChannelVectorElems(const Blocking& b, uint32_t channels) {
-  return size_t{CeilDiv(channels, b.block)} * b.batch * b.block;
+  uint64_t v = 0;
+  const bool ok = BlockedVectorElems(channels, b.batch, b.block, &v);
+  return ToSize(ok, v);
 }
 
 int32_t ShrRnd(int32_t a, int32_t n) {
@@ -130,6 +144,7 @@ Status PackActivation(const Blocking& b, const ActShape& s, const int8_t* plain,
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(blocked, "PackActivation: blocked output"));
   const size_t plain_bytes = size_t{s.n} * s.c * s.h * s.w;
   const size_t blocked_bytes = BlockedBytes(b, s);
+  LOOM_RETURN_IF_ERROR(internal::CheckSize(blocked_bytes, "PackActivation"));
   LOOM_RETURN_IF_ERROR(
       internal::CheckNoAlias(plain, plain_bytes, blocked, blocked_bytes, "PackActivation"));
   std::memset(blocked, 0, blocked_bytes);
@@ -148,6 +163,7 @@ Status UnpackActivation(const Blocking& b, const ActShape& s, const int8_t* bloc
   LOOM_RETURN_IF_ERROR(internal::CheckShape(s, "UnpackActivation: activation"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(blocked, "UnpackActivation: blocked input"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(plain, "UnpackActivation: plain output"));
+  LOOM_RETURN_IF_ERROR(internal::CheckSize(BlockedBytes(b, s), "UnpackActivation"));
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(blocked, BlockedBytes(b, s), plain,
                                               size_t{s.n} * s.c * s.h * s.w, "UnpackActivation"));
   const uint32_t cb = CeilDiv(s.c, b.block);
@@ -161,7 +177,9 @@ Status UnpackActivation(const Blocking& b, const ActShape& s, const int8_t* bloc
 }
 
 size_t ConvWeightBytes(const Blocking& b, uint32_t o, uint32_t c, uint32_t kh, uint32_t kw) {
-  return size_t{CeilDiv(o, b.block)} * CeilDiv(c, b.block) * kh * kw * b.block * b.block;
+  uint64_t v = 0;
+  const bool ok = BlockedWeightElems(o, c, kh, kw, b.block, &v);
+  return ToSize(ok, v);
 }
 
 Status PackConvWeights(const Blocking& b, uint32_t o, uint32_t c, uint32_t kh, uint32_t kw,
@@ -175,6 +193,7 @@ Status PackConvWeights(const Blocking& b, uint32_t o, uint32_t c, uint32_t kh, u
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(oihw, "PackConvWeights: weights"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "PackConvWeights: output"));
   const size_t bytes = ConvWeightBytes(b, o, c, kh, kw);
+  LOOM_RETURN_IF_ERROR(internal::CheckSize(bytes, "PackConvWeights"));
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(oihw, size_t{o} * c * kh * kw, out, bytes,
                                               "PackConvWeights"));
   std::memset(out, 0, bytes);
@@ -192,7 +211,9 @@ Status PackConvWeights(const Blocking& b, uint32_t o, uint32_t c, uint32_t kh, u
 }
 
 size_t DepthwiseWeightBytes(const Blocking& b, uint32_t c, uint32_t kh, uint32_t kw) {
-  return size_t{CeilDiv(c, b.block)} * kh * kw * b.block;
+  uint64_t v = 0;
+  const bool ok = BlockedDepthwiseElems(c, kh, kw, b.block, &v);
+  return ToSize(ok, v);
 }
 
 Status PackDepthwiseWeights(const Blocking& b, uint32_t c, uint32_t kh, uint32_t kw,
@@ -206,6 +227,7 @@ Status PackDepthwiseWeights(const Blocking& b, uint32_t c, uint32_t kh, uint32_t
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(c1hw, "PackDepthwiseWeights: weights"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "PackDepthwiseWeights: output"));
   const size_t bytes = DepthwiseWeightBytes(b, c, kh, kw);
+  LOOM_RETURN_IF_ERROR(internal::CheckSize(bytes, "PackDepthwiseWeights"));
   LOOM_RETURN_IF_ERROR(
       internal::CheckNoAlias(c1hw, size_t{c} * kh * kw, out, bytes, "PackDepthwiseWeights"));
   std::memset(out, 0, bytes);
@@ -224,6 +246,7 @@ Status PackChannelVector(const Blocking& b, uint32_t channels, const int32_t* va
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(values, "PackChannelVector: values"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "PackChannelVector: output"));
   const size_t elems = ChannelVectorElems(b, channels);
+  LOOM_RETURN_IF_ERROR(internal::CheckSize(elems, "PackChannelVector"));
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(values, size_t{channels} * 4, out, elems * 4,
                                               "PackChannelVector"));
   std::memset(out, 0, elems * sizeof(int32_t));

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
 
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/int8/test_util.h"
@@ -80,6 +82,31 @@ TEST(Layout, BlockedIndexFollowsTheFormula) {
   EXPECT_EQ(BlockedIndex(b, s, 2, 5, 1, 3), size_t{((((1 * 2 + 1) * 2 + 1) * 5 + 3) * 2 + 0) * 4 + 1});
   EXPECT_EQ(ChannelVectorElems(b, 6), size_t{2 * 2 * 4});
   EXPECT_EQ(ChannelVectorElems(Blocking{1, 16}, 17), size_t{32});
+}
+
+// Sizes past size_t used to wrap to a small number the packers then memset; now they are SIZE_MAX
+// and every packer refuses them before touching memory.
+TEST(Layout, SizesThatOverflowAreRefused) {
+  const uint32_t big = 0xffffffffu;
+  const Blocking b{1, 16};
+  EXPECT_EQ(BlockedBytes(b, ActShape{big, big, big, big}), SIZE_MAX);
+  EXPECT_EQ(ConvWeightBytes(b, big, big, big, big), SIZE_MAX);
+  EXPECT_EQ(DepthwiseWeightBytes(b, big, big, big), SIZE_MAX);
+  int8_t byte = 0;
+  int8_t other = 0;
+  Status s = PackActivation(b, ActShape{big, big, big, big}, &byte, &other);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("PackActivation: the size overflows size_t"), std::string::npos)
+      << s.message();
+  s = UnpackActivation(b, ActShape{big, big, big, big}, &byte, &other);
+  EXPECT_NE(s.message().find("UnpackActivation: the size overflows size_t"), std::string::npos)
+      << s.message();
+  s = PackConvWeights(b, big, big, big, big, &byte, &other);
+  EXPECT_NE(s.message().find("PackConvWeights: the size overflows size_t"), std::string::npos)
+      << s.message();
+  s = PackDepthwiseWeights(b, big, big, big, &byte, &other);
+  EXPECT_NE(s.message().find("PackDepthwiseWeights: the size overflows size_t"), std::string::npos)
+      << s.message();
 }
 
 TEST(Layout, PackUnpackRoundTripZeroesPadding) {

@@ -39,11 +39,11 @@ Status Concat(const Blocking& b, const ConcatInput* inputs, size_t count, int8_t
                                                 out, out_bytes, "Concat"));
   }
   std::memset(out, 0, out_bytes);
-  const uint32_t ocb = internal::CeilDiv(os.c, b.block);
+  const uint32_t ocb = CeilDiv(os.c, b.block);
   uint32_t c_off = 0;
   for (size_t i = 0; i < count; ++i) {
     const ConcatInput& in = inputs[i];
-    const uint32_t icb = internal::CeilDiv(in.shape.c, b.block);
+    const uint32_t icb = CeilDiv(in.shape.c, b.block);
     for (uint32_t n = 0; n < os.n; ++n)
       for (uint32_t c = 0; c < in.shape.c; ++c)
         for (uint32_t h = 0; h < os.h; ++h)

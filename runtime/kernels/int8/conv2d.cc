@@ -49,8 +49,8 @@ Status Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in, const 
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(weights, wbytes, out, out_bytes, "Conv2d weights"));
 
   const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = internal::CeilDiv(p.in.n, B);
-  const uint32_t icb = internal::CeilDiv(p.in.c, C), ocb = internal::CeilDiv(p.out_c, C);
+  const uint32_t nbs = CeilDiv(p.in.n, B);
+  const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t in_row = size_t{B} * C;  // bytes of one (h, w) position in a channel block
   uint32_t acc[kMaxTile];               // [B][C], wrapping int32 kept unsigned
 

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/blocked_layout.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::kernels::q::internal {
 
-inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+// A size from qops.h's *Bytes/*Elems that came back SIZE_MAX (it does not fit size_t).
+Status CheckSize(size_t size, const char* what);
 
 // Blocking with batch >= 1 and block >= 1.
 Status CheckBlocking(const Blocking& b);

@@ -47,6 +47,8 @@ struct ActShape {
   }
 };
 
+// Sizes of the blocked layouts (runtime/core/blocked_layout.h computes them); SIZE_MAX when the
+// size does not fit size_t, which no buffer can hold (the packers refuse it).
 // Bytes of a blocked activation.
 size_t BlockedBytes(const Blocking& b, const ActShape& s);
 // Byte offset of logical element (n, c, h, w) in the blocked activation.

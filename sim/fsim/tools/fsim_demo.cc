@@ -8,6 +8,7 @@
 
 #include "runtime/config/config_file.h"
 #include "sim/fsim/fsim.h"
+#include "sim/programs/gemm_flags.h"
 #include "sim/programs/gemm_program.h"
 
 namespace {
@@ -64,12 +65,7 @@ int main(int argc, char** argv) {
   spec.tile_n = 12;
   uint32_t seed = 1;
   app.add_option("--config", config_name, "hardware config name or JSON file")->capture_default_str();
-  app.add_option("--m", spec.m, "rows, in batch blocks")->capture_default_str();
-  app.add_option("--k", spec.k, "reduction size, in block_in blocks")->capture_default_str();
-  app.add_option("--n", spec.n, "output channels, in block_out blocks")->capture_default_str();
-  app.add_option("--tile-m", spec.tile_m)->capture_default_str();
-  app.add_option("--tile-k", spec.tile_k)->capture_default_str();
-  app.add_option("--tile-n", spec.tile_n)->capture_default_str();
+  loom::programs::AddGemmSizeFlags(app, &spec);
   app.add_option("--seed", seed, "random data seed")->capture_default_str();
   app.add_option("--trace", trace_path, "write the Perfetto/Chrome timeline of the double-buffered run");
   CLI11_PARSE(app, argc, argv);

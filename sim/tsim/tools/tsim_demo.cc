@@ -7,6 +7,7 @@
 
 #include "runtime/config/config_file.h"
 #include "sim/fsim/fsim.h"
+#include "sim/programs/gemm_flags.h"
 #include "sim/programs/gemm_program.h"
 #include "sim/tsim/device.h"
 
@@ -32,12 +33,7 @@ int main(int argc, char** argv) {
   spec.post_shift = 19;
   app.add_option("--config", config_name, "hardware config with a tsim model")
       ->capture_default_str();
-  app.add_option("--m", spec.m, "rows, in batch blocks")->capture_default_str();
-  app.add_option("--k", spec.k, "reduction size, in block_in blocks")->capture_default_str();
-  app.add_option("--n", spec.n, "output channels, in block_out blocks")->capture_default_str();
-  app.add_option("--tile-m", spec.tile_m)->capture_default_str();
-  app.add_option("--tile-k", spec.tile_k)->capture_default_str();
-  app.add_option("--tile-n", spec.tile_n)->capture_default_str();
+  loom::programs::AddGemmSizeFlags(app, &spec);
   app.add_option("--virtual-threads", spec.virtual_threads)->capture_default_str();
   app.add_option("--waves", waves, "write an FST waveform of the run to this file");
   CLI11_PARSE(app, argc, argv);
