@@ -67,9 +67,12 @@ class DmaTransport {
 
 inline const char* CoherenceName(Coherence c) {
   switch (c) {
-    case Coherence::kNonCoherent: return "noncoherent";
-    case Coherence::kCoherent: return "coherent";
-    case Coherence::kUncached: return "uncached";
+    case Coherence::kNonCoherent:
+      return "noncoherent";
+    case Coherence::kCoherent:
+      return "coherent";
+    case Coherence::kUncached:
+      return "uncached";
   }
   return "unknown";
 }

@@ -72,11 +72,13 @@ Status ParseDmaOption(const std::string& text, DmaOption* option) {
     const size_t colon = rest.find(':');
     if (colon == std::string::npos || !ParseNumber(rest.substr(0, colon), &o.devmem_addr) ||
         !ParseNumber(rest.substr(colon + 1), &o.devmem_bytes)) {
-      return InvalidArgument("--dma=" + text + ": expected devmem:ADDR:SIZE with decimal or 0x-hex "
+      return InvalidArgument("--dma=" + text +
+                             ": expected devmem:ADDR:SIZE with decimal or 0x-hex "
                              "numbers");
     }
     if (o.devmem_bytes == 0 || o.devmem_addr % kPage != 0 || o.devmem_bytes % kPage != 0) {
-      return InvalidArgument("--dma=" + text + ": ADDR and SIZE must be non-zero multiples of 4096");
+      return InvalidArgument("--dma=" + text +
+                             ": ADDR and SIZE must be non-zero multiples of 4096");
     }
     o.kind = DmaOption::Kind::kDevmem;
     *option = o;
@@ -143,8 +145,7 @@ Status DevmemTransport::Free(const DmaBuffer& buffer) {
   return heap_.Free(buffer.device_address).WithContext(path_);
 }
 
-Status DevmemTransport::CheckRange(const DmaBuffer& buffer, uint64_t offset,
-                                   uint64_t bytes) const {
+Status DevmemTransport::CheckRange(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) const {
   uint64_t end, addr;
   if (!CheckedAdd(offset, bytes, &end) || end > buffer.bytes ||
       !CheckedAdd(buffer.device_address, offset, &addr) ||

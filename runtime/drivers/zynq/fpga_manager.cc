@@ -25,8 +25,8 @@ Status CheckFirmwareFile(const FpgaOptions& options, const std::string& file_nam
   const std::string path = UnderRoot(options.root, "/lib/firmware/" + file_name);
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    return OpenError(errno, std::string(what) + " " + path + " is not there (" +
-                                OpenHint(errno) + "); copy or symlink it into /lib/firmware");
+    return OpenError(errno, std::string(what) + " " + path + " is not there (" + OpenHint(errno) +
+                                "); copy or symlink it into /lib/firmware");
   }
   if (!S_ISREG(st.st_mode)) {
     return InvalidArgument(std::string(what) + " " + path + " is not a regular file");
@@ -50,8 +50,7 @@ Status CheckOverlayArgs(const FpgaOptions& options, const std::string& overlay_n
 
 }  // namespace
 
-Status LoadBitstream(const FpgaOptions& options, const std::string& file_name,
-                     std::string* state) {
+Status LoadBitstream(const FpgaOptions& options, const std::string& file_name, std::string* state) {
   LOOM_RETURN_IF_ERROR(CheckFirmwareFile(options, file_name, "bitstream"));
   const std::string dir = UnderRoot(options.root, "/sys/class/fpga_manager/" + options.manager);
   struct stat st;

@@ -1,5 +1,5 @@
-// Putting the accelerator on the fabric from Linux user space: a bitstream through the kernel's FPGA
-// manager, or a device-tree overlay through configfs (which also programs the bitstream its
+// Putting the accelerator on the fabric from Linux user space: a bitstream through the kernel's
+// FPGA manager, or a device-tree overlay through configfs (which also programs the bitstream its
 // firmware-name names and creates the UIO and u-dma-buf devices).
 #ifndef LOOM_RUNTIME_DRIVERS_ZYNQ_FPGA_MANAGER_H_
 #define LOOM_RUNTIME_DRIVERS_ZYNQ_FPGA_MANAGER_H_
@@ -26,8 +26,7 @@ Status LoadBitstream(const FpgaOptions& options, const std::string& file_name,
 // checks its `status` reads "applied". Then waits (at most `timeout_ms`, checking every 10 ms) for
 // the UIO device named `uio_name` to appear; kDeadlineExceeded if it does not.
 Status ApplyOverlay(const FpgaOptions& options, const std::string& overlay_name,
-                    const std::string& dtbo_file_name, const std::string& uio_name,
-                    int timeout_ms);
+                    const std::string& dtbo_file_name, const std::string& uio_name, int timeout_ms);
 
 // ApplyOverlay after its mkdir: the overlay folder exists (configfs made `path` and `status` in
 // it); writes the file name, checks the status and waits for the UIO device. Split out so tests,

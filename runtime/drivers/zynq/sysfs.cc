@@ -37,7 +37,8 @@ Status ReadAttribute(const std::string& path, const char* what, std::string* val
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    return OpenError(err, std::string("cannot read ") + what + " from " + path + ": " + OpenHint(err));
+    return OpenError(err,
+                     std::string("cannot read ") + what + " from " + path + ": " + OpenHint(err));
   }
   char buf[4096];
   size_t got = 0;
@@ -55,7 +56,8 @@ Status ReadAttribute(const std::string& path, const char* what, std::string* val
   }
   close(fd);
   if (got == sizeof(buf)) {
-    return DataLoss(std::string(what) + " in " + path + " is longer than 4 KiB; not a sysfs attribute");
+    return DataLoss(std::string(what) + " in " + path +
+                    " is longer than 4 KiB; not a sysfs attribute");
   }
   while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' ' || buf[got - 1] == '\r' ||
                      buf[got - 1] == '\t' || buf[got - 1] == '\0')) {
@@ -105,7 +107,8 @@ Status WriteAttribute(const std::string& path, const char* what, const std::stri
   const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    return OpenError(err, std::string("cannot write ") + what + " to " + path + ": " + OpenHint(err));
+    return OpenError(err,
+                     std::string("cannot write ") + what + " to " + path + ": " + OpenHint(err));
   }
   ssize_t n;
   do {

@@ -61,7 +61,8 @@ Status UdmabufTransport::Open(const UdmabufOptions& options,
     return OutOfRange("u-dma-buf region " + Hex(t->phys_addr_) + " + " + Hex(t->size_) + " (" +
                       t->sysfs_dir_ + ") ends above the " + std::to_string(options.address_bits) +
                       "-bit address range the accelerator can reach; reserve the region lower "
-                      "(a memory-region below 2^" + std::to_string(options.address_bits) + ")");
+                      "(a memory-region below 2^" +
+                      std::to_string(options.address_bits) + ")");
   }
   size_t len;
   if (!CheckedCast(t->size_, &len)) {
@@ -71,15 +72,13 @@ Status UdmabufTransport::Open(const UdmabufOptions& options,
   t->fd_ = open(t->device_path_.c_str(), O_RDWR | O_CLOEXEC | (options.uncached ? O_SYNC : 0));
   if (t->fd_ < 0) {
     const int err = errno;
-    return OpenError(err, "cannot open u-dma-buf device " + t->device_path_ + ": " +
-                              OpenHint(err));
+    return OpenError(err, "cannot open u-dma-buf device " + t->device_path_ + ": " + OpenHint(err));
   }
   // Tests stand a regular file in for the device; a short one would fault on access.
   if (fstat(t->fd_, &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<uint64_t>(st.st_size) < t->size_) {
-    return DataLoss("u-dma-buf device " + t->device_path_ + " holds " +
-                    std::to_string(st.st_size) + " bytes, less than its size attribute (" +
-                    std::to_string(t->size_) + ")");
+    return DataLoss("u-dma-buf device " + t->device_path_ + " holds " + std::to_string(st.st_size) +
+                    " bytes, less than its size attribute (" + std::to_string(t->size_) + ")");
   }
   void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_, 0);
   if (p == MAP_FAILED) {

@@ -71,8 +71,8 @@ Status FindUioDevice(const UioOptions& options, std::string* device) {
     }
     seen += (seen.empty() ? "" : ", ") + dev + " '" + name + "'";
   }
-  return NotFound("no UIO device named '" + options.name + "' in " + cls + " (found: " +
-                  (seen.empty() ? std::string("none") : seen) +
+  return NotFound("no UIO device named '" + options.name + "' in " + cls +
+                  " (found: " + (seen.empty() ? std::string("none") : seen) +
                   "); check that the Loom overlay is applied and uio_pdrv_genirq is loaded with "
                   "of_id=generic-uio");
 }
@@ -175,7 +175,8 @@ Status UioTransport::WaitInterrupt(int timeout_ms, bool* fired) {
   }
   if (r == 0) return Status::Ok();
   if (pfd.revents & (POLLERR | POLLNVAL)) {
-    return FailedPrecondition("poll on " + device_path_ + " reported an error; the UIO device has "
+    return FailedPrecondition("poll on " + device_path_ +
+                              " reported an error; the UIO device has "
                               "no interrupt or went away");
   }
   uint32_t count = 0;
@@ -184,8 +185,8 @@ Status UioTransport::WaitInterrupt(int timeout_ms, bool* fired) {
     n = read(fd_, &count, sizeof(count));
   } while (n < 0 && errno == EINTR);
   if (n != static_cast<ssize_t>(sizeof(count))) {
-    return FailedPrecondition("reading the interrupt count from " + device_path_ + " failed: " +
-                              (n < 0 ? std::strerror(errno) : "short read"));
+    return FailedPrecondition("reading the interrupt count from " + device_path_ +
+                              " failed: " + (n < 0 ? std::strerror(errno) : "short read"));
   }
   interrupt_count_ = count;
   *fired = true;
