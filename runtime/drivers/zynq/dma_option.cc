@@ -1,0 +1,169 @@
+#include "runtime/drivers/zynq/dma_option.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/core/checked_math.h"
+#include "runtime/drivers/zynq/sysfs.h"
+
+namespace loom::runtime::zynq {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+bool ParseNumber(const std::string& s, uint64_t* out) {
+  size_t i = 0;
+  unsigned base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    i = 2;
+    base = 16;
+  }
+  if (i == s.size()) return false;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<unsigned>(c - '0');
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
+      d = static_cast<unsigned>(c - 'a' + 10);
+    } else if (base == 16 && c >= 'A' && c <= 'F') {
+      d = static_cast<unsigned>(c - 'A' + 10);
+    } else {
+      return false;
+    }
+    if (v > (UINT64_MAX - d) / base) return false;
+    v = v * base + d;
+  }
+  *out = v;
+  return true;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+Status ParseDmaOption(const std::string& text, DmaOption* option) {
+  DmaOption o;
+  if (text == "udmabuf") {
+    *option = o;
+    return Status::Ok();
+  }
+  if (text.rfind("udmabuf:", 0) == 0) {
+    o.udmabuf_name = text.substr(8);
+    if (o.udmabuf_name.empty() || o.udmabuf_name.find('/') != std::string::npos ||
+        o.udmabuf_name[0] == '.') {
+      return InvalidArgument("--dma=" + text + ": the u-dma-buf name must be a plain device name");
+    }
+    *option = o;
+    return Status::Ok();
+  }
+  if (text.rfind("devmem:", 0) == 0) {
+    const std::string rest = text.substr(7);
+    const size_t colon = rest.find(':');
+    if (colon == std::string::npos || !ParseNumber(rest.substr(0, colon), &o.devmem_addr) ||
+        !ParseNumber(rest.substr(colon + 1), &o.devmem_bytes)) {
+      return InvalidArgument("--dma=" + text +
+                             ": expected devmem:ADDR:SIZE with decimal or 0x-hex "
+                             "numbers");
+    }
+    if (o.devmem_bytes == 0 || o.devmem_addr % kPage != 0 || o.devmem_bytes % kPage != 0) {
+      return InvalidArgument("--dma=" + text +
+                             ": ADDR and SIZE must be non-zero multiples of 4096");
+    }
+    o.kind = DmaOption::Kind::kDevmem;
+    *option = o;
+    return Status::Ok();
+  }
+  return InvalidArgument("--dma=" + text + ": expected udmabuf, udmabuf:NAME or devmem:ADDR:SIZE");
+}
+
+Status DevmemTransport::Open(const std::string& root, uint64_t addr, uint64_t bytes,
+                             int address_bits, std::unique_ptr<DevmemTransport>* out) {
+  if (address_bits < 32 || address_bits > 64) {
+    return InvalidArgument("DMA address width " + std::to_string(address_bits) +
+                           " bits is outside 32..64");
+  }
+  uint64_t end;
+  if (bytes == 0 || addr % kPage != 0 || bytes % kPage != 0 || !CheckedAdd(addr, bytes, &end) ||
+      (address_bits < 64 && end > (uint64_t{1} << address_bits))) {
+    return OutOfRange("/dev/mem DMA range " + Hex(addr) + " + " + Hex(bytes) +
+                      " is not page-aligned or ends above the " + std::to_string(address_bits) +
+                      "-bit address range the accelerator can reach");
+  }
+  size_t len;
+  off_t off;
+  if (!CheckedCast(bytes, &len) || !CheckedCast(addr, &off)) {
+    return OutOfRange("/dev/mem DMA range " + Hex(addr) + " + " + Hex(bytes) +
+                      " does not fit this process");
+  }
+  std::unique_ptr<DevmemTransport> t(new DevmemTransport());
+  t->path_ = UnderRoot(root, "/dev/mem");
+  t->fd_ = open(t->path_.c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
+  if (t->fd_ < 0) {
+    const int err = errno;
+    return OpenError(err, "cannot open " + t->path_ + " for --dma=devmem: " + OpenHint(err));
+  }
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_, off);
+  if (p == MAP_FAILED) {
+    return FailedPrecondition("cannot map " + Hex(addr) + " + " + Hex(bytes) + " of " + t->path_ +
+                              ": " + std::strerror(errno) +
+                              " (a kernel with CONFIG_STRICT_DEVMEM refuses RAM it manages)");
+  }
+  t->base_ = static_cast<uint8_t*>(p);
+  t->addr_ = addr;
+  t->size_ = bytes;
+  t->heap_.Reset(addr, bytes);
+  *out = std::move(t);
+  return Status::Ok();
+}
+
+DevmemTransport::~DevmemTransport() {
+  if (base_ != nullptr) munmap(base_, static_cast<size_t>(size_));
+  if (fd_ >= 0) close(fd_);
+}
+
+Status DevmemTransport::Allocate(uint64_t bytes, uint64_t align, DmaBuffer* buffer) {
+  uint64_t addr;
+  LOOM_RETURN_IF_ERROR(heap_.Allocate(bytes, align, &addr).WithContext(path_));
+  buffer->device_address = addr;
+  buffer->host = base_ + (addr - addr_);
+  buffer->bytes = bytes;
+  return Status::Ok();
+}
+
+Status DevmemTransport::Free(const DmaBuffer& buffer) {
+  return heap_.Free(buffer.device_address).WithContext(path_);
+}
+
+Status DevmemTransport::CheckRange(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) const {
+  uint64_t end, addr;
+  if (!CheckedAdd(offset, bytes, &end) || end > buffer.bytes ||
+      !CheckedAdd(buffer.device_address, offset, &addr) ||
+      !heap_.Contains(addr, bytes ? bytes : 1)) {
+    return OutOfRange("sync of [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
+                      ") on DMA buffer " + Hex(buffer.device_address) + " of " + path_ +
+                      ": not inside a live allocation");
+  }
+  return Status::Ok();
+}
+
+// Uncached mapping: nothing to clean or invalidate, but a bad range is still the caller's bug.
+Status DevmemTransport::SyncForDevice(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) {
+  return CheckRange(buffer, offset, bytes);
+}
+
+Status DevmemTransport::SyncForCpu(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) {
+  return CheckRange(buffer, offset, bytes);
+}
+
+}  // namespace loom::runtime::zynq
