@@ -221,8 +221,7 @@ namespace {
 // QuantizeLinear/DequantizeLinear: a missing zero point becomes an explicit 0 of `zp_dtype` with
 // the scale's shape. The axis only means something for a per-axis (1-D, more than one element)
 // scale; it is made non-negative there and left out otherwise.
-Status MapQuantOp(ImportContext& ctx, const onnx::NodeProto& n, const char* op,
-                  DType zp_dtype) {
+Status MapQuantOp(ImportContext& ctx, const onnx::NodeProto& n, const char* op, DType zp_dtype) {
   ir::ValueId x, scale;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 1, &scale));

@@ -33,7 +33,7 @@ Status ActShapeOf(const ir::Shape& s, q::ActShape* out) {
 Status Scratch(size_t bytes, ir::Tensor* out) {
   int64_t n = 0;
   if (!CheckedCast(bytes, &n)) return InvalidArgument("blocked copy too large");
-  return ir::Tensor::Create(ir::DType::kI8, {n}, out).WithContext("blocked copy");
+  return ir::Tensor::Create(DType::kI8, {n}, out).WithContext("blocked copy");
 }
 
 Status Pack(const ir::Tensor& t, ir::Tensor* out) {

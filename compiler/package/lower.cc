@@ -222,13 +222,13 @@ Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
                                .WithContext(Where(n)));
     }
     *index = AddConstant(val.name(), pkg::DType::Int8,
-                         dw ? TensorLayout::BlockedDepthwise : TensorLayout::BlockedWeights,
-                         shape, packed.data(), packed.size(), scale);
+                         dw ? TensorLayout::BlockedDepthwise : TensorLayout::BlockedWeights, shape,
+                         packed.data(), packed.size(), scale);
     if (dw) {  // the accelerator runs depthwise with diagonal weight blocks
       const std::vector<int8_t> diag = tensorize::DiagonalDepthwiseWeights(
           c_, shape[0], shape[2], shape[3], data.data<int8_t>());
       diag_[v] = AddConstant(val.name() + ".diagonal", pkg::DType::Int8, TensorLayout::Plain,
-                              {static_cast<uint32_t>(diag.size())}, diag.data(), diag.size(), 1.0f);
+                             {static_cast<uint32_t>(diag.size())}, diag.data(), diag.size(), 1.0f);
     }
   } else if (conv && (i == 2 || i == 3)) {
     if (val.dtype != DType::kI32 || shape.size() != 1) {

@@ -7,8 +7,8 @@
 #include "compiler/ir/op_registry.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
-#include "runtime/core/checked_math.h"
 #include "runtime/core/blocked_layout.h"
+#include "runtime/core/checked_math.h"
 
 namespace loom::partition {
 namespace {

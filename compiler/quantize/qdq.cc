@@ -81,7 +81,8 @@ Status ImportPrequantized(ir::Graph& g, std::vector<std::string>* warnings) {
     const DType qt = g.value(qv).dtype;
     if (qt != DType::kI8 || !AllZero(zps)) {
       return InvalidArgument(ir::NodeLabel(g, *n) + ": asymmetric activation quantization (" +
-                             DTypeName(qt) + ", zero point " + std::to_string(static_cast<long long>(zps.empty() ? 0.0 : zps[0])) +
+                             DTypeName(qt) + ", zero point " +
+                             std::to_string(static_cast<long long>(zps.empty() ? 0.0 : zps[0])) +
                              ") is not supported: Loom's int8 activations are symmetric "
                              "(int8, zero point 0); re-export the model with symmetric "
                              "activations or give the float model");

@@ -1,8 +1,7 @@
 // loom: the host tool. `compile` is the compiler (loom_commands.h); `run` and `inspect` are the
 // runtime's own commands (runtime/tools/commands.h), the same ones the deployable loom-run has.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "compiler/tools/loom_commands.h"
 #include "runtime/api/host_runtime.h"

@@ -15,8 +15,8 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/pipeline/compile.h"
-#include "runtime/io/file.h"
 #include "compiler/tools/input_shape_flag.h"
+#include "runtime/io/file.h"
 
 namespace {
 

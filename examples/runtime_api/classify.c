@@ -7,7 +7,8 @@
  * data files; a real application passes its own pixels to loom_set_input.
  *
  * Built twice: runtime_api_example links the host runtime (LOOM_EXAMPLE_HOST: the simulators fsim
- * and tsim, default fsim); runtime_api_example_board links only what a board carries (default cpu). */
+ * and tsim, default fsim); runtime_api_example_board links only what a board carries (default cpu).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 

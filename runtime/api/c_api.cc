@@ -8,8 +8,8 @@
 #include "runtime/core/checked_math.h"
 #include "runtime/include/loom_runtime.h"
 
-using loom::Status;
 using loom::DType;
+using loom::Status;
 using loom::runtime::HostTensor;
 
 struct loom_runtime {
@@ -39,8 +39,12 @@ loom_status Fail(loom_runtime* rt, loom_status code, const std::string& msg) {
 // tensors are float32 or int8; a model tensor of any other type is exchanged as float32.
 bool FromCDType(loom_dtype dtype, DType* out) {
   switch (dtype) {
-    case LOOM_FLOAT32: *out = DType::kF32; return true;
-    case LOOM_INT8: *out = DType::kI8; return true;
+    case LOOM_FLOAT32:
+      *out = DType::kF32;
+      return true;
+    case LOOM_INT8:
+      *out = DType::kI8;
+      return true;
   }
   return false;
 }
@@ -219,8 +223,9 @@ loom_status loom_get_output(loom_runtime* rt, const char* name, loom_dtype dtype
   if (!o) return Fail(rt, LOOM_NOT_FOUND, std::string("no output '") + (name ? name : "") + "' from the last run");
   const loom_dtype have = ToCDType(o->type);
   if (have != dtype) {
-    return Fail(rt, LOOM_INVALID_ARGUMENT, std::string("output '") + name + "' is " +
-                    DTypeLongName(o->type) + " (int8 outputs need loom_run_ex(rt, 1))");
+    return Fail(rt, LOOM_INVALID_ARGUMENT,
+                std::string("output '") + name + "' is " + DTypeLongName(o->type) +
+                    " (int8 outputs need loom_run_ex(rt, 1))");
   }
   if (bytes != o->data.size()) {
     return Fail(rt, LOOM_INVALID_ARGUMENT, "output '" + std::string(name) + "' has " +

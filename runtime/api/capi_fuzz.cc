@@ -10,6 +10,8 @@
 // passes a handle after closing it.
 //
 // Input: capi_fuzz.h; at most kMaxCalls calls are made.
+#include "runtime/api/capi_fuzz.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/api/capi_fuzz.h"
 #include "runtime/api/fuzz_packages.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/include/loom_runtime.h"
@@ -68,10 +69,14 @@ struct Harness {
   // One of the model's names, an empty or unknown one, or NULL.
   static const char* Name(uint8_t sel, const std::vector<std::string>& names) {
     switch (sel % 8) {
-      case loom::fuzz::kCapiNameNull: return nullptr;
-      case loom::fuzz::kCapiNameEmpty: return "";
-      case loom::fuzz::kCapiNameUnknown: return "no such tensor";
-      default: return names.empty() ? "input" : names[(sel % 8 - 3) % names.size()].c_str();
+      case loom::fuzz::kCapiNameNull:
+        return nullptr;
+      case loom::fuzz::kCapiNameEmpty:
+        return "";
+      case loom::fuzz::kCapiNameUnknown:
+        return "no such tensor";
+      default:
+        return names.empty() ? "input" : names[(sel % 8 - 3) % names.size()].c_str();
     }
   }
 
@@ -101,7 +106,10 @@ struct Harness {
     rt = nullptr;
     static const char* const kDevices[] = {"cpu", "fsim", nullptr, "no such device"};
     static const char* const kConfigs[] = {nullptr, "1x8x8", "1x16x16", "", "no such config"};
-    loom_options options{kDevices[flags & 3], kConfigs[config % 5], (flags >> 2) & 1};
+    loom_options options{};  // zeroed: later fields keep their defaults
+    options.device = kDevices[flags & 3];
+    options.config = kConfigs[config % 5];
+    options.trace = (flags >> 2) & 1;
     // A truncated image: the loader must refuse it.
     const size_t size = (flags >> 3) & 1 ? cut % package->size : package->size;
     loom_runtime* out = nullptr;
@@ -126,14 +134,30 @@ struct Harness {
       const int64_t model = i < info.rank ? info.shape[i] : 1;
       const uint8_t sel = in.U8();
       switch (sel % 10) {
-        case 0: shape[i] = 0; break;
-        case 1: shape[i] = -1; break;
-        case 2: shape[i] = INT64_MAX; break;
-        case 3: shape[i] = INT64_MIN; break;
-        case 4: shape[i] = int64_t{1} << 32; break;
-        case 5: shape[i] = model * (1 + sel / 10 % 4); break;  // stacked
-        case 6: shape[i] = sel / 10 + 1; break;
-        default: shape[i] = model; break;
+        case 0:
+          shape[i] = 0;
+          break;
+        case 1:
+          shape[i] = -1;
+          break;
+        case 2:
+          shape[i] = INT64_MAX;
+          break;
+        case 3:
+          shape[i] = INT64_MIN;
+          break;
+        case 4:
+          shape[i] = int64_t{1} << 32;
+          break;
+        case 5:
+          shape[i] = model * (1 + sel / 10 % 4);
+          break;  // stacked
+        case 6:
+          shape[i] = sel / 10 + 1;
+          break;
+        default:
+          shape[i] = model;
+          break;
       }
     }
     // The byte count: what the shape needs, one less, none, or any.
@@ -146,10 +170,18 @@ struct Harness {
     const uint16_t bsel = in.U16();
     uint64_t bytes = 0;
     switch (bsel % 4) {
-      case 0: bytes = need; break;
-      case 1: bytes = need > 0 ? need - 1 : 1; break;
-      case 2: bytes = 0; break;
-      case 3: bytes = bsel / 4; break;
+      case 0:
+        bytes = need;
+        break;
+      case 1:
+        bytes = need > 0 ? need - 1 : 1;
+        break;
+      case 2:
+        bytes = 0;
+        break;
+      case 3:
+        bytes = bsel / 4;
+        break;
     }
     if (bytes > kMaxInputBytes) bytes = bsel % kMaxInputBytes;
     const uint8_t fill = in.U8();
@@ -186,9 +218,15 @@ struct Harness {
       if (loom::CheckedElementCount(shape, rank, &n) &&
           loom::CheckedMul(n, uint64_t{dtype == LOOM_INT8 ? 1u : 4u}, &n)) {
         switch (bsel / 2 % 3) {
-          case 0: bytes = n; break;
-          case 1: bytes = n + 1; break;
-          default: bytes = n > 0 ? n - 1 : 0; break;
+          case 0:
+            bytes = n;
+            break;
+          case 1:
+            bytes = n + 1;
+            break;
+          default:
+            bytes = n > 0 ? n - 1 : 0;
+            break;
         }
       }
     }
@@ -220,18 +258,32 @@ struct Harness {
   void Step(Reader& in) {
     using namespace loom::fuzz;
     switch (static_cast<CapiCall>(in.U8() % kCapiNumCalls)) {
-      case kCapiOpen: Open(in); break;
-      case kCapiSetInput: SetInput(in); break;
-      case kCapiRun: Run(in); break;
-      case kCapiGetOutput: GetOutput(in); break;
-      case kCapiOutputShape: OutputShape(in); break;
-      case kCapiInfo: Info(in); break;
+      case kCapiOpen:
+        Open(in);
+        break;
+      case kCapiSetInput:
+        SetInput(in);
+        break;
+      case kCapiRun:
+        Run(in);
+        break;
+      case kCapiGetOutput:
+        GetOutput(in);
+        break;
+      case kCapiOutputShape:
+        OutputShape(in);
+        break;
+      case kCapiInfo:
+        Info(in);
+        break;
       case kCapiStats: {
         loom_stats stats;
         Check(loom_get_stats(rt, &stats), rt, "loom_get_stats");
         break;
       }
-      case kCapiResetStats: loom_reset_stats(rt); break;
+      case kCapiResetStats:
+        loom_reset_stats(rt);
+        break;
       case kCapiTrace: {
         const char* json = nullptr;
         const loom_status s = loom_trace_json(rt, &json);
@@ -251,7 +303,8 @@ struct Harness {
           Fail("loom_status_name returned NULL");
         }
         break;
-      case kCapiNumCalls: break;
+      case kCapiNumCalls:
+        break;
     }
   }
 };

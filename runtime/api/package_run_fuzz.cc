@@ -35,8 +35,8 @@
 
 namespace {
 
-using loom::Status;
 using loom::DType;
+using loom::Status;
 using loom::runtime::Executor;
 using loom::runtime::HostTensor;
 using loom::runtime::Package;
@@ -84,9 +84,12 @@ uint64_t WindowArea(const pkg::Window* w) { return w ? SatMul(w->kh(), w->kw()) 
 // convolutions and pools (its padding can make it larger than the input).
 uint64_t OpWindow(const pkg::Op& op) {
   switch (op.params_type()) {
-    case pkg::OpParams::Conv2d: return WindowArea(op.params_as_Conv2d()->window());
-    case pkg::OpParams::MaxPool: return WindowArea(op.params_as_MaxPool()->window());
-    case pkg::OpParams::AvgPool: return WindowArea(op.params_as_AvgPool()->window());
+    case pkg::OpParams::Conv2d:
+      return WindowArea(op.params_as_Conv2d()->window());
+    case pkg::OpParams::MaxPool:
+      return WindowArea(op.params_as_MaxPool()->window());
+    case pkg::OpParams::AvgPool:
+      return WindowArea(op.params_as_AvgPool()->window());
     case pkg::OpParams::FloatOp: {
       uint64_t area = 0;
       const auto* attrs = op.params_as_FloatOp()->attrs();
@@ -98,7 +101,8 @@ uint64_t OpWindow(const pkg::Op& op) {
       }
       return area;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -195,10 +199,14 @@ float PayloadValue(const uint8_t* payload, size_t n, uint64_t k) {
   if (n == 0) return 0.0f;
   const uint8_t b = payload[k % n];
   switch (b) {
-    case 0x7d: return std::numeric_limits<float>::quiet_NaN();
-    case 0x7e: return std::numeric_limits<float>::infinity();
-    case 0x7f: return -std::numeric_limits<float>::infinity();
-    default: return static_cast<float>(static_cast<int8_t>(b)) * 0.03125f;
+    case 0x7d:
+      return std::numeric_limits<float>::quiet_NaN();
+    case 0x7e:
+      return std::numeric_limits<float>::infinity();
+    case 0x7f:
+      return -std::numeric_limits<float>::infinity();
+    default:
+      return static_cast<float>(static_cast<int8_t>(b)) * 0.03125f;
   }
 }
 

@@ -40,8 +40,7 @@ inline bool Product(std::initializer_list<uint64_t> factors, uint64_t* out) {
 // B x c vectors of a blocked activation: ceil(N/B) * ceil(C/c) * H * W (the unit the
 // accelerator's LOAD/STORE and ALU address).
 [[nodiscard]] inline bool BlockedActivationVectors(uint64_t n, uint64_t c, uint64_t h, uint64_t w,
-                                                   uint64_t batch, uint64_t block,
-                                                   uint64_t* out) {
+                                                   uint64_t batch, uint64_t block, uint64_t* out) {
   if (batch == 0 || block == 0) return false;
   return blocked_internal::Product({CeilDiv(n, batch), CeilDiv(c, block), h, w}, out);
 }

@@ -21,9 +21,9 @@ namespace loom {
 enum class DType : uint8_t { kUndefined, kF32, kI8, kU8, kI32, kI64, kBool, kF64, kF16, kI16 };
 
 // Every defined type, for tables and tests.
-inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kI8,
-                                       DType::kU8,  DType::kI16, DType::kI32, DType::kI64,
-                                       DType::kBool};
+inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16,
+                                       DType::kI8,  DType::kU8,  DType::kI16,
+                                       DType::kI32, DType::kI64, DType::kBool};
 
 // Bytes per element; 0 for kUndefined (and for a value outside the enum).
 size_t DTypeSize(DType t);

@@ -26,7 +26,8 @@ struct Buf {
   }
   TensorView view() {
     TensorView v;
-    (void)MakeView(loom::DTypeOf<T>::value, data.data(), shape.data(), static_cast<int>(shape.size()), &v);
+    (void)MakeView(loom::DTypeOf<T>::value, data.data(), shape.data(),
+                   static_cast<int>(shape.size()), &v);
     return v;
   }
 };

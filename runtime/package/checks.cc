@@ -104,7 +104,7 @@ Status ShapeView(const pkg::Tensor* t, kernels::TensorView* v) {
   int64_t dims[8];
   const int rank = static_cast<int>(t->shape()->size());  // <= 8, checked in CheckTensors
   for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
-  return kernels::MakeView(kernels::DType::kF32, nullptr, dims, rank, v);
+  return kernels::MakeView(DType::kF32, nullptr, dims, rank, v);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <set>
 #include <string>
 
+#include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/io/file.h"
-#include "runtime/core/blocked_layout.h"
 #include "runtime/package/checks.h"
 #include "runtime/package/format.h"
 
@@ -22,19 +22,29 @@ constexpr size_t kPayloadAlign = 64;  // >= the schema's largest force_align (co
 
 DType FromPkgDType(pkg::DType dtype) {
   switch (dtype) {
-    case pkg::DType::Int8: return DType::kI8;
-    case pkg::DType::Int32: return DType::kI32;
-    case pkg::DType::Float32: return DType::kF32;
+    case pkg::DType::Int8:
+      return DType::kI8;
+    case pkg::DType::Int32:
+      return DType::kI32;
+    case pkg::DType::Float32:
+      return DType::kF32;
   }
   return DType::kUndefined;
 }
 
 bool ToPkgDType(DType dtype, pkg::DType* out) {
   switch (dtype) {
-    case DType::kI8: *out = pkg::DType::Int8; return true;
-    case DType::kI32: *out = pkg::DType::Int32; return true;
-    case DType::kF32: *out = pkg::DType::Float32; return true;
-    default: return false;
+    case DType::kI8:
+      *out = pkg::DType::Int8;
+      return true;
+    case DType::kI32:
+      *out = pkg::DType::Int32;
+      return true;
+    case DType::kF32:
+      *out = pkg::DType::Float32;
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -283,7 +283,8 @@ CLI::App* AddRunCommand(CLI::App& parent) {
       ->required();
   cmd->add_option("--output", args->outputs, "[NAME=]OUT.npy; repeatable (plain files in output order)");
   cmd->add_option("--stats", args->stats, "Write per-segment and total statistics as JSON");
-  cmd->add_flag("--int8-output", args->int8_output, "Write int8 outputs as computed (no dequantization)");
+  cmd->add_flag("--int8-output", args->int8_output,
+                "Write int8 outputs as computed (no dequantization)");
   cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
   cmd->callback([args] { Run(*args); });

@@ -90,8 +90,10 @@ Status Machine::Execute(const Insn& insn, sim::Dram& dram, sim::Deadline* deadli
   switch (insn.opcode) {
     case isa::Opcode::kLoad: return Load(insn, dram);
     case isa::Opcode::kStore: return Store(insn, dram);
-    case isa::Opcode::kGemm: return Gemm(insn, deadline);
-    case isa::Opcode::kAlu: return Alu(insn, deadline);
+    case isa::Opcode::kGemm:
+      return Gemm(insn, deadline);
+    case isa::Opcode::kAlu:
+      return Alu(insn, deadline);
     case isa::Opcode::kFinish: return Status::Ok();
   }
   return Internal("unknown opcode");

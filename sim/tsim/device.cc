@@ -161,7 +161,8 @@ std::string Device::ModuleNow(const RunOptions& options, isa::Module m, uint32_t
                              ? isa::Side::kPrev
                              : isa::Side::kNext;
   switch (state) {
-    case SeqState::kExec: return "executing " + at;
+    case SeqState::kExec:
+      return "executing " + at;
     case SeqState::kPopPrev:
     case SeqState::kPopNext:
       if (!isa::PopQueue(m, side, &q)) break;

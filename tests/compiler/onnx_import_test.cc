@@ -472,13 +472,13 @@ TEST(OnnxImport, HugeInputImportsAndTheDefaultPipelineAllocatesNothing) {
   s = passes::RunPipeline(passes::DefaultPipeline(), &g);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ir::Tensor x;
-  s = ir::Tensor::Create(ir::DType::kF32, g.value(g.inputs()[0]).shape, &x);
+  s = ir::Tensor::Create(DType::kF32, g.value(g.inputs()[0]).shape, &x);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("tensor f32[1,1,1048576,1048576] needs 4398046511104 bytes, "
                                      "more than the compiler's limit of 4294967296 bytes"));
   const ir::Node& relu = *g.nodes()[0];
   std::vector<ir::Tensor> out;
-  const ir::Tensor small = ir::Tensor::FromVector<float>(ir::DType::kF32, {1}, {1.0f});
+  const ir::Tensor small = ir::Tensor::FromVector<float>(DType::kF32, {1}, {1.0f});
   s = interp::EvaluateNode(g, relu, {&small}, &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("node 'relu' (Relu): output %y: tensor f32[1,1,1048576,"

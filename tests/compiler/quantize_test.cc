@@ -242,10 +242,9 @@ TEST(Digits, Int8AccuracyWithinOnePointOfFp32) {
   ASSERT_EQ(labels.shape[0], n);
   std::vector<int64_t> label(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    label[static_cast<size_t>(i)] =
-        labels.dtype == DType::kI64
-            ? reinterpret_cast<const int64_t*>(labels.bytes.data())[i]
-            : reinterpret_cast<const int32_t*>(labels.bytes.data())[i];
+    label[static_cast<size_t>(i)] = labels.dtype == DType::kI64
+                                        ? reinterpret_cast<const int64_t*>(labels.bytes.data())[i]
+                                        : reinterpret_cast<const int32_t*>(labels.bytes.data())[i];
   }
   int fp32_correct = 0, int8_correct = 0, agree = 0;
   std::vector<ir::Tensor> fo, qo;

@@ -84,10 +84,10 @@ TEST(DTypeTest, F16ToF32) {
   EXPECT_EQ(F16ToF32(0x3c00), 1.0f);
   EXPECT_EQ(F16ToF32(0xc000), -2.0f);
   EXPECT_EQ(F16ToF32(0x3555), 0.333251953125f);
-  EXPECT_EQ(F16ToF32(0x7bff), 65504.0f);                     // largest half
-  EXPECT_EQ(F16ToF32(0x0400), std::ldexp(1.0f, -14));        // smallest normal
-  EXPECT_EQ(F16ToF32(0x0001), std::ldexp(1.0f, -24));        // smallest subnormal
-  EXPECT_EQ(F16ToF32(0x03ff), std::ldexp(1023.0f, -24));     // largest subnormal
+  EXPECT_EQ(F16ToF32(0x7bff), 65504.0f);                  // largest half
+  EXPECT_EQ(F16ToF32(0x0400), std::ldexp(1.0f, -14));     // smallest normal
+  EXPECT_EQ(F16ToF32(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
+  EXPECT_EQ(F16ToF32(0x03ff), std::ldexp(1023.0f, -24));  // largest subnormal
   EXPECT_EQ(F16ToF32(0x7c00), std::numeric_limits<float>::infinity());
   EXPECT_EQ(F16ToF32(0xfc00), -std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(F16ToF32(0x7e00)));

@@ -17,8 +17,8 @@
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/quantize/report.h"
-#include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/config/config_file.h"
+#include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/exec/executor.h"
 #include "runtime/io/npy.h"
 

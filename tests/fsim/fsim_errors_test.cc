@@ -80,9 +80,11 @@ class FsimErrorsTest : public ::testing::TestWithParam<std::string> {
     if (!built.ok()) return Internal("long program does not build: " + built.ToString());
     const programs::IsaCase& c = cases.front();
     sim_ = std::make_unique<fsim::Simulator>(config_, c.program.dram_bytes());
-    EXPECT_TRUE(c.program.Install([&](uint64_t a, const uint8_t* b, size_t n) {
-                   return sim_->dram().Write(a, b, n);
-                 }).ok());
+    EXPECT_TRUE(c.program
+                    .Install([&](uint64_t a, const uint8_t* b, size_t n) {
+                      return sim_->dram().Write(a, b, n);
+                    })
+                    .ok());
     o.insn_addr = c.program.insn_addr();
     o.insn_count = c.program.insn_count();
     fsim::Stats stats;
@@ -349,14 +351,13 @@ TEST_P(FsimErrorsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
   EXPECT_THAT(s.message(), HasSubstr("compute instruction 3 (gemm uop=0:"));
   EXPECT_THAT(s.message(), HasSubstr("loop=16383x16383"));
   EXPECT_THAT(s.message(), HasSubstr("was executing (stopped in loop iteration ("));
-  EXPECT_THAT(s.message(),
-              HasSubstr("load instruction 5 (load.inp sram=1 dram=")) << "load's position";
+  EXPECT_THAT(s.message(), HasSubstr("load instruction 5 (load.inp sram=1 dram="))
+      << "load's position";
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->load, which is empty"));
   EXPECT_THAT(s.message(), HasSubstr("store instruction 4 (store.out sram=0"));
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store, which is empty"));
-  EXPECT_THAT(s.message(),
-              HasSubstr("tokens: load->compute 0, compute->load 0, compute->store 0, "
-                        "store->compute 0; 7 of 7 instructions fetched"));
+  EXPECT_THAT(s.message(), HasSubstr("tokens: load->compute 0, compute->load 0, compute->store 0, "
+                                     "store->compute 0; 7 of 7 instructions fetched"));
 }
 
 // The device-time limit refuses the same GEMM before running it: its cycles are known up front.

@@ -178,9 +178,9 @@ TEST(NpyTest, ReadsFormatVersions2And3) {
 }
 
 TEST(NpyTest, WritesWhatNumpyWrites) {
-  for (const char* name : {"f32_2x3.npy", "f64_scalar.npy", "i8_4.npy", "u8_2x2x2.npy",
-                           "i32_3x1.npy", "i64_5.npy", "f32_0x3.npy", "f32_1x1x1x1x2.npy",
-                           "int16.npy"}) {
+  for (const char* name :
+       {"f32_2x3.npy", "f64_scalar.npy", "i8_4.npy", "u8_2x2x2.npy", "i32_3x1.npy", "i64_5.npy",
+        "f32_0x3.npy", "f32_1x1x1x1x2.npy", "int16.npy"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> numpy_file = ReadBytes(DataPath(name));
     ASSERT_FALSE(numpy_file.empty());

@@ -15,9 +15,9 @@
 namespace loom::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using runtime::Executor;
 using runtime::HostTensor;
+using ::testing::HasSubstr;
 
 HwConfig Config(const std::string& name) {
   HwConfig c;
@@ -278,6 +278,8 @@ TEST(ExecutorMemory, DeviceMemoryLimit) {
     so.max_device_memory = runtime::kDefaultMaxDeviceMemory;
     s = runtime::OpenSessionFile(path, so, &e);
     EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+}
 
 // HostTensor carries a loom::DType, which has more types than the runtime exchanges.
 TEST_F(ExecutorErrors, HostTypesOtherThanFloat32AndInt8AreRefused) {

@@ -122,21 +122,20 @@ std::vector<File> CapiCorpus() {
   for (uint8_t k = 0; k < 3; ++k) {
     for (uint8_t device : {0, 1}) {
       File f{"flow_" + std::to_string(k) + (device ? "_fsim" : "_cpu"), {k}};
-      const std::vector<uint8_t> calls[] = {
-          {kCapiOpen, static_cast<uint8_t>(device | 4), 0, 0, 0},
-          {kCapiInfo, 0, 0},
-          {kCapiInfo, 1, 1},
-          set_input,
-          {kCapiRun, 0},
-          {kCapiOutputShape, model},
-          {kCapiGetOutput, model, 0, 0, 0},
-          {kCapiGetOutput, CapiModelName(1), 0, 0, 0},
-          {kCapiStats},
-          {kCapiTrace},
-          {kCapiResetStats},
-          {kCapiRun, 1},
-          {kCapiGetOutput, model, 1, 0, 0},
-          {kCapiClose}};
+      const std::vector<uint8_t> calls[] = {{kCapiOpen, static_cast<uint8_t>(device | 4), 0, 0, 0},
+                                            {kCapiInfo, 0, 0},
+                                            {kCapiInfo, 1, 1},
+                                            set_input,
+                                            {kCapiRun, 0},
+                                            {kCapiOutputShape, model},
+                                            {kCapiGetOutput, model, 0, 0, 0},
+                                            {kCapiGetOutput, CapiModelName(1), 0, 0, 0},
+                                            {kCapiStats},
+                                            {kCapiTrace},
+                                            {kCapiResetStats},
+                                            {kCapiRun, 1},
+                                            {kCapiGetOutput, model, 1, 0, 0},
+                                            {kCapiClose}};
       for (const auto& c : calls) f.bytes.insert(f.bytes.end(), c.begin(), c.end());
       out.push_back(f);
     }
@@ -144,29 +143,28 @@ std::vector<File> CapiCorpus() {
   // Calls on a NULL handle, a truncated image, an unknown device and config, a stacked input of
   // two images, wrong dtypes, shapes and byte counts, outputs before and after a failed run.
   File misuse{"misuse", {0}};
-  const std::vector<uint8_t> calls[] = {
-      {kCapiRun, 0},
-      set_input,
-      {kCapiGetOutput, model, 0, 0, 0},
-      {kCapiStats},
-      {kCapiOpen, 1 | 8, 0, 100, 0},
-      {kCapiOpen, 3, 0, 0, 0},
-      {kCapiOpen, 1, 4, 0, 0},
-      {kCapiOpen, 1, 2, 0, 0},
-      {kCapiOpen, 1, 0, 0, 0},
-      {kCapiGetOutput, model, 0, 0, 0},
-      {kCapiSetInput, model, 1, 4, 7, 7, 7, 7, 0, 0, 3},
-      {kCapiRun, 0},
-      {kCapiSetInput, model, 0, 4, 15, 7, 7, 7, 0, 0, 5},
-      {kCapiRun, 0},
-      {kCapiSetInput, model, 0, 4, 2, 1, 7, 7, 1, 0, 5},
-      {kCapiSetInput, kCapiNameUnknown, 0, 3, 7, 7, 7, 2, 0, 1},
-      {kCapiRun, 2},
-      {kCapiOutputShape, kCapiNameNull},
-      {kCapiInfo, 0, 200},
-      {kCapiStatusName, 77},
-      {kCapiClose},
-      {kCapiTrace}};
+  const std::vector<uint8_t> calls[] = {{kCapiRun, 0},
+                                        set_input,
+                                        {kCapiGetOutput, model, 0, 0, 0},
+                                        {kCapiStats},
+                                        {kCapiOpen, 1 | 8, 0, 100, 0},
+                                        {kCapiOpen, 3, 0, 0, 0},
+                                        {kCapiOpen, 1, 4, 0, 0},
+                                        {kCapiOpen, 1, 2, 0, 0},
+                                        {kCapiOpen, 1, 0, 0, 0},
+                                        {kCapiGetOutput, model, 0, 0, 0},
+                                        {kCapiSetInput, model, 1, 4, 7, 7, 7, 7, 0, 0, 3},
+                                        {kCapiRun, 0},
+                                        {kCapiSetInput, model, 0, 4, 15, 7, 7, 7, 0, 0, 5},
+                                        {kCapiRun, 0},
+                                        {kCapiSetInput, model, 0, 4, 2, 1, 7, 7, 1, 0, 5},
+                                        {kCapiSetInput, kCapiNameUnknown, 0, 3, 7, 7, 7, 2, 0, 1},
+                                        {kCapiRun, 2},
+                                        {kCapiOutputShape, kCapiNameNull},
+                                        {kCapiInfo, 0, 200},
+                                        {kCapiStatusName, 77},
+                                        {kCapiClose},
+                                        {kCapiTrace}};
   for (const auto& c : calls) misuse.bytes.insert(misuse.bytes.end(), c.begin(), c.end());
   out.push_back(misuse);
   return out;
@@ -192,8 +190,9 @@ int main(int argc, char** argv) {
     return WriteFiles(argv[2], files) ? 0 : 1;
   }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: make_test_package OUT.loom INPUT.npy [CONFIG] [N]\n"
-                         "       make_test_package --corpus|--run-corpus|--capi-corpus DIR\n");
+    std::fprintf(stderr,
+                 "usage: make_test_package OUT.loom INPUT.npy [CONFIG] [N]\n"
+                 "       make_test_package --corpus|--run-corpus|--capi-corpus DIR\n");
     return 2;
   }
   HwConfig c;

@@ -12,10 +12,10 @@ namespace {
 
 namespace q = kernels::q;
 using package::BindingSpec;
-using package::TensorLayout;
 using package::OpSpec;
 using package::PackageSpec;
 using package::SegmentSpec;
+using package::TensorLayout;
 using package::TensorSpec;
 
 uint64_t Align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -26,8 +26,9 @@ struct Builder {
   q::Blocking blk;
   std::mt19937 rng;
 
-  int32_t Tensor(const std::string& name, pkg::DType dtype, TensorLayout layout, std::vector<uint32_t> shape,
-                 package::Storage storage, float scale, uint64_t bytes) {
+  int32_t Tensor(const std::string& name, pkg::DType dtype, TensorLayout layout,
+                 std::vector<uint32_t> shape, package::Storage storage, float scale,
+                 uint64_t bytes) {
     TensorSpec t;
     t.name = name;
     t.dtype = dtype;
@@ -44,20 +45,21 @@ struct Builder {
   }
   int32_t Act(const std::string& name, std::vector<uint32_t> nchw, float scale) {
     const q::ActShape s{nchw[0], nchw[1], nchw[2], nchw[3]};
-    return Tensor(name, pkg::DType::Int8, TensorLayout::Blocked, nchw, package::Storage::Arena, scale,
-                  q::BlockedBytes(blk, s));
+    return Tensor(name, pkg::DType::Int8, TensorLayout::Blocked, nchw, package::Storage::Arena,
+                  scale, q::BlockedBytes(blk, s));
   }
   int32_t Float(const std::string& name, std::vector<uint32_t> shape) {
     uint64_t n = 1;
     for (uint32_t d : shape) n *= d;
-    return Tensor(name, pkg::DType::Float32, TensorLayout::Plain, shape, package::Storage::Arena, 1.0f, n * 4);
+    return Tensor(name, pkg::DType::Float32, TensorLayout::Plain, shape, package::Storage::Arena,
+                  1.0f, n * 4);
   }
   uint8_t* ConstData(int32_t t) { return spec->constants.data() + spec->tensors[t].offset; }
   // A float32 constant with values in [-1, 1).
   int32_t FloatConst(const std::string& name, std::vector<uint32_t> shape) {
     uint64_t n = 1;
     for (uint32_t d : shape) n *= d;
-    const int32_t t = Tensor(name, DType::Float32, TensorLayout::Plain, shape,
+    const int32_t t = Tensor(name, pkg::DType::Float32, TensorLayout::Plain, shape,
                              package::Storage::Constant, 1.0f, n * 4);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     for (uint64_t i = 0; i < n; ++i) {
@@ -81,8 +83,9 @@ struct Builder {
       bl[i] = bias(rng);
       ml[i] = mult(rng);
     }
-    const int32_t wt = Tensor(name + ".w", pkg::DType::Int8, TensorLayout::BlockedWeights, {o, ci, k, k},
-                              package::Storage::Constant, 1.0f, q::ConvWeightBytes(blk, o, ci, k, k));
+    const int32_t wt =
+        Tensor(name + ".w", pkg::DType::Int8, TensorLayout::BlockedWeights, {o, ci, k, k},
+               package::Storage::Constant, 1.0f, q::ConvWeightBytes(blk, o, ci, k, k));
     const uint64_t vec = q::ChannelVectorElems(blk, o) * 4;
     const int32_t bt = Tensor(name + ".b", pkg::DType::Int32, TensorLayout::BlockedVector, {o},
                               package::Storage::Constant, 1.0f, vec);
@@ -276,7 +279,8 @@ Status BuildCpuOnlyModel(const HwConfig& config, PackageSpec* spec) {
   spec->config = config;
   Builder b{config, spec, q::Blocking{config.batch, config.block_in}, std::mt19937(1)};
   const int32_t x = b.Act("x", {1, 3, 2, 2}, 0.5f);
-  const int32_t y = b.Tensor("y", pkg::DType::Int8, TensorLayout::Plain, {1, 12}, package::Storage::Arena, 0.5f, 12);
+  const int32_t y = b.Tensor("y", pkg::DType::Int8, TensorLayout::Plain, {1, 12},
+                             package::Storage::Arena, 0.5f, 12);
   SegmentSpec s;
   s.name = "relayout";
   OpSpec op;

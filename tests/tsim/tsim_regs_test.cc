@@ -332,7 +332,8 @@ TEST_F(TsimRegsTest, DeadlockTimesOutNamingEachModule) {
   EXPECT_THAT(s.message(), HasSubstr("compute: last completed instruction 0 (load.uop"));
   EXPECT_THAT(s.message(), HasSubstr("now instruction 2 (gemm uop=0:1"));
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on load->compute;"));
-  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed, now instruction 3 (store.out"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("store: no instruction completed, now instruction 3 (store.out"));
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store;"));
   EXPECT_THAT(s.message(), HasSubstr("load->compute 0, compute->load 0, compute->store 0"));
   EXPECT_THAT(s.message(), HasSubstr("5 of 5 instructions dispatched"));
@@ -350,9 +351,11 @@ TEST_F(TsimRegsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
   ASSERT_TRUE(programs::BuildLongRunningCase(config_, &cases).ok());
   const programs::IsaCase& c = cases.front();
   ASSERT_LE(c.program.dram_bytes(), kDramBytes);
-  ASSERT_TRUE(c.program.Install([&](uint64_t a, const uint8_t* b, size_t n) {
-                 return dev_->dram().Write(a, b, n);
-               }).ok());
+  ASSERT_TRUE(c.program
+                  .Install([&](uint64_t a, const uint8_t* b, size_t n) {
+                    return dev_->dram().Write(a, b, n);
+                  })
+                  .ok());
   tsim::RunOptions o;
   o.insn_addr = c.program.insn_addr();
   o.insn_count = c.program.insn_count();
@@ -363,11 +366,13 @@ TEST_F(TsimRegsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
   ASSERT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("no FINISH within the wall-clock limit of 300 ms ("));
   EXPECT_THAT(s.message(), HasSubstr("compute: last completed instruction 0 (load.uop"));
-  EXPECT_THAT(s.message(), HasSubstr("now executing instruction 3 (gemm uop=0:1024 loop=16383x16383"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("now executing instruction 3 (gemm uop=0:1024 loop=16383x16383"));
   EXPECT_THAT(s.message(), HasSubstr("load: last completed instruction 2 (load.wgt"));
   EXPECT_THAT(s.message(), HasSubstr("now instruction 5 (load.inp sram=1"));
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->load;"));
-  EXPECT_THAT(s.message(), HasSubstr("store: no instruction completed, now instruction 4 (store.out"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("store: no instruction completed, now instruction 4 (store.out"));
   EXPECT_THAT(s.message(), HasSubstr("waits for a token on compute->store;"));
   EXPECT_THAT(s.message(), HasSubstr("tokens: load->compute 0, compute->load 0, compute->store 0"));
   EXPECT_THAT(s.message(), HasSubstr("7 of 7 instructions dispatched"));

@@ -1,10 +1,9 @@
 // loom-fsim-demo: runs a double-buffered blocked GEMM with per-channel requantization on fsim,
 // checks it bit for bit against the C++ reference, and prints the cycle report next to the same
 // work serialized (one virtual thread), so the effect of latency hiding is visible.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
-
-#include <CLI/CLI.hpp>
 
 #include "runtime/config/config_file.h"
 #include "sim/fsim/fsim.h"
