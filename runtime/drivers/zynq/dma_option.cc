@@ -16,32 +16,9 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
+// "0x..." hexadecimal, else decimal.
 bool ParseNumber(const std::string& s, uint64_t* out) {
-  size_t i = 0;
-  unsigned base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    i = 2;
-    base = 16;
-  }
-  if (i == s.size()) return false;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    unsigned d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (base == 16 && c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else if (base == 16 && c >= 'A' && c <= 'F') {
-      d = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      return false;
-    }
-    if (v > (UINT64_MAX - d) / base) return false;
-    v = v * base + d;
-  }
-  *out = v;
-  return true;
+  return ParseU64(s, /*hex=*/false, out) == NumberError::kNone;
 }
 
 std::string Hex(uint64_t v) {

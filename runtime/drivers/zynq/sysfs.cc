@@ -67,19 +67,14 @@ Status ReadAttribute(const std::string& path, const char* what, std::string* val
   return Status::Ok();
 }
 
-Status ReadAttributeU64(const std::string& path, const char* what, bool hex, uint64_t* value) {
-  std::string text;
-  LOOM_RETURN_IF_ERROR(ReadAttribute(path, what, &text));
+NumberError ParseU64(const std::string& text, bool hex, uint64_t* value) {
   size_t i = 0;
   unsigned base = hex ? 16 : 10;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     i = 2;
     base = 16;
   }
-  if (i == text.size()) {
-    return DataLoss(std::string(what) + " in " + path + " is empty; expected a " +
-                    (base == 16 ? "hexadecimal" : "decimal") + " number");
-  }
+  if (i == text.size()) return NumberError::kEmpty;
   uint64_t v = 0;
   for (; i < text.size(); ++i) {
     const char c = text[i];
@@ -91,16 +86,33 @@ Status ReadAttributeU64(const std::string& path, const char* what, bool hex, uin
     } else if (base == 16 && c >= 'A' && c <= 'F') {
       d = static_cast<unsigned>(c - 'A' + 10);
     } else {
-      return DataLoss(std::string(what) + " in " + path + " is '" + text + "'; expected a " +
-                      (base == 16 ? "hexadecimal" : "decimal") + " number");
+      return NumberError::kBadDigit;
     }
-    if (v > (UINT64_MAX - d) / base) {
-      return DataLoss(std::string(what) + " in " + path + " ('" + text + "') overflows 64 bits");
-    }
+    if (v > (UINT64_MAX - d) / base) return NumberError::kOverflow;
     v = v * base + d;
   }
   *value = v;
-  return Status::Ok();
+  return NumberError::kNone;
+}
+
+Status ReadAttributeU64(const std::string& path, const char* what, bool hex, uint64_t* value) {
+  std::string text;
+  LOOM_RETURN_IF_ERROR(ReadAttribute(path, what, &text));
+  const bool hexadecimal = hex || (text.size() > 2 && text[0] == '0' && (text[1] | 0x20) == 'x');
+  const std::string kind = hexadecimal ? "hexadecimal" : "decimal";
+  switch (ParseU64(text, hex, value)) {
+    case NumberError::kNone:
+      return Status::Ok();
+    case NumberError::kEmpty:
+      return DataLoss(std::string(what) + " in " + path + " is empty; expected a " + kind +
+                      " number");
+    case NumberError::kBadDigit:
+      return DataLoss(std::string(what) + " in " + path + " is '" + text + "'; expected a " + kind +
+                      " number");
+    case NumberError::kOverflow:
+      return DataLoss(std::string(what) + " in " + path + " ('" + text + "') overflows 64 bits");
+  }
+  return Internal("unreachable");
 }
 
 Status WriteAttribute(const std::string& path, const char* what, const std::string& text) {
