@@ -189,32 +189,33 @@ void PrintWritten(const std::string& dir, const std::vector<hwgen::GeneratedFile
   std::printf(" and rtl/\n%s\n", next);
 }
 
-Status Vivado(const std::string& target, const std::string& dir) {
+// A flow folder: the board's inputs through one generator, written to `dir`, then what to do next.
+using FlowGenerator = Status (*)(const Board&, const HwConfig&,
+                                 const std::vector<hwgen::RtlSource>&,
+                                 std::vector<hwgen::GeneratedFile>*);
+Status WriteFlow(const std::string& target, const std::string& dir, FlowGenerator generate,
+                 const char* next) {
   Board board;
   HwConfig config;
   std::vector<hwgen::RtlSource> rtl;
   LOOM_RETURN_IF_ERROR(FlowInputs(target, &board, &config, &rtl));
   std::vector<hwgen::GeneratedFile> files;
-  LOOM_RETURN_IF_ERROR(hwgen::GenerateVivadoProject(board, config, rtl, &files));
+  LOOM_RETURN_IF_ERROR(generate(board, config, rtl, &files));
   LOOM_RETURN_IF_ERROR(hwgen::WriteGeneratedFiles(dir, files));
-  PrintWritten(dir, files,
-               "next: run build.sh there on a machine with Vivado (docs/boards.md); it writes the "
-               ".bit, the .bin and the .xsa");
+  PrintWritten(dir, files, next);
   return Status::Ok();
 }
 
+Status Vivado(const std::string& target, const std::string& dir) {
+  return WriteFlow(target, dir, &hwgen::GenerateVivadoProject,
+                   "next: run build.sh there on a machine with Vivado (docs/boards.md); it writes "
+                   "the .bit, the .bin and the .xsa");
+}
+
 Status Xo(const std::string& target, const std::string& dir) {
-  Board board;
-  HwConfig config;
-  std::vector<hwgen::RtlSource> rtl;
-  LOOM_RETURN_IF_ERROR(FlowInputs(target, &board, &config, &rtl));
-  std::vector<hwgen::GeneratedFile> files;
-  LOOM_RETURN_IF_ERROR(hwgen::GenerateAlveoKernel(board, config, rtl, &files));
-  LOOM_RETURN_IF_ERROR(hwgen::WriteGeneratedFiles(dir, files));
-  PrintWritten(dir, files,
-               "next: run build.sh there on a machine with Vivado and Vitis (docs/boards.md); it "
-               "writes the .xo and the .xclbin");
-  return Status::Ok();
+  return WriteFlow(target, dir, &hwgen::GenerateAlveoKernel,
+                   "next: run build.sh there on a machine with Vivado and Vitis (docs/boards.md); "
+                   "it writes the .xo and the .xclbin");
 }
 
 Status Overlay(const std::string& target, const std::string& output) {
