@@ -12,7 +12,7 @@
 namespace loom::runtime {
 
 struct SessionOptions {
-  std::string device = "fsim";  // a CreateDriver name
+  std::string device = DefaultDeviceName();  // a CreateDriver name
   // HwConfig name or path to open the device with instead of the package's; needs a config
   // loader (SetHwConfigLoader). Empty: the package's config.
   std::string config;

@@ -137,6 +137,9 @@ Status RegisterDriver(const char* name, DriverFactory create);
 Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out);
 // Space-separated names of the registered drivers, for help texts.
 std::string DriverNames();
+// The device used when none is named: fsim where it is registered (it needs no board and counts
+// cycles), else cpu, which every runtime has.
+const char* DefaultDeviceName();
 
 }  // namespace loom::runtime
 

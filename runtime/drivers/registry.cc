@@ -65,6 +65,8 @@ std::string DriverNames() {
   return names;
 }
 
+const char* DefaultDeviceName() { return Find("fsim") != nullptr ? "fsim" : kBuiltIn[0].name; }
+
 Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out) {
   if (const Entry* e = Find(name.c_str())) {
     *out = e->create();

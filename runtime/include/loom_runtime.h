@@ -44,7 +44,7 @@ typedef enum loom_dtype { LOOM_FLOAT32 = 0, LOOM_INT8 = 1 } loom_dtype;
 typedef struct loom_runtime loom_runtime;
 
 typedef struct loom_options {
-  const char* device; /* "cpu", "fsim", "tsim"; NULL: "fsim" */
+  const char* device; /* "cpu", "fsim", "tsim"; NULL: fsim where registered, else cpu */
   const char* config; /* open the device with this HwConfig (name or path); NULL: the package's */
   int trace;          /* record the instruction timeline (loom_trace_json) */
   /* Most device memory the package may take (arena, constants, programs); a package that needs

@@ -25,12 +25,6 @@ void Check(const Status& s) {
   if (!s.ok()) Die(s);
 }
 
-// fsim where it is built (it needs no board and counts cycles), else cpu, which every runtime has.
-std::string DefaultDevice() {
-  const std::string names = " " + DriverNames() + " ";
-  return names.find(" fsim ") != std::string::npos ? "fsim" : "cpu";
-}
-
 // "NAME=FILE" or "FILE".
 std::pair<std::string, std::string> SplitNamed(const std::string& arg) {
   const size_t eq = arg.find('=');
@@ -94,7 +88,7 @@ json SegmentJson(const SegmentProfile& s, const HwConfig& c) {
 // and a trace written at the end.
 struct SessionArgs {
   std::string package;
-  std::string device = DefaultDevice();
+  std::string device = DefaultDeviceName();
   std::string config;
   std::vector<std::string> inputs;
   std::string trace;
