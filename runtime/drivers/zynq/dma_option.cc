@@ -84,63 +84,37 @@ Status DevmemTransport::Open(const std::string& root, uint64_t addr, uint64_t by
                       " does not fit this process");
   }
   std::unique_ptr<DevmemTransport> t(new DevmemTransport());
-  t->path_ = UnderRoot(root, "/dev/mem");
-  t->fd_ = open(t->path_.c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
-  if (t->fd_ < 0) {
+  const std::string path = UnderRoot(root, "/dev/mem");
+  const int fd = open(path.c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
+  if (fd < 0) {
     const int err = errno;
-    return OpenError(err, "cannot open " + t->path_ + " for --dma=devmem: " + OpenHint(err));
+    return OpenError(err, "cannot open " + path + " for --dma=devmem: " + OpenHint(err));
   }
-  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_, off);
+  t->region_.TakeFd(fd);
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
   if (p == MAP_FAILED) {
-    return FailedPrecondition("cannot map " + Hex(addr) + " + " + Hex(bytes) + " of " + t->path_ +
+    return FailedPrecondition("cannot map " + Hex(addr) + " + " + Hex(bytes) + " of " + path +
                               ": " + std::strerror(errno) +
                               " (a kernel with CONFIG_STRICT_DEVMEM refuses RAM it manages)");
   }
-  t->base_ = static_cast<uint8_t*>(p);
-  t->addr_ = addr;
-  t->size_ = bytes;
-  t->heap_.Reset(addr, bytes);
+  t->region_.TakeMapping(path, static_cast<uint8_t*>(p), addr, bytes);
   *out = std::move(t);
   return Status::Ok();
 }
 
-DevmemTransport::~DevmemTransport() {
-  if (base_ != nullptr) munmap(base_, static_cast<size_t>(size_));
-  if (fd_ >= 0) close(fd_);
-}
-
 Status DevmemTransport::Allocate(uint64_t bytes, uint64_t align, DmaBuffer* buffer) {
-  uint64_t addr;
-  LOOM_RETURN_IF_ERROR(heap_.Allocate(bytes, align, &addr).WithContext(path_));
-  buffer->device_address = addr;
-  buffer->host = base_ + (addr - addr_);
-  buffer->bytes = bytes;
-  return Status::Ok();
+  return region_.Allocate(bytes, align, buffer);
 }
 
-Status DevmemTransport::Free(const DmaBuffer& buffer) {
-  return heap_.Free(buffer.device_address).WithContext(path_);
-}
-
-Status DevmemTransport::CheckRange(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) const {
-  uint64_t end, addr;
-  if (!CheckedAdd(offset, bytes, &end) || end > buffer.bytes ||
-      !CheckedAdd(buffer.device_address, offset, &addr) ||
-      !heap_.Contains(addr, bytes ? bytes : 1)) {
-    return OutOfRange("sync of [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
-                      ") on DMA buffer " + Hex(buffer.device_address) + " of " + path_ +
-                      ": not inside a live allocation");
-  }
-  return Status::Ok();
-}
+Status DevmemTransport::Free(const DmaBuffer& buffer) { return region_.Free(buffer); }
 
 // Uncached mapping: nothing to clean or invalidate, but a bad range is still the caller's bug.
 Status DevmemTransport::SyncForDevice(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) {
-  return CheckRange(buffer, offset, bytes);
+  return region_.CheckRange(buffer, offset, bytes, "sync for device");
 }
 
 Status DevmemTransport::SyncForCpu(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) {
-  return CheckRange(buffer, offset, bytes);
+  return region_.CheckRange(buffer, offset, bytes, "sync for cpu");
 }
 
 }  // namespace loom::runtime::zynq

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/drivers/device_heap.h"
 #include "runtime/drivers/protocol/transport.h"
+#include "runtime/drivers/zynq/mapped_region.h"
 
 namespace loom::runtime::zynq {
 
@@ -29,7 +29,6 @@ class DevmemTransport : public DmaTransport {
  public:
   static Status Open(const std::string& root, uint64_t addr, uint64_t bytes, int address_bits,
                      std::unique_ptr<DevmemTransport>* out);
-  ~DevmemTransport() override;
   DevmemTransport(const DevmemTransport&) = delete;
   DevmemTransport& operator=(const DevmemTransport&) = delete;
 
@@ -41,13 +40,8 @@ class DevmemTransport : public DmaTransport {
 
  private:
   DevmemTransport() = default;
-  Status CheckRange(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) const;
 
-  std::string path_;
-  int fd_ = -1;
-  uint8_t* base_ = nullptr;
-  uint64_t addr_ = 0, size_ = 0;
-  DeviceHeap heap_;
+  MappedRegion region_;
 };
 
 }  // namespace loom::runtime::zynq

@@ -42,99 +42,78 @@ Status UdmabufTransport::Open(const UdmabufOptions& options,
                     " does not exist; check that u-dma-buf.ko is loaded (insmod u-dma-buf.ko) "
                     "before the Loom overlay is applied (docs/boards.md)");
   }
-  LOOM_RETURN_IF_ERROR(ReadAttributeU64(t->sysfs_dir_ + "/phys_addr", "u-dma-buf physical address",
-                                        true, &t->phys_addr_));
+  uint64_t phys = 0, size = 0;
   LOOM_RETURN_IF_ERROR(
-      ReadAttributeU64(t->sysfs_dir_ + "/size", "u-dma-buf size", false, &t->size_));
+      ReadAttributeU64(t->sysfs_dir_ + "/phys_addr", "u-dma-buf physical address", true, &phys));
+  LOOM_RETURN_IF_ERROR(ReadAttributeU64(t->sysfs_dir_ + "/size", "u-dma-buf size", false, &size));
   uint64_t coherent = 0;
   LOOM_RETURN_IF_ERROR(ReadAttributeU64(t->sysfs_dir_ + "/dma_coherent", "u-dma-buf dma_coherent",
                                         false, &coherent));
-  if (t->size_ == 0 || t->size_ % kCacheLine != 0) {
-    return InvalidArgument("u-dma-buf size " + std::to_string(t->size_) + " in " + t->sysfs_dir_ +
+  if (size == 0 || size % kCacheLine != 0) {
+    return InvalidArgument("u-dma-buf size " + std::to_string(size) + " in " + t->sysfs_dir_ +
                            "/size is not a positive multiple of " + std::to_string(kCacheLine) +
                            " bytes; check the overlay's size property");
   }
   uint64_t end;
-  const bool fits = CheckedAdd(t->phys_addr_, t->size_, &end) &&
+  const bool fits = CheckedAdd(phys, size, &end) &&
                     (options.address_bits == 64 || end <= (uint64_t{1} << options.address_bits));
   if (!fits) {
-    return OutOfRange("u-dma-buf region " + Hex(t->phys_addr_) + " + " + Hex(t->size_) + " (" +
-                      t->sysfs_dir_ + ") ends above the " + std::to_string(options.address_bits) +
+    return OutOfRange("u-dma-buf region " + Hex(phys) + " + " + Hex(size) + " (" + t->sysfs_dir_ +
+                      ") ends above the " + std::to_string(options.address_bits) +
                       "-bit address range the accelerator can reach; reserve the region lower "
                       "(a memory-region below 2^" +
                       std::to_string(options.address_bits) + ")");
   }
   size_t len;
-  if (!CheckedCast(t->size_, &len)) {
-    return OutOfRange("u-dma-buf size " + std::to_string(t->size_) + " does not fit this process");
+  if (!CheckedCast(size, &len)) {
+    return OutOfRange("u-dma-buf size " + std::to_string(size) + " does not fit this process");
   }
-  t->device_path_ = UnderRoot(options.root, "/dev/" + options.name);
-  t->fd_ = open(t->device_path_.c_str(), O_RDWR | O_CLOEXEC | (options.uncached ? O_SYNC : 0));
-  if (t->fd_ < 0) {
+  const std::string device_path = UnderRoot(options.root, "/dev/" + options.name);
+  const int fd = open(device_path.c_str(), O_RDWR | O_CLOEXEC | (options.uncached ? O_SYNC : 0));
+  if (fd < 0) {
     const int err = errno;
-    return OpenError(err, "cannot open u-dma-buf device " + t->device_path_ + ": " + OpenHint(err));
+    return OpenError(err, "cannot open u-dma-buf device " + device_path + ": " + OpenHint(err));
   }
+  t->region_.TakeFd(fd);
   // Tests stand a regular file in for the device; a short one would fault on access.
-  if (fstat(t->fd_, &st) == 0 && S_ISREG(st.st_mode) &&
-      static_cast<uint64_t>(st.st_size) < t->size_) {
-    return DataLoss("u-dma-buf device " + t->device_path_ + " holds " + std::to_string(st.st_size) +
-                    " bytes, less than its size attribute (" + std::to_string(t->size_) + ")");
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < size) {
+    return DataLoss("u-dma-buf device " + device_path + " holds " + std::to_string(st.st_size) +
+                    " bytes, less than its size attribute (" + std::to_string(size) + ")");
   }
-  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_, 0);
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
-    return FailedPrecondition("cannot map the " + std::to_string(t->size_) + "-byte region of " +
-                              t->device_path_ + ": " + std::strerror(errno));
+    return FailedPrecondition("cannot map the " + std::to_string(size) + "-byte region of " +
+                              device_path + ": " + std::strerror(errno));
   }
-  t->base_ = static_cast<uint8_t*>(p);
+  t->region_.TakeMapping(device_path, static_cast<uint8_t*>(p), phys, size);
   t->coherence_ = coherent != 0      ? Coherence::kCoherent
                   : options.uncached ? Coherence::kUncached
                                      : Coherence::kNonCoherent;
-  t->heap_.Reset(t->phys_addr_, t->size_);
   *out = std::move(t);
   return Status::Ok();
 }
 
-UdmabufTransport::~UdmabufTransport() {
-  if (base_ != nullptr) munmap(base_, static_cast<size_t>(size_));
-  if (fd_ >= 0) close(fd_);
-}
-
 Status UdmabufTransport::Allocate(uint64_t bytes, uint64_t align, DmaBuffer* buffer) {
-  uint64_t addr;
-  LOOM_RETURN_IF_ERROR(heap_.Allocate(bytes, align, &addr).WithContext(device_path_));
-  buffer->device_address = addr;
-  buffer->host = base_ + (addr - phys_addr_);
-  buffer->bytes = bytes;
-  return Status::Ok();
+  return region_.Allocate(bytes, align, buffer);
 }
 
-Status UdmabufTransport::Free(const DmaBuffer& buffer) {
-  return heap_.Free(buffer.device_address).WithContext(device_path_);
-}
+Status UdmabufTransport::Free(const DmaBuffer& buffer) { return region_.Free(buffer); }
 
 Status UdmabufTransport::Sync(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes,
                               const char* attribute, unsigned direction) {
-  uint64_t end, addr;
-  if (!CheckedAdd(offset, bytes, &end) || end > buffer.bytes ||
-      !CheckedAdd(buffer.device_address, offset, &addr) ||
-      !heap_.Contains(addr, bytes ? bytes : 1)) {
-    return OutOfRange(std::string(attribute) + " of [" + std::to_string(offset) + ", +" +
-                      std::to_string(bytes) + ") on DMA buffer " + Hex(buffer.device_address) +
-                      " (" + std::to_string(buffer.bytes) + " bytes) of " + device_path_ +
-                      ": not inside a live allocation");
-  }
+  LOOM_RETURN_IF_ERROR(region_.CheckRange(buffer, offset, bytes, attribute));
   if (bytes == 0 || coherence_ != Coherence::kNonCoherent) return Status::Ok();
   // Whole cache lines, clamped to the region (its size is a multiple of a line).
-  const uint64_t rel = buffer.device_address - phys_addr_ + offset;
+  const uint64_t rel = buffer.device_address - region_.phys() + offset;
   const uint64_t start = rel & ~(kCacheLine - 1);
   uint64_t stop = (rel + bytes + kCacheLine - 1) & ~(kCacheLine - 1);
-  if (stop > size_) stop = size_;
+  if (stop > region_.bytes()) stop = region_.bytes();
   const uint64_t len = stop - start;
   // u-dma-buf's one-write form: the high 32 bits are the offset, the low 32 the size (a multiple of
   // 16) with the direction in bits 3:2 and bit 0 set. It leaves sync_offset/sync_size untouched.
   if (start > 0xFFFFFFFFu || len > 0xFFFFFFF0u) {
     return OutOfRange(std::string(attribute) + " of " + std::to_string(len) + " bytes at offset " +
-                      Hex(start) + " in " + device_path_ +
+                      Hex(start) + " in " + region_.path() +
                       ": u-dma-buf's sync command takes 32-bit offsets and sizes");
   }
   char cmd[32];

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/drivers/device_heap.h"
 #include "runtime/drivers/protocol/transport.h"
+#include "runtime/drivers/zynq/mapped_region.h"
 
 namespace loom::runtime::zynq {
 
@@ -27,7 +27,6 @@ struct UdmabufOptions {
 class UdmabufTransport : public DmaTransport {
  public:
   static Status Open(const UdmabufOptions& options, std::unique_ptr<UdmabufTransport>* out);
-  ~UdmabufTransport() override;
   UdmabufTransport(const UdmabufTransport&) = delete;
   UdmabufTransport& operator=(const UdmabufTransport&) = delete;
 
@@ -37,9 +36,9 @@ class UdmabufTransport : public DmaTransport {
   Status SyncForDevice(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) override;
   Status SyncForCpu(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes) override;
 
-  uint64_t phys_addr() const { return phys_addr_; }
-  uint64_t region_bytes() const { return size_; }
-  const std::string& device_path() const { return device_path_; }
+  uint64_t phys_addr() const { return region_.phys(); }
+  uint64_t region_bytes() const { return region_.bytes(); }
+  const std::string& device_path() const { return region_.path(); }
 
  private:
   UdmabufTransport() = default;
@@ -47,12 +46,9 @@ class UdmabufTransport : public DmaTransport {
   Status Sync(const DmaBuffer& buffer, uint64_t offset, uint64_t bytes, const char* attribute,
               unsigned direction);
 
-  std::string device_path_, sysfs_dir_;
-  int fd_ = -1;
-  uint8_t* base_ = nullptr;
-  uint64_t phys_addr_ = 0, size_ = 0;
+  std::string sysfs_dir_;
   Coherence coherence_ = Coherence::kNonCoherent;
-  DeviceHeap heap_;
+  MappedRegion region_;
 };
 
 }  // namespace loom::runtime::zynq
