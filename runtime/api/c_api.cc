@@ -45,8 +45,9 @@ bool FromCDType(loom_dtype dtype, DType* out) {
     case LOOM_INT8:
       *out = DType::kI8;
       return true;
+    default:  // any other int a C caller passed
+      return false;
   }
-  return false;
 }
 loom_dtype ToCDType(DType dtype) { return dtype == DType::kI8 ? LOOM_INT8 : LOOM_FLOAT32; }
 

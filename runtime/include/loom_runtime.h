@@ -39,7 +39,13 @@ typedef enum loom_status {
   LOOM_DEADLINE_EXCEEDED = 9    /* the device did not finish in time */
 } loom_status;
 
-typedef enum loom_dtype { LOOM_FLOAT32 = 0, LOOM_INT8 = 1 } loom_dtype;
+typedef enum loom_dtype {
+  LOOM_FLOAT32 = 0,
+  LOOM_INT8 = 1,
+  /* Not a type. It makes every int a valid loom_dtype value in C++, so an unknown value passed from
+   * C is refused with LOOM_INVALID_ARGUMENT instead of being undefined behaviour. */
+  LOOM_DTYPE_FORCE_INT_ = 0x7fffffff
+} loom_dtype;
 
 typedef struct loom_runtime loom_runtime;
 

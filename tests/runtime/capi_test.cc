@@ -137,6 +137,10 @@ TEST(CApi, SetInputRefusesNegativeAndOverflowingShapes) {
   EXPECT_THAT(loom_last_error(rt),
               HasSubstr("input 'input' holds 1276 bytes; shape [1, 5, 8, 8] of "
                         "float32 needs 1280"));
+  // A dtype value the header does not name (C passes any int) is refused, not undefined.
+  EXPECT_EQ(loom_set_input(rt, "input", static_cast<loom_dtype>(7), good, 4, x.data(), 4 * 320),
+            LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("unknown dtype"));
   // Nothing refused was kept.
   EXPECT_EQ(loom_run(rt), LOOM_NOT_FOUND);
   EXPECT_THAT(loom_last_error(rt), HasSubstr("model input 'input' was not given"));
