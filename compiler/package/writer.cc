@@ -1,12 +1,13 @@
 #include "compiler/package/writer.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <type_traits>
 
-#include <unistd.h>
-
+#include "runtime/io/file.h"
 #include "runtime/package/format.h"
 #include "runtime/package/package.h"
 
@@ -111,13 +112,10 @@ fb::Offset<pkg::HwConfigTable> BuildConfig(fb::FlatBufferBuilder& b, const HwCon
 }  // namespace
 
 Status HashFile(const std::string& path, uint64_t* fnv1a) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return NotFound("cannot open " + path);
+  // The model file the importer already read under the same cap; a FIFO or device node in its
+  // place is refused rather than read forever.
   std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-  std::fclose(f);
+  LOOM_RETURN_IF_ERROR(ReadFileBytes(path, "model", kMaxModelFileBytes, &bytes));
   *fnv1a = runtime::Fnv1a64(bytes.data(), bytes.size());
   return Status::Ok();
 }

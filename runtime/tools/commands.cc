@@ -246,7 +246,7 @@ void RunProfile(const ProfileArgs& a) {
   so.timeline = true;
   std::unique_ptr<Executor> exec = OpenFromArgs(a, so);
   std::vector<HostTensor> inputs = ReadInputs(a);
-  if (inputs.empty()) inputs = ZeroInputs(exec->package());
+  if (inputs.empty()) Check(ZeroInputs(exec->package(), &inputs));
   ProfileReport report;
   Check(ProfileInference(*exec, inputs, &report));
   std::fputs(FormatProfile(report).c_str(), stdout);

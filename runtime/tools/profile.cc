@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/package/link.h"
 
 namespace loom::runtime {
@@ -69,21 +69,23 @@ void StallCycles::Add(const InsnTiming& t) {
   fetch += t.stall_fetch + t.stall_finish;
 }
 
-std::vector<HostTensor> ZeroInputs(const Package& package) {
-  std::vector<HostTensor> v;
+Status ZeroInputs(const Package& package, std::vector<HostTensor>* out) {
+  out->clear();
   for (const pkg::Binding* b : *package.root().inputs()) {
     HostTensor t;
     t.name = b->name()->str();
     t.type = DType::kF32;
-    size_t n = 1;
+    uint64_t bytes = DTypeSize(DType::kF32);
     for (uint32_t d : *b->shape()) {
       t.shape.push_back(d);
-      n *= d;
+      if (!CheckedMul(bytes, uint64_t{d}, &bytes)) {
+        return OutOfRange("input '" + t.name + "': its size overflows 64 bits");
+      }
     }
-    t.data.assign(n * 4, 0);
-    v.push_back(std::move(t));
+    t.data.assign(bytes, 0);
+    out->push_back(std::move(t));
   }
-  return v;
+  return Status::Ok();
 }
 
 Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, ProfileReport* out) {

@@ -68,8 +68,9 @@ struct ProfileReport {
   bool timed = false;  // every device segment had a timeline
 };
 
-// Zero inputs (float32) in every input's user-visible shape.
-std::vector<HostTensor> ZeroInputs(const Package& package);
+// Zero inputs (float32) in every input's user-visible shape. The loader bounds each input's size,
+// but the product is checked here too: this allocates it.
+Status ZeroInputs(const Package& package, std::vector<HostTensor>* out);
 
 // Runs one inference on `exec` (opened with ExecutorOptions::timeline for per-layer cycles) and
 // attributes it. Resets the executor's profile first.

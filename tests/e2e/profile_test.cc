@@ -62,7 +62,11 @@ bool ProfileOn(const std::string& block, const std::string& device,
   }
   EXPECT_TRUE(os.ok()) << os.ToString();
   if (!os.ok()) return false;
-  const Status ps = runtime::ProfileInference(**exec, runtime::ZeroInputs((*exec)->package()), r);
+  std::vector<runtime::HostTensor> zeros;
+  const Status zs = runtime::ZeroInputs((*exec)->package(), &zeros);
+  EXPECT_TRUE(zs.ok()) << zs.ToString();
+  if (!zs.ok()) return false;
+  const Status ps = runtime::ProfileInference(**exec, zeros, r);
   EXPECT_TRUE(ps.ok()) << ps.ToString();
   return ps.ok();
 }
@@ -173,7 +177,9 @@ TEST(ProfileCpu, NothingTimed) {
   std::unique_ptr<runtime::Executor> exec;
   ASSERT_TRUE(Open(bytes, "cpu", &exec).ok());
   runtime::ProfileReport r;
-  ASSERT_TRUE(runtime::ProfileInference(*exec, runtime::ZeroInputs(exec->package()), &r).ok());
+  std::vector<runtime::HostTensor> zeros;
+  ASSERT_TRUE(runtime::ZeroInputs(exec->package(), &zeros).ok());
+  ASSERT_TRUE(runtime::ProfileInference(*exec, zeros, &r).ok());
   EXPECT_FALSE(r.timed);
   for (const runtime::LayerProfile& l : r.layers) {
     EXPECT_FALSE(l.timed);

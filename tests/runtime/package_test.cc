@@ -107,6 +107,24 @@ TEST(Package, WritesAtomicallyAndLoadsFromFile) {
   EXPECT_EQ(missing.code(), StatusCode::kNotFound);
 }
 
+// The provenance hash reads the model file through the capped reader: a folder (or a FIFO, or
+// a device node) where the model should be is refused instead of hashed as empty or read forever.
+TEST(Package, ModelHashRefusesWhatIsNotARegularFile) {
+  const std::string path = ::testing::TempDir() + "/model_hash.onnx";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("abc", f);
+    std::fclose(f);
+  }
+  uint64_t hash = 0;
+  ASSERT_TRUE(package::HashFile(path, &hash).ok());
+  EXPECT_EQ(hash, runtime::Fnv1a64(reinterpret_cast<const uint8_t*>("abc"), 3));
+  const Status dir = package::HashFile(::testing::TempDir(), &hash);
+  EXPECT_FALSE(dir.ok());
+  EXPECT_THAT(dir.message(), ::testing::HasSubstr("give the path of a regular file"));
+  EXPECT_EQ(package::HashFile(path + ".nope", &hash).code(), StatusCode::kNotFound);
+}
 TEST(PackageBad, Truncated) {
   std::vector<uint8_t> bytes = Bytes(ConvSpec());
   for (size_t keep : {size_t{0}, size_t{10}, size_t{32}, bytes.size() / 2, bytes.size() - 1}) {
