@@ -1,11 +1,11 @@
-// The accelerator's AXI4-Lite register map, as a driver sees it. docs/registers.md is the
-// specification; vta_hw/rtl/loom_regs.sv implements it.
-#ifndef LOOM_SIM_TSIM_REGISTERS_H_
-#define LOOM_SIM_TSIM_REGISTERS_H_
+// The accelerator's AXI4-Lite register map, as the protocol (accelerator.h) sees it.
+// docs/registers.md is the specification; vta_hw/rtl/loom_regs.sv implements it.
+#ifndef LOOM_RUNTIME_DRIVERS_PROTOCOL_REGISTERS_H_
+#define LOOM_RUNTIME_DRIVERS_PROTOCOL_REGISTERS_H_
 
 #include <cstdint>
 
-namespace loom::tsim::reg {
+namespace loom::runtime::reg {
 
 inline constexpr uint32_t kCtrl = 0x00;
 inline constexpr uint32_t kGie = 0x04;
@@ -49,9 +49,10 @@ inline constexpr uint32_t kErrTokens = 2;
 inline constexpr uint32_t kErrDram = 3;
 inline constexpr uint32_t kErrStream = 4;
 
-// The RTL version this harness was written against (VERSION, 0x00MMmmpp).
+// The RTL version (VERSION, 0x00MMmmpp) this protocol was written against; another major version
+// is refused at open.
 inline constexpr uint32_t kExpectedVersion = 0x00010000;
 
-}  // namespace loom::tsim::reg
+}  // namespace loom::runtime::reg
 
-#endif  // LOOM_SIM_TSIM_REGISTERS_H_
+#endif  // LOOM_RUNTIME_DRIVERS_PROTOCOL_REGISTERS_H_
