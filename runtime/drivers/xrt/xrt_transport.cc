@@ -281,8 +281,14 @@ Status XrtDmaTransport::Allocate(uint64_t bytes, uint64_t align, DmaBuffer* buff
   if (align == 0 || (align & (align - 1)) != 0) {
     return InvalidArgument("xrt DMA alignment " + std::to_string(align) + " is not a power of two");
   }
-  uint64_t worst = 0;
-  if (!CheckedAdd(bytes, align - 1, &worst) ||
+  // XRT backs a normal bo with aligned_alloc(page, size), which C11 (and ASan) accept only for a
+  // size that is a multiple of the page: round both tries up to one.
+  constexpr uint64_t kPage = 4096;
+  uint64_t worst = 0, first = 0, second = 0;
+  size_t first_size = 0, second_size = 0;
+  if (!CheckedAdd(bytes, align - 1, &worst) || !CheckedAdd(bytes, kPage - 1, &first) ||
+      !CheckedAdd(worst, kPage - 1, &second) || !CheckedCast(first & ~(kPage - 1), &first_size) ||
+      !CheckedCast(second & ~(kPage - 1), &second_size) ||
       (impl_->bank_bytes != 0 && worst > impl_->bank_bytes)) {
     return OutOfRange("xrt DMA allocation of " + std::to_string(bytes) + " bytes (align " +
                       std::to_string(align) + ") does not fit memory bank " + impl_->tag + " (" +
@@ -291,11 +297,11 @@ Status XrtDmaTransport::Allocate(uint64_t bytes, uint64_t align, DmaBuffer* buff
   Impl::Allocation a;
   try {
     // XRT places a bo on a page; an alignment it misses costs one retry with room to offset.
-    a.bo = ::xrt::bo(impl_->device, static_cast<size_t>(bytes), ::xrt::bo::flags::normal,
+    a.bo = ::xrt::bo(impl_->device, first_size, ::xrt::bo::flags::normal,
                      static_cast<::xrt::memory_group>(impl_->group));
     uint64_t address = a.bo.address();
     if (address % align != 0) {
-      a.bo = ::xrt::bo(impl_->device, static_cast<size_t>(worst), ::xrt::bo::flags::normal,
+      a.bo = ::xrt::bo(impl_->device, second_size, ::xrt::bo::flags::normal,
                        static_cast<::xrt::memory_group>(impl_->group));
       address = a.bo.address();
       a.pad = (align - address % align) % align;
