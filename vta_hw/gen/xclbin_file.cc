@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
+#include "vta_hw/gen/alveo_xo.h"
+#include "vta_hw/gen/flow_files.h"
 #include "vta_hw/gen/register_map.h"
 
 namespace loom::hwgen {
@@ -42,6 +45,45 @@ void CopyName(const std::string& name, void* dst, size_t capacity) {
   std::memcpy(dst, name.data(), std::min(name.size(), capacity - 1));  // stays NUL-terminated
 }
 
+// EMBEDDED_METADATA: the kernel as v++ records it (ports and arguments of kernel.xml, one
+// instance). XRT takes the register window's size from the slave port's range.
+std::string EmbeddedMetadata(const Board& board, const HwConfig& config) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<project name=\"" << board.kernel_name << "\">\n"
+    << "  <platform vendor=\"xilinx\" boardid=\"" << board.name << "\" name=\""
+    << board.vitis_platform << "\">\n"
+    << "    <device name=\"fpga0\" fpgaDevice=\"" << board.fpga_part << "\">\n"
+    << "      <core name=\"OCL_REGION_0\" target=\"hw\" type=\"clc_region\">\n"
+    << "        <kernel name=\"" << board.kernel_name << "\" language=\"ip_c\" vlnv=\""
+    << KernelVlnv(board) << "\" interrupt=\"true\" hwControlProtocol=\"user_managed\">\n"
+    << "          <port name=\"s_axi_control\" mode=\"slave\" range=\""
+    << HexString(kRegisterWindowBytes) << "\" dataWidth=\"32\" portType=\"addressable\" "
+    << "base=\"0x0\"/>\n"
+    << "          <port name=\"m_axi_gmem\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" "
+    << "dataWidth=\"" << config.axi_data_bits << "\" portType=\"addressable\" base=\"0x0\"/>\n";
+  int id = 0;
+  for (const auto& r : RegisterMap()) {
+    if (r.arg == KernelArg::kNone) continue;
+    const bool pointer = r.arg == KernelArg::kPointer;
+    x << "          <arg name=\"" << r.arg_name << "\" addressQualifier=\"" << (pointer ? 1 : 0)
+      << "\" id=\"" << id++ << "\" port=\"" << (pointer ? "m_axi_gmem" : "s_axi_control")
+      << "\" size=\"" << (pointer ? "0x8" : "0x4") << "\" offset=\"" << HexString(r.offset)
+      << "\" hostOffset=\"0x0\" hostSize=\"" << (pointer ? "0x8" : "0x4") << "\" type=\""
+      << (pointer ? "void*" : "uint") << "\"/>\n";
+  }
+  x << "          <instance name=\"" << board.kernel_name << "_1\">\n"
+    << "            <addrRemap base=\"" << HexString(board.register_base) << "\" range=\""
+    << HexString(kRegisterWindowBytes) << "\" port=\"s_axi_control\"/>\n"
+    << "          </instance>\n"
+    << "        </kernel>\n"
+    << "      </core>\n"
+    << "    </device>\n"
+    << "  </platform>\n"
+    << "</project>\n";
+  return x.str();
+}
+
 struct Section {
   axlf_section_kind kind;
   const char* name;
@@ -67,6 +109,8 @@ Status GenerateMetadataXclbin(const Board& board, const HwConfig& config, std::s
   }
 
   std::vector<Section> sections;
+  const std::string xml = EmbeddedMetadata(board, config);
+  sections.push_back({EMBEDDED_METADATA, "metadata", std::vector<uint8_t>(xml.begin(), xml.end())});
 
   auto ips = SectionBytes<ip_layout, ip_data>(1);
   auto* ip = reinterpret_cast<ip_layout*>(ips.data());

@@ -3,6 +3,8 @@
 // device open, xclbin load, kernel lookup and buffer code run in CI with no card.
 //
 // Sections, as v++ would write them for `loom-hwconfig xo`'s kernel linked with its link.cfg:
+//   EMBEDDED_METADATA  the kernel's ports and arguments (kernel.xml's) and its one instance; XRT
+//                 sizes the register window from the slave port's range (kRegisterWindowBytes)
 //   IP_LAYOUT     one compute unit "<kernel_name>:<kernel_name>_1", user-managed control
 //                 (AP_CTRL_NONE), interrupt enabled, at the board's register_base
 //   MEM_TOPOLOGY  DDR4 banks bank0..bankN up to the board's dma_port "DDR[N]"; only bank N is
