@@ -53,6 +53,9 @@ struct InsnTiming {
 struct DriverOptions {
   // The config to instantiate (simulators) or to expect (hardware reports its own in config()).
   HwConfig config;
+  // What followed "name:" in the device string ("zynq:dma=devmem:0x70000000:0x8000000",
+  // "xrt:0"); empty when the string was just the name. Each driver documents its syntax.
+  std::string device_args;
   // Device memory the caller will allocate at most; simulators size their DRAM from it.
   uint64_t memory_bytes = 0;
   // Record an instruction timeline (TraceJson); drivers without one ignore it.
