@@ -1,8 +1,11 @@
 // tsim host speed: simulated accelerator cycles per host second for every RTL model in the build
 // (1x8x8, and 1x16x16 unless -DLOOM_TSIM_1X16X16=OFF), running a double-buffered GEMM + requant.
-// program. Not a test: numbers depend on the host.
+// program through the accelerator protocol (runtime/drivers/tsim/tsim_bench.h). Not a test: numbers
+// depend on the host.
 //
 //   build/bin/tsim_bench                 # table with cycles/s, MACs/s
+#include "runtime/drivers/tsim/tsim_bench.h"
+
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -10,7 +13,6 @@
 
 #include "runtime/config/config_file.h"
 #include "sim/programs/gemm_program.h"
-#include "sim/tsim/device.h"
 #include "sim/tsim/model.h"
 
 namespace {
@@ -32,8 +34,8 @@ void BM_TsimGemm(benchmark::State& state, const std::string& config_name) {
     s = loom::programs::BuildGemm(config, spec, loom::programs::RandomGemmData(config, spec, 1),
                                   &program, &where);
   }
-  std::unique_ptr<loom::tsim::Device> device;
-  if (s.ok()) s = loom::tsim::Device::Create(config, program.dram_bytes(), &device);
+  std::unique_ptr<loom::runtime::TsimBench> device;
+  if (s.ok()) s = loom::runtime::TsimBench::Create(config, program.dram_bytes(), &device);
   if (s.ok()) {
     s = program.Install(
         [&](uint64_t a, const uint8_t* b, size_t n) { return device->dram().Write(a, b, n); });
@@ -44,7 +46,7 @@ void BM_TsimGemm(benchmark::State& state, const std::string& config_name) {
   }
   uint64_t cycles = 0, macs = 0;
   for (auto _ : state) {
-    loom::tsim::Stats stats;
+    loom::runtime::DeviceCounters stats;
     s = device->Run({program.insn_addr(), program.insn_count()}, &stats);
     if (!s.ok()) {
       state.SkipWithError(s.ToString().c_str());

@@ -5,6 +5,13 @@ namespace {
 
 HwConfigLoader g_config_loader = nullptr;
 
+// "name:args" -> the driver's name and what it reads from DriverOptions::device_args.
+std::string DeviceName(const std::string& device) { return device.substr(0, device.find(':')); }
+std::string DeviceArgs(const std::string& device) {
+  const size_t colon = device.find(':');
+  return colon == std::string::npos ? std::string() : device.substr(colon + 1);
+}
+
 Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
             const SessionOptions& options, std::unique_ptr<Executor>* out) {
   ExecutorOptions eo;
@@ -23,6 +30,7 @@ Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
   eo.timeout_ms = options.timeout_ms;
   eo.wall_timeout_ms = options.wall_timeout_ms;
   eo.waves = options.waves;
+  eo.device_args = DeviceArgs(options.device);
   eo.max_device_memory = options.max_device_memory;
   return Executor::Create(std::move(package), std::move(driver), eo, out);
 }
@@ -34,7 +42,7 @@ void SetHwConfigLoader(HwConfigLoader loader) { g_config_loader = loader; }
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,
                    std::unique_ptr<Executor>* out) {
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver));
+  LOOM_RETURN_IF_ERROR(CreateDriver(DeviceName(options.device), &driver));
   return Open(std::move(package), std::move(driver), options, out);
 }
 
@@ -42,7 +50,7 @@ Status OpenSessionFile(const std::string& path, const SessionOptions& options,
                        std::unique_ptr<Executor>* out) {
   // The device first: a device this runtime lacks is reported before any package is read.
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver));
+  LOOM_RETURN_IF_ERROR(CreateDriver(DeviceName(options.device), &driver));
   std::unique_ptr<Package> package;
   LoadOptions lo;
   lo.max_device_memory = options.max_device_memory;

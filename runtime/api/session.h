@@ -12,7 +12,9 @@
 namespace loom::runtime {
 
 struct SessionOptions {
-  std::string device = DefaultDeviceName();  // a CreateDriver name
+  // A CreateDriver name, optionally followed by ":args" for that driver
+  // (DriverOptions::device_args; "tsim:coherent", "zynq:...").
+  std::string device = DefaultDeviceName();
   // HwConfig name or path to open the device with instead of the package's; needs a config
   // loader (SetHwConfigLoader). Empty: the package's config.
   std::string config;

@@ -1,6 +1,7 @@
 // The tsim test bench: one RTL model (model.h) under a SimCtrl, with the AXI4 DRAM model on its
-// master port and the AXI-Lite register master on its slave port. The Device (device.h) drives it
-// like a board driver; tests use it directly to poke at the register protocol.
+// master port and the AXI-Lite register master on its slave port. The accelerator protocol drives
+// it through tsim's transports (runtime/drivers/tsim) like a board; tests use it directly to poke
+// at the registers.
 #ifndef LOOM_SIM_TSIM_HARNESS_H_
 #define LOOM_SIM_TSIM_HARNESS_H_
 

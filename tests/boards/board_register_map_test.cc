@@ -1,7 +1,7 @@
 // The register table the board flows generate from (vta_hw/gen/register_map.h) against the places
 // that state the same map: docs/registers.md (the specification), the RTL (loom_regs.sv) and the
-// driver-side constants of tsim (sim/tsim/registers.h). A register added, moved or renamed in one
-// of them fails here until the others follow.
+// driver-side constants of the protocol (runtime/drivers/protocol/registers.h). A register added,
+// moved or renamed in one of them fails here until the others follow.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/tsim/registers.h"
+#include "runtime/drivers/protocol/registers.h"
 #include "vta_hw/gen/register_map.h"
 
 namespace loom::hwgen {
@@ -102,7 +102,7 @@ TEST(RegisterMapTest, OffsetsOfTheRtl) {
 }
 
 TEST(RegisterMapTest, OffsetsOfTheTsimHeader) {
-  namespace reg = tsim::reg;
+  namespace reg = runtime::reg;
   const std::map<std::string, uint32_t> tsim = {
       {"CTRL", reg::kCtrl},
       {"GIE", reg::kGie},

@@ -43,6 +43,7 @@ class FakeRegisters : public RegisterTransport {
   uint64_t now_ns = 1000;  // the device clock
   // Every access, in order: "r CTRL", "w 0x0c=1", "enable", "wait 100", "pause 50", "reset".
   std::vector<std::string> log;
+  bool record = true;  // false: keep no log (a test that counts allocations)
   std::array<uint32_t, 0x80 / 4> regs{};
 
   static std::string Hex(uint32_t v) {
@@ -54,14 +55,14 @@ class FakeRegisters : public RegisterTransport {
 
   Status Read32(uint32_t offset, uint32_t* value) override {
     if (offset % 4 != 0 || offset >= 0x80) return OutOfRange("offset " + Hex(offset));
-    log.push_back("r " + Hex(offset));
+    if (record) log.push_back("r " + Hex(offset));
     Update();
     *value = regs[offset / 4];
     return Status::Ok();
   }
   Status Write32(uint32_t offset, uint32_t value) override {
     if (offset % 4 != 0 || offset >= 0x80) return OutOfRange("offset " + Hex(offset));
-    log.push_back("w " + Hex(offset) + "=" + std::to_string(value));
+    if (record) log.push_back("w " + Hex(offset) + "=" + std::to_string(value));
     if (offset == reg::kIsr) {
       regs[reg::kIsr / 4] &= ~value;  // W1C
     } else if (offset == reg::kCtrl) {
@@ -78,12 +79,12 @@ class FakeRegisters : public RegisterTransport {
   }
   Status EnableInterrupt() override {
     if (!has_interrupt) return Unimplemented("no interrupt");
-    log.push_back("enable");
+    if (record) log.push_back("enable");
     return Status::Ok();
   }
   Status WaitInterrupt(int timeout_ms, bool* fired) override {
     if (!has_interrupt) return Unimplemented("no interrupt");
-    log.push_back("wait " + std::to_string(timeout_ms));
+    if (record) log.push_back("wait " + std::to_string(timeout_ms));
     const uint64_t end = now_ns + uint64_t(timeout_ms) * 1000000;
     if (running_ && !done() && script.run_ns <= end - start_ns_) now_ns = start_ns_ + script.run_ns;
     if (!done()) now_ns = end;
@@ -93,7 +94,7 @@ class FakeRegisters : public RegisterTransport {
   }
   uint64_t NowNanos() override { return now_ns; }
   void Pause(uint32_t micros) override {
-    log.push_back("pause " + std::to_string(micros));
+    if (record) log.push_back("pause " + std::to_string(micros));
     now_ns += uint64_t{micros} * 1000;
   }
   SequencerState ModuleState(int module) override { return script.states[module]; }
@@ -164,15 +165,16 @@ class FakeDma : public DmaTransport {
   }
   Status Free(const DmaBuffer&) override { return Status::Ok(); }
   Status SyncForDevice(const DmaBuffer& b, uint64_t offset, uint64_t bytes) override {
-    syncs.push_back({true, b.device_address, offset, bytes});
+    if (record) syncs.push_back({true, b.device_address, offset, bytes});
     return Status::Ok();
   }
   Status SyncForCpu(const DmaBuffer& b, uint64_t offset, uint64_t bytes) override {
-    syncs.push_back({false, b.device_address, offset, bytes});
+    if (record) syncs.push_back({false, b.device_address, offset, bytes});
     return Status::Ok();
   }
 
   std::vector<Sync> syncs;
+  bool record = true;
 
  private:
   uint64_t base_;

@@ -4,8 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "runtime/config/config_file.h"
@@ -13,6 +16,24 @@
 #include "runtime/drivers/protocol/accelerator.h"
 #include "runtime/drivers/protocol/protocol_driver.h"
 #include "tests/protocol/fake_transports.h"
+
+// Every allocation of this binary is counted while g_counting is set (the protocol must not
+// allocate per run: docs/runtime.md, "Allocation").
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<uint64_t> g_allocations{0};
+// Out of line, so that GCC does not take the free() of memory from operator new for a mismatched
+// pair (-Wmismatched-new-delete): both are malloc's here.
+[[gnu::noinline]] void Release(void* p) { std::free(p); }
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { Release(p); }
+void operator delete(void* p, std::size_t) noexcept { Release(p); }
 
 namespace loom::testing {
 namespace {
@@ -210,6 +231,7 @@ struct Opened {
   FakeDma* dma = nullptr;
   uint64_t hash = 0;
   bool fail = false;
+  bool irq = true;
 };
 Opened g_opened;
 
@@ -219,6 +241,7 @@ Status OpenFakes(const DriverOptions& options, Transports* out) {
   }
   auto regs = std::make_unique<FakeRegisters>();
   regs->config_hash = g_opened.hash;
+  regs->has_interrupt = g_opened.irq;
   auto dma = std::make_unique<FakeDma>();
   g_opened.regs = regs.get();
   g_opened.dma = dma.get();
@@ -285,6 +308,35 @@ TEST_F(ProtocolDriverTest, SubmitAndWaitRunTheProtocol) {
   EXPECT_EQ(g_opened.regs->regs[reg::kInsnAddrLo / 4], static_cast<uint32_t>(insns));
   EXPECT_EQ(g_opened.regs->regs[reg::kInsnAddrHi / 4], static_cast<uint32_t>(insns >> 32));
   EXPECT_EQ(driver_->Wait(1000).code(), StatusCode::kFailedPrecondition);  // nothing submitted
+}
+
+TEST_F(ProtocolDriverTest, ARunAllocatesNothing) {
+  for (bool irq : {true, false}) {
+    SCOPED_TRACE(irq ? "interrupt" : "polling");
+    driver_->Close();
+    g_opened.irq = irq;  // decided at open
+    ASSERT_TRUE(driver_->Open(options_).ok());
+    g_opened.regs->record = false;
+    g_opened.dma->record = false;
+    g_opened.regs->script.run_ns = 2000000;  // long enough for several waits or polls
+    uint64_t insns = 0, data = 0;
+    ASSERT_TRUE(driver_->Allocate(stream_.size(), 16, &insns).ok());
+    ASSERT_TRUE(driver_->Allocate(4096, 64, &data).ok());
+    std::vector<uint8_t> buf(256, 1);
+    DeviceCounters c;
+    g_allocations = 0;
+    g_counting = true;
+    Status s = driver_->CopyIn(insns, stream_.data(), stream_.size());
+    if (s.ok()) s = driver_->CopyIn(data, buf.data(), buf.size());
+    if (s.ok()) s = driver_->Submit(insns, 4);
+    if (s.ok()) s = driver_->Wait(1000);
+    if (s.ok()) s = driver_->ReadCounters(&c);
+    if (s.ok()) s = driver_->CopyOut(buf.data(), data, buf.size());
+    g_counting = false;
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(c.valid);
+    EXPECT_EQ(g_allocations.load(), 0u);
+  }
 }
 
 TEST_F(ProtocolDriverTest, OpenFailuresAreReported) {

@@ -415,5 +415,36 @@ TEST(ExecutorCpuOnly, PackageWithoutAcceleratorSegments) {
   }
 }
 
+// What follows "name:" in the device string reaches the driver (DriverOptions::device_args): tsim
+// reads its cache mode there and refuses what it does not know.
+TEST(ExecutorDevice, DeviceArgsReachTheDriver) {
+  ASSERT_TRUE(runtime::RegisterHostRuntime().ok());
+  if (!HaveDevice("tsim")) GTEST_SKIP() << "no tsim in this build";
+  ConvModelOptions m;
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildConvModel(Config("1x8x8"), m, &spec).ok());
+  const HostTensor in = FloatInput("input", {m.n, m.c, m.hw, m.hw}, ConvModelInput(m, 3));
+  std::vector<HostTensor> want;
+  {
+    std::unique_ptr<Executor> e;
+    ASSERT_TRUE(Open(spec, "fsim", &e).ok());
+    ASSERT_TRUE(e->Run({in}, runtime::RunOptions{}, &want).ok());
+  }
+  for (const char* device : {"tsim:coherent", "tsim:stale-cache"}) {
+    SCOPED_TRACE(device);
+    std::unique_ptr<Executor> e;
+    const Status s = Open(spec, device, &e);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<HostTensor> got;
+    ASSERT_TRUE(e->Run({in}, runtime::RunOptions{}, &got).ok());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < got.size(); ++o) EXPECT_EQ(got[o].data, want[o].data);
+  }
+  std::unique_ptr<Executor> e;
+  const Status s = Open(spec, "tsim:writeback", &e);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("unknown device argument 'writeback'"));
+}
+
 }  // namespace
 }  // namespace loom::testing

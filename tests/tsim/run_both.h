@@ -1,4 +1,5 @@
-// Test helper: runs one program on fsim and on tsim and keeps both DRAM images and statistics.
+// Test helper: runs one program on fsim and on tsim (through the accelerator protocol,
+// runtime/drivers/tsim/tsim_bench.h) and keeps both DRAM images and statistics.
 #ifndef LOOM_TESTS_TSIM_RUN_BOTH_H_
 #define LOOM_TESTS_TSIM_RUN_BOTH_H_
 
@@ -7,15 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/drivers/driver.h"
+#include "runtime/drivers/tsim/tsim_bench.h"
 #include "sim/fsim/fsim.h"
 #include "sim/programs/program.h"
-#include "sim/tsim/device.h"
 
 namespace loom::testing {
 
 struct Outcome {
   fsim::Stats fsim;
-  tsim::Stats tsim;
+  runtime::DeviceCounters tsim;
   std::vector<uint8_t> fsim_dram, tsim_dram;
   std::vector<isa::Insn> tsim_program;         // with trace: the stream tsim decoded
   std::vector<sim::TraceEvent> tsim_trace;     // with trace: tsim's instruction timeline
@@ -37,11 +39,11 @@ inline Status RunBoth(const HwConfig& config, const programs::Program& p, Outcom
   LOOM_RETURN_IF_ERROR(install(sim->dram()));
   LOOM_RETURN_IF_ERROR(
       sim->Run({p.insn_addr(), p.insn_count(), false}, &o->fsim).WithContext("fsim"));
-  std::unique_ptr<tsim::Device> dev;
-  LOOM_RETURN_IF_ERROR(tsim::Device::Create(config, bytes, &dev));
+  std::unique_ptr<runtime::TsimBench> dev;
+  LOOM_RETURN_IF_ERROR(runtime::TsimBench::Create(config, bytes, &dev));
   LOOM_RETURN_IF_ERROR(install(dev->dram()));
   dev->harness().bus().SetStalls(stall_percent, static_cast<uint32_t>(p.insn_count()));
-  tsim::RunOptions options;
+  runtime::TsimRunOptions options;
   options.insn_addr = p.insn_addr();
   options.insn_count = p.insn_count();
   options.timeout_cycles = timeout_cycles;

@@ -20,7 +20,7 @@
 #include "sim/fsim/fsim.h"
 #include "sim/programs/gemm_program.h"
 #include "sim/programs/isa_cases.h"
-#include "sim/tsim/device.h"
+#include "sim/tsim/harness.h"
 #include "tests/tsim/run_both.h"
 
 namespace loom {
@@ -120,8 +120,8 @@ TEST_P(TsimIsaTest, MatchesFsimBitForBit) {
 
   // The hardware counters agree with fsim's statistics.
   EXPECT_EQ(o.tsim.macs, o.fsim.macs);
-  EXPECT_EQ(o.tsim.bytes_read, o.fsim.total_bytes_loaded());
-  EXPECT_EQ(o.tsim.bytes_written, o.fsim.bytes_stored);
+  EXPECT_EQ(o.tsim.bytes_loaded, o.fsim.total_bytes_loaded());
+  EXPECT_EQ(o.tsim.bytes_stored, o.fsim.bytes_stored);
   EXPECT_EQ(o.tsim.insns, o.fsim.insns);
   EXPECT_GT(o.tsim.cycles, 0u);
   for (int m = 0; m < isa::kNumModules; ++m) EXPECT_LE(o.tsim.busy[m], o.tsim.cycles) << m;

@@ -1,7 +1,8 @@
 // The register protocol of docs/registers.md on the 1x8x8 RTL: reset values, identification,
 // start/done/idle, start while busy, the interrupt, the error codes with ERROR_INSN, config
-// checks in Device::Create, and hang reporting (a deadlock ends in kDeadlineExceeded within the
-// cycle budget, naming where each module stopped).
+// checks at open (the protocol, runtime/drivers/protocol, driving the model through TsimBench), and
+// hang reporting (a deadlock ends in kDeadlineExceeded within the cycle budget, naming where each
+// module stopped).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,16 +12,16 @@
 
 #include "runtime/config/config_file.h"
 #include "runtime/core/isa.h"
+#include "runtime/drivers/protocol/registers.h"
+#include "runtime/drivers/tsim/tsim_bench.h"
 #include "sim/programs/isa_cases.h"
 #include "sim/programs/program.h"
-#include "sim/tsim/device.h"
-#include "sim/tsim/registers.h"
 
 namespace loom {
 namespace {
 
 using ::testing::HasSubstr;
-namespace reg = tsim::reg;
+namespace reg = runtime::reg;
 
 constexpr uint64_t kDramBytes = 64 * 1024;
 
@@ -29,7 +30,7 @@ class TsimRegsTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(LoadHwConfig("1x8x8", &config_).ok());
     ASSERT_TRUE(isa::Layout::Create(config_, &layout_).ok());
-    const Status s = tsim::Device::Create(config_, kDramBytes, &dev_);
+    const Status s = runtime::TsimBench::Create(config_, kDramBytes, &dev_);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
@@ -46,8 +47,8 @@ class TsimRegsTest : public ::testing::Test {
   }
 
   // Assembles `text` (micro-ops `uops` at DRAM 0) into DRAM and returns the run options.
-  tsim::RunOptions Load(const std::string& text,
-                        const std::string& uops = "uop dst=0 src=0 wgt=0") {
+  runtime::TsimRunOptions Load(const std::string& text,
+                               const std::string& uops = "uop dst=0 src=0 wgt=0") {
     std::vector<isa::Uop> u;
     std::vector<isa::Insn> insns;
     EXPECT_TRUE(isa::AssembleUops(layout_, uops, &u).ok());
@@ -61,7 +62,7 @@ class TsimRegsTest : public ::testing::Test {
     EXPECT_TRUE(p.Install([&](uint64_t a, const uint8_t* b, size_t n) {
                    return dev_->dram().Write(a, b, n);
                  }).ok());
-    tsim::RunOptions o;
+    runtime::TsimRunOptions o;
     o.insn_addr = p.insn_addr();
     o.insn_count = p.insn_count();
     o.timeout_cycles = 100000;
@@ -69,7 +70,7 @@ class TsimRegsTest : public ::testing::Test {
   }
 
   // Starts a run through the registers without waiting for it.
-  void Start(const tsim::RunOptions& o) {
+  void Start(const runtime::TsimRunOptions& o) {
     Write(reg::kInsnAddrLo, static_cast<uint32_t>(o.insn_addr));
     Write(reg::kInsnAddrHi, 0);
     Write(reg::kInsnCount, o.insn_count);
@@ -86,7 +87,7 @@ class TsimRegsTest : public ::testing::Test {
 
   HwConfig config_;
   isa::Layout layout_;
-  std::unique_ptr<tsim::Device> dev_;
+  std::unique_ptr<runtime::TsimBench> dev_;
 };
 
 // A program long enough to be observed while running.
@@ -151,7 +152,7 @@ TEST_F(TsimRegsTest, ReadOnlyRegistersIgnoreWrites) {
 }
 
 TEST_F(TsimRegsTest, DoneIdleAndStartWhileBusy) {
-  const tsim::RunOptions o = Load(kLongProgram);
+  const runtime::TsimRunOptions o = Load(kLongProgram);
   Start(o);
   h().ctrl().Step(200);
   uint32_t ctrl = Read(reg::kCtrl);
@@ -179,7 +180,7 @@ TEST_F(TsimRegsTest, DoneIdleAndStartWhileBusy) {
 }
 
 TEST_F(TsimRegsTest, Interrupt) {
-  const tsim::RunOptions o = Load(kLongProgram);
+  const runtime::TsimRunOptions o = Load(kLongProgram);
   // Without IER the run sets no interrupt.
   Start(o);
   ASSERT_TRUE(WaitDone());
@@ -208,7 +209,7 @@ TEST_F(TsimRegsTest, Interrupt) {
 }
 
 TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
-  tsim::RunOptions o = Load(
+  runtime::TsimRunOptions o = Load(
       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
       "alu.add uop=0:1 loop=1x1 dst=0,0 imm=1\n"
       "alu.add uop=0:1 loop=1x1 dst=0,0 imm=2\n"
@@ -216,7 +217,7 @@ TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
   // Set reserved bit 127 of instruction 2.
   uint8_t* word = dev_->dram().At(o.insn_addr + 2 * HwConfig::kInsnBytes);
   word[15] |= 0x80;
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const Status s = dev_->Run(o, &stats);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 2"));
@@ -227,7 +228,7 @@ TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
   // The instructions before it ran; the invalid one and the rest did not.
   EXPECT_EQ(Read(reg::kFetched), 2u);
   // The device runs the next program normally.
-  const tsim::RunOptions good = Load(kLongProgram);
+  const runtime::TsimRunOptions good = Load(kLongProgram);
   const Status s2 = dev_->Run(good, &stats);
   EXPECT_TRUE(s2.ok()) << s2.ToString();
 }
@@ -235,14 +236,14 @@ TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
 TEST_F(TsimRegsTest, UnknownOpcodeAndWrongBufferAreErrorOne) {
   const char* const patches[] = {"opcode 7", "store of inp"};
   for (int k = 0; k < 2; ++k) {
-    tsim::RunOptions o = Load(
+    runtime::TsimRunOptions o = Load(
         "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
         "store.out sram=0 dram=64 y=1 x=1 stride=1\n"
         "finish\n");
     uint8_t* word = dev_->dram().At(o.insn_addr + HwConfig::kInsnBytes);
     if (k == 0) word[0] |= 0x7;                                                // opcode bits 2..0
     if (k == 1) word[0] = (word[0] & 0x7f), word[1] = (word[1] & ~0x3) | 0x1;  // buffer = 2 (inp)
-    tsim::Stats stats;
+    runtime::DeviceCounters stats;
     const Status s = dev_->Run(o, &stats);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << patches[k] << ": " << s.ToString();
     EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrInvalidInsn << 4) << patches[k];
@@ -251,12 +252,12 @@ TEST_F(TsimRegsTest, UnknownOpcodeAndWrongBufferAreErrorOne) {
 }
 
 TEST_F(TsimRegsTest, TokenImbalanceIsErrorTwo) {
-  const tsim::RunOptions o = Load(
+  const runtime::TsimRunOptions o = Load(
       "load.inp sram=0 dram=16 y=1 x=1 stride=1 @push_next\n"
       "load.inp sram=1 dram=16 y=1 x=1 stride=1 @push_next\n"
       "gemm reset uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev\n"
       "finish\n");
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const Status s = dev_->Run(o, &stats);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("token imbalance"));
@@ -269,11 +270,11 @@ TEST_F(TsimRegsTest, TokenImbalanceIsErrorTwo) {
 
 TEST_F(TsimRegsTest, DramErrorIsErrorThree) {
   // 64 KiB of DRAM; element 100000 of INP (8-byte elements) is far outside.
-  const tsim::RunOptions o = Load(
+  const runtime::TsimRunOptions o = Load(
       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
       "load.inp sram=0 dram=100000 y=1 x=2 stride=2\n"
       "finish\n");
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const Status s = dev_->Run(o, &stats);
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 1"));
@@ -282,9 +283,9 @@ TEST_F(TsimRegsTest, DramErrorIsErrorThree) {
 }
 
 TEST_F(TsimRegsTest, EmptyStreamIsErrorFour) {
-  tsim::RunOptions o;
+  runtime::TsimRunOptions o;
   o.insn_count = 0;
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const Status s = dev_->Run(o, &stats);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrStream << 4);
@@ -292,12 +293,12 @@ TEST_F(TsimRegsTest, EmptyStreamIsErrorFour) {
 }
 
 TEST_F(TsimRegsTest, StreamWithoutFinishIsErrorFour) {
-  tsim::RunOptions o = Load(
+  runtime::TsimRunOptions o = Load(
       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
       "alu.add uop=0:1 loop=1x1 dst=0,0 imm=1\n"
       "finish\n");
   o.insn_count = 2;  // the stream ends before its FINISH
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   Status s = dev_->Run(o, &stats);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("instruction 1"));
@@ -315,14 +316,14 @@ TEST_F(TsimRegsTest, StreamWithoutFinishIsErrorFour) {
 
 TEST_F(TsimRegsTest, DeadlockTimesOutNamingEachModule) {
   // compute waits for a token load never sends; store waits for compute.
-  tsim::RunOptions o = Load(
+  runtime::TsimRunOptions o = Load(
       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
       "load.inp sram=0 dram=16 y=1 x=1 stride=1\n"
       "gemm uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev @push_next\n"
       "store.out sram=0 dram=64 y=1 x=1 stride=1 @pop_prev\n"
       "finish\n");
   o.timeout_cycles = 20000;
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const uint64_t before = h().ctrl().cycle();
   const Status s = dev_->Run(o, &stats);
   EXPECT_LT(h().ctrl().cycle() - before, o.timeout_cycles + 2000);  // bounded, never stuck
@@ -338,7 +339,7 @@ TEST_F(TsimRegsTest, DeadlockTimesOutNamingEachModule) {
   EXPECT_THAT(s.message(), HasSubstr("load->compute 0, compute->load 0, compute->store 0"));
   EXPECT_THAT(s.message(), HasSubstr("5 of 5 instructions dispatched"));
   // The device was reset and runs the next program.
-  const tsim::RunOptions good = Load(kLongProgram);
+  const runtime::TsimRunOptions good = Load(kLongProgram);
   const Status s2 = dev_->Run(good, &stats);
   EXPECT_TRUE(s2.ok()) << s2.ToString();
 }
@@ -356,12 +357,12 @@ TEST_F(TsimRegsTest, LongProgramStopsAtWallClockLimitNamingEachModule) {
                     return dev_->dram().Write(a, b, n);
                   })
                   .ok());
-  tsim::RunOptions o;
+  runtime::TsimRunOptions o;
   o.insn_addr = c.program.insn_addr();
   o.insn_count = c.program.insn_count();
   o.timeout_cycles = uint64_t{1} << 50;  // the cycle budget alone would take years
   o.wall_timeout_ms = 300;
-  tsim::Stats stats;
+  runtime::DeviceCounters stats;
   const Status s = dev_->Run(o, &stats);
   ASSERT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("no FINISH within the wall-clock limit of 300 ms ("));
@@ -384,8 +385,8 @@ TEST(TsimDeviceTest, RefusesConfigWhoseHashDiffers) {
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
   c.acc_buffer_bytes *= 2;  // same name, different hardware
-  std::unique_ptr<tsim::Device> dev;
-  const Status s = tsim::Device::Create(c, kDramBytes, &dev);
+  std::unique_ptr<runtime::TsimBench> dev;
+  const Status s = runtime::TsimBench::Create(c, kDramBytes, &dev);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr(c.HashHex()));
   EXPECT_THAT(s.message(), HasSubstr("CONFIG_HASH"));
@@ -394,8 +395,8 @@ TEST(TsimDeviceTest, RefusesConfigWhoseHashDiffers) {
 TEST(TsimDeviceTest, RefusesConfigWithoutModel) {
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x32x32", &c).ok());
-  std::unique_ptr<tsim::Device> dev;
-  const Status s = tsim::Device::Create(c, kDramBytes, &dev);
+  std::unique_ptr<runtime::TsimBench> dev;
+  const Status s = runtime::TsimBench::Create(c, kDramBytes, &dev);
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("no RTL model for config 1x32x32"));
   EXPECT_THAT(s.message(), HasSubstr("1x8x8"));
@@ -407,10 +408,8 @@ TEST(TsimDeviceTest, WritesWaveforms) {
   const std::string path = ::testing::TempDir() + "tsim_waves.fst";
   std::remove(path.c_str());
   {
-    std::unique_ptr<tsim::Device> dev;
-    tsim::DeviceOptions options;
-    options.waves = path;
-    const Status s = tsim::Device::Create(c, kDramBytes, &dev, options);
+    std::unique_ptr<runtime::TsimBench> dev;
+    const Status s = runtime::TsimBench::Create(c, kDramBytes, &dev, path);
     ASSERT_TRUE(s.ok()) << s.ToString();
     dev->harness().ctrl().Step(100);
   }

@@ -40,8 +40,8 @@ class TsimStressBase : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << p.Listing();
     EXPECT_EQ(o.tsim_dram, o.fsim_dram)
         << FirstDifferences(o.fsim_dram, o.tsim_dram) << p.Listing();
-    EXPECT_EQ(o.tsim.bytes_read, o.fsim.total_bytes_loaded());
-    EXPECT_EQ(o.tsim.bytes_written, o.fsim.bytes_stored);
+    EXPECT_EQ(o.tsim.bytes_loaded, o.fsim.total_bytes_loaded());
+    EXPECT_EQ(o.tsim.bytes_stored, o.fsim.bytes_stored);
     EXPECT_EQ(o.tsim.macs, o.fsim.macs);
     std::printf("fsim %llu cycles, tsim %llu cycles\n",
                 static_cast<unsigned long long>(o.fsim.cycles),

@@ -124,8 +124,12 @@ Status Accelerator::WaitDone(uint64_t timeout_ns, bool* done) {
     }
     const uint64_t spent = regs_->NowNanos() - start;
     if (spent >= timeout_ns || regs_->ExpiredHostLimitMs() != 0) return Status::Ok();
-    if (!use_irq_) {
-      regs_->Pause(kPollMicros);
+    const uint64_t left_ns = timeout_ns - spent;
+    if (!use_irq_ || left_ns < 1000000) {
+      // Polling, or the last millisecond (WaitInterrupt counts whole ones): short pauses, so a
+      // wait ends within a few microseconds of its timeout.
+      const uint64_t left_us = (left_ns + 999) / 1000;
+      regs_->Pause(left_us < kPollMicros ? static_cast<uint32_t>(left_us) : kPollMicros);
       continue;
     }
     // UIO masks the interrupt after each one it delivers: unmask before every wait. A done that
@@ -133,7 +137,7 @@ Status Accelerator::WaitDone(uint64_t timeout_ns, bool* done) {
     // (Contexts are added only on failure: a run that succeeds builds no strings.)
     Status s = regs_->EnableInterrupt();
     if (!s.ok()) return s.WithContext(Where() + "re-enabling the interrupt");
-    const uint64_t left_ms = (timeout_ns - spent + 999999) / 1000000;
+    const uint64_t left_ms = left_ns / 1000000;
     const int slice = left_ms < static_cast<uint64_t>(kInterruptSliceMs) ? static_cast<int>(left_ms)
                                                                          : kInterruptSliceMs;
     bool fired = false;

@@ -65,8 +65,7 @@ Status SimDriver::TakeSubmission(uint64_t* insn_addr, uint32_t* insn_count) {
   return Status::Ok();
 }
 
-
-void SimDriver::OpenRecording(const DriverOptions& options) {
+void RunRecorder::Open(const DriverOptions& options) {
   trace_ = options.trace;
   timeline_ = options.timeline;
   timeline_data_.clear();
@@ -81,8 +80,8 @@ Status SimDriver::ReadCounters(DeviceCounters* out) {
   return Status::Ok();
 }
 
-void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
-                          const std::vector<sim::TraceEvent>& events, uint64_t cycles) {
+void RunRecorder::Record(const std::string& title, const std::vector<isa::Insn>& program,
+                         const std::vector<sim::TraceEvent>& events, uint64_t cycles) {
   if (trace_) {
     static const char* const kTracks[] = {"load", "compute", "store"};
     trace_builder_.Begin("loom accelerator (" + title + ")", kTracks, 3);
@@ -140,22 +139,30 @@ void SimDriver::RecordRun(const std::string& title, const std::vector<isa::Insn>
   label_.clear();
 }
 
-Status SimDriver::InsnTimeline(std::vector<InsnTiming>* out) {
-  LOOM_RETURN_IF_ERROR(CheckOpen());
+Status RunRecorder::InsnTimeline(const char* device, std::vector<InsnTiming>* out) const {
   if (!timeline_) {
-    return FailedPrecondition(std::string(name()) + ": the device was opened without a timeline");
+    return FailedPrecondition(std::string(device) + ": the device was opened without a timeline");
   }
   *out = timeline_data_;
   return Status::Ok();
 }
 
-Status SimDriver::TraceJson(std::string* out) {
-  LOOM_RETURN_IF_ERROR(CheckOpen());
+Status RunRecorder::TraceJson(const char* device, std::string* out) const {
   if (!trace_) {
-    return FailedPrecondition(std::string(name()) + ": the device was opened without tracing");
+    return FailedPrecondition(std::string(device) + ": the device was opened without tracing");
   }
   *out = trace_builder_.Json();
   return Status::Ok();
+}
+
+Status SimDriver::InsnTimeline(std::vector<InsnTiming>* out) {
+  LOOM_RETURN_IF_ERROR(CheckOpen());
+  return recorder_.InsnTimeline(name(), out);
+}
+
+Status SimDriver::TraceJson(std::string* out) {
+  LOOM_RETURN_IF_ERROR(CheckOpen());
+  return recorder_.TraceJson(name(), out);
 }
 
 }  // namespace loom::runtime

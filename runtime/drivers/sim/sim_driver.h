@@ -22,6 +22,33 @@ namespace loom::runtime {
 // `timeout_ms` of device time as cycles at the config's clock (Driver::Wait's timeout).
 uint64_t DeviceCycles(uint32_t timeout_ms, const HwConfig& config);
 
+// A device's instruction timeline: each run's events (sim::TraceEvent, which both simulators
+// produce) folded into the Perfetto trace (DriverOptions::trace) and the per-instruction timeline
+// of the last run (DriverOptions::timeline). Shared by the simulator drivers and tsim's protocol
+// driver.
+class RunRecorder {
+ public:
+  // At Open: which records to keep.
+  void Open(const DriverOptions& options);
+  // Whether the simulator should record instruction events for the next run.
+  bool recording() const { return trace_ || timeline_; }
+  void Annotate(const std::string& label) { label_ = label; }
+  // After a run: folds its events into the trace and the timeline. `title` names the device in
+  // the trace ("fsim, 1x16x16").
+  void Record(const std::string& title, const std::vector<isa::Insn>& program,
+              const std::vector<sim::TraceEvent>& events, uint64_t cycles);
+  // `device` names the device in the error when the record was not asked for at Open.
+  Status InsnTimeline(const char* device, std::vector<InsnTiming>* out) const;
+  Status TraceJson(const char* device, std::string* out) const;
+
+ private:
+  bool trace_ = false;
+  bool timeline_ = false;
+  std::vector<InsnTiming> timeline_data_;
+  std::string label_;
+  TraceBuilder trace_builder_;
+};
+
 class SimDriver : public Driver {
  public:
   bool executes_programs() const override { return true; }
@@ -31,7 +58,7 @@ class SimDriver : public Driver {
   Status CopyOut(void* dst, uint64_t src, uint64_t bytes) override;
   Status Submit(uint64_t insn_addr, uint32_t insn_count) override;
   Status InsnTimeline(std::vector<InsnTiming>* out) override;
-  void Annotate(const std::string& label) override { label_ = label; }
+  void Annotate(const std::string& label) override { recorder_.Annotate(label); }
   Status TraceJson(std::string* out) override;
   Status ReadCounters(DeviceCounters* out) override;
 
@@ -53,23 +80,20 @@ class SimDriver : public Driver {
   }
 
   // At Open: which records the driver keeps (DriverOptions::trace, ::timeline).
-  void OpenRecording(const DriverOptions& options);
+  void OpenRecording(const DriverOptions& options) { recorder_.Open(options); }
   // Whether the simulator should record instruction events for the next run.
-  bool recording() const { return trace_ || timeline_; }
-  // After a run: folds its events into the trace and the timeline. `title` names the device in
-  // the trace ("fsim, 1x16x16").
+  bool recording() const { return recorder_.recording(); }
+  // After a run: folds its events into the trace and the timeline (RunRecorder::Record).
   void RecordRun(const std::string& title, const std::vector<isa::Insn>& program,
-                 const std::vector<sim::TraceEvent>& events, uint64_t cycles);
+                 const std::vector<sim::TraceEvent>& events, uint64_t cycles) {
+    recorder_.Record(title, program, events, cycles);
+  }
 
  private:
   Status CheckRange(uint64_t addr, uint64_t bytes);
 
   DeviceHeap heap_;
-  bool trace_ = false;
-  bool timeline_ = false;
-  std::vector<InsnTiming> timeline_data_;
-  std::string label_;
-  TraceBuilder trace_builder_;
+  RunRecorder recorder_;
   uint64_t insn_addr_ = 0;
   uint32_t insn_count_ = 0;
   bool pending_ = false;

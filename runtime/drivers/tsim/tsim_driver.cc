@@ -1,72 +1,87 @@
 #include "runtime/drivers/tsim/tsim_driver.h"
 
+#include <utility>
+
+#include "runtime/drivers/protocol/protocol_driver.h"
 #include "runtime/drivers/sim/sim_driver.h"
-#include "sim/tsim/device.h"
+#include "runtime/drivers/tsim/tsim_transport.h"
 
 namespace loom::runtime {
 namespace {
 
-DeviceCounters CountersOf(const tsim::Stats& s) {
-  DeviceCounters c;
-  c.cycles = s.cycles;
-  c.macs = s.macs;
-  c.bytes_loaded = s.bytes_read;
-  c.bytes_stored = s.bytes_written;
-  c.insns = s.insns;
-  c.busy = s.busy;
-  return c;
-}
-
-class TsimDriver final : public SimDriver {
+// The protocol driver over the tsim transports, plus what only a simulator has: the instruction
+// timeline from the RTL's trace port, and a check that the RTL kept the AXI rules.
+class TsimDriver final : public ProtocolDriver {
  public:
-  const char* name() const override { return "tsim"; }
+  TsimDriver() : ProtocolDriver("tsim", nullptr) {}
+  ~TsimDriver() override { Close(); }
 
-  Status Open(const DriverOptions& options) override {
-    if (dev_) return FailedPrecondition("tsim device is already open");
-    const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
-    tsim::DeviceOptions dev_options;
-    dev_options.waves = options.waves;
-    LOOM_RETURN_IF_ERROR(tsim::Device::Create(options.config, bytes, &dev_, dev_options));
-    ResetHeap();
-    OpenRecording(options);
-    title_ = "tsim, RTL " + dev_->config().name;
-    wall_timeout_ms_ = options.wall_timeout_ms;
-    return Status::Ok();
+  void Annotate(const std::string& label) override { recorder_.Annotate(label); }
+  Status TraceJson(std::string* out) override {
+    if (!is_open()) return FailedPrecondition("tsim device is not open");
+    return recorder_.TraceJson(name(), out);
   }
-  const HwConfig& config() const override { return dev_ ? dev_->config() : empty_; }
-
-  // The timeout is device time: timeout_ms at the config's clock, as cycles of the RTL model; the
-  // wall-clock limit bounds the host time simulating them takes.
-  Status Wait(uint32_t timeout_ms) override {
-    tsim::RunOptions run;
-    LOOM_RETURN_IF_ERROR(TakeSubmission(&run.insn_addr, &run.insn_count));
-    ClearCounters();
-    run.timeout_cycles = DeviceCycles(timeout_ms, dev_->config());
-    run.wall_timeout_ms = wall_timeout_ms_;
-    run.trace = recording();
-    tsim::Stats stats;
-    LOOM_RETURN_IF_ERROR(dev_->Run(run, &stats));
-    SetCounters(CountersOf(stats));
-    RecordRun(title_, dev_->program(), dev_->trace(), stats.cycles);
-    return Status::Ok();
-  }
-  void Close() override {
-    dev_.reset();
-    ClearSubmission();
-    ClearCounters();
+  Status InsnTimeline(std::vector<InsnTiming>* out) override {
+    if (!is_open()) return FailedPrecondition("tsim device is not open");
+    return recorder_.InsnTimeline(name(), out);
   }
 
  protected:
-  sim::Dram* dram() override { return dev_ ? &dev_->dram() : nullptr; }
+  Status OpenTransports(const DriverOptions& options, Transports* out) override {
+    TsimOptions o;
+    LOOM_RETURN_IF_ERROR(ParseTsimDeviceArgs(options.device_args, &o));
+    std::shared_ptr<tsim::Harness> harness;
+    // Whole pages, as the simulator drivers size their DRAM.
+    const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
+    LOOM_RETURN_IF_ERROR(CreateTsimHarness(options.config, bytes, options.waves, &harness));
+    auto regs = std::make_unique<TsimRegisters>(harness, options.config, options.wall_timeout_ms);
+    regs->set_trace(options.trace || options.timeline);
+    regs_ = regs.get();
+    out->regs = std::move(regs);
+    out->dma = std::make_unique<TsimDma>(harness, o.stale_cache);
+    return Status::Ok();
+  }
+  Status OnOpen(const DriverOptions& options) override {
+    recorder_ = RunRecorder();
+    recorder_.Open(options);
+    title_ = "tsim, RTL " + options.config.name;
+    return Status::Ok();
+  }
+  void OnClose() override { regs_ = nullptr; }
+
+  Status OnRunEnd(Status outcome) override {
+    regs_->FinishTrace(&program_, &events_);
+    if (outcome.ok() && !regs_->harness().bus().error().empty()) {
+      return Internal("the RTL broke an AXI rule: " + regs_->harness().bus().error());
+    }
+    if (outcome.ok() && recorder_.recording()) {
+      DeviceCounters c;
+      LOOM_RETURN_IF_ERROR(ReadCounters(&c));
+      recorder_.Record(title_, program_, events_, c.cycles);
+    }
+    return outcome;
+  }
 
  private:
-  HwConfig empty_;
-  std::unique_ptr<tsim::Device> dev_;
+  TsimRegisters* regs_ = nullptr;  // owned by the transports, valid while open
+  RunRecorder recorder_;
   std::string title_;  // the trace's name for this device, built at Open, not per run
-  uint32_t wall_timeout_ms_ = 0;
+  std::vector<isa::Insn> program_;
+  std::vector<sim::TraceEvent> events_;
 };
 
 }  // namespace
+
+Status ParseTsimDeviceArgs(const std::string& args, TsimOptions* out) {
+  *out = TsimOptions();
+  if (args.empty() || args == "stale-cache") return Status::Ok();
+  if (args == "coherent") {
+    out->stale_cache = false;
+    return Status::Ok();
+  }
+  return InvalidArgument("tsim: unknown device argument '" + args +
+                         "' (tsim:stale-cache, the default, or tsim:coherent)");
+}
 
 std::unique_ptr<Driver> CreateTsimDriver() { return std::make_unique<TsimDriver>(); }
 

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "runtime/config/config_file.h"
+#include "runtime/drivers/tsim/tsim_bench.h"
 #include "sim/fsim/fsim.h"
 #include "sim/programs/gemm_flags.h"
 #include "sim/programs/gemm_program.h"
-#include "sim/tsim/device.h"
 
 namespace {
 
@@ -51,15 +51,14 @@ int main(int argc, char** argv) {
         [&](uint64_t a, const uint8_t* b, size_t n) { return dram.Write(a, b, n); });
   };
 
-  std::unique_ptr<loom::tsim::Device> device;
-  loom::tsim::DeviceOptions options;
-  options.waves = waves;
-  if (Status s = loom::tsim::Device::Create(config, program.dram_bytes(), &device, options);
+  // On the RTL through the accelerator protocol, as a board runs it.
+  std::unique_ptr<loom::runtime::TsimBench> device;
+  if (Status s = loom::runtime::TsimBench::Create(config, program.dram_bytes(), &device, waves);
       !s.ok()) {
     return Fail(s);
   }
   if (Status s = install(device->dram()); !s.ok()) return Fail(s);
-  loom::tsim::Stats stats;
+  loom::runtime::DeviceCounters stats;
   if (Status s = device->Run({program.insn_addr(), program.insn_count()}, &stats); !s.ok()) {
     return Fail(s);
   }
@@ -96,8 +95,8 @@ int main(int argc, char** argv) {
               100.0 * static_cast<double>(stats.macs) /
                   (static_cast<double>(stats.cycles) * config.macs_per_cycle()));
   std::printf("DRAM bytes   read %llu, written %llu\n",
-              static_cast<unsigned long long>(stats.bytes_read),
-              static_cast<unsigned long long>(stats.bytes_written));
+              static_cast<unsigned long long>(stats.bytes_loaded),
+              static_cast<unsigned long long>(stats.bytes_stored));
   if (!waves.empty()) std::printf("waveform     %s\n", waves.c_str());
   return match ? 0 : 1;
 }
