@@ -5,6 +5,9 @@
 #include "runtime/drivers/cpu/cpu_driver.h"
 #include "runtime/drivers/driver.h"
 #include "runtime/drivers/null/null_driver.h"
+#ifdef LOOM_HAVE_XRT_DRIVER
+#include "runtime/drivers/xrt/xrt_driver.h"
+#endif
 
 namespace loom::runtime {
 namespace {
@@ -18,6 +21,9 @@ struct Entry {
 constexpr Entry kBuiltIn[] = {
     {"cpu", &CreateCpuDriver},
     {"null", &CreateNullDriver},
+#ifdef LOOM_HAVE_XRT_DRIVER
+    {"xrt", &CreateXrtDriver},
+#endif
 };
 
 // Devices that only the simulator library (loom_sim_drivers) provides, for the NotFound message.

@@ -8,6 +8,8 @@
 //   loom-hwconfig vivado BOARD -o DIR     Vivado project for a Zynq board's bitstream
 //   loom-hwconfig xo BOARD -o DIR         Vitis RTL kernel and v++ link files for an Alveo board
 //   loom-hwconfig overlay BOARD [-o FILE] device-tree overlay (.dtso) for a Zynq board
+//   loom-hwconfig xclbin BOARD -o FILE    metadata-only xclbin of an Alveo board (XRT noop
+//                                         emulation; where XRT's headers were found)
 //
 // The three board flows are compiled in only where CMake defines LOOM_HWCONFIG_FLOWS: tsim's first
 // configure compiles a bootstrap copy of this file with sv_package.cc alone, for the `sv` command
@@ -29,6 +31,9 @@
 #include "vta_hw/gen/dt_overlay.h"
 #include "vta_hw/gen/flow_files.h"
 #include "vta_hw/gen/vivado_bd.h"
+#endif
+#ifdef LOOM_HWCONFIG_XCLBIN
+#include "vta_hw/gen/xclbin_file.h"
 #endif
 
 namespace loom {
@@ -235,6 +240,22 @@ Status Overlay(const std::string& target, const std::string& output) {
 }
 #endif  // LOOM_HWCONFIG_FLOWS
 
+#ifdef LOOM_HWCONFIG_XCLBIN
+Status Xclbin(const std::string& target, const std::string& output) {
+  Board board;
+  HwConfig config;
+  LOOM_RETURN_IF_ERROR(LoadBoard(target, &board));
+  LOOM_RETURN_IF_ERROR(LoadBoardConfig(board, &config));
+  std::string bytes;
+  LOOM_RETURN_IF_ERROR(hwgen::GenerateMetadataXclbin(board, config, &bytes));
+  std::ofstream out(output, std::ios::binary);
+  out << bytes;
+  out.close();
+  if (!out) return InvalidArgument("cannot write " + output);
+  return Status::Ok();
+}
+#endif
+
 }  // namespace
 }  // namespace loom
 
@@ -276,6 +297,16 @@ int main(int argc, char** argv) {
   overlay->add_option("-o,--output", output, "output file (default: stdout)");
 #endif
 
+#ifdef LOOM_HWCONFIG_XCLBIN
+  CLI::App* xclbin = app.add_subcommand(
+      "xclbin",
+      "Write a metadata-only xclbin of an Alveo board (IP layout, memory topology, connectivity; "
+      "no bitstream): what XRT's noop emulation loads");
+  xclbin->add_option("board", target, "board name (LOOM_BOARD_PATH, then boards/) or .json path")
+      ->required();
+  xclbin->add_option("-o,--output", output, "output file")->required();
+#endif
+
   CLI11_PARSE(app, argc, argv);
 
   loom::Status status;
@@ -288,6 +319,9 @@ int main(int argc, char** argv) {
   if (*vivado) status = loom::Vivado(target, output);
   if (*xo) status = loom::Xo(target, output);
   if (*overlay) status = loom::Overlay(target, output);
+#endif
+#ifdef LOOM_HWCONFIG_XCLBIN
+  if (*xclbin) status = loom::Xclbin(target, output);
 #endif
   if (!status.ok()) {
     std::fprintf(stderr, "loom-hwconfig: %s\n", status.message().c_str());
