@@ -6,8 +6,10 @@ namespace {
 HwConfigLoader g_config_loader = nullptr;
 
 Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
-            const SessionOptions& options, std::unique_ptr<Executor>* out) {
+            const std::string& device_args, const SessionOptions& options,
+            std::unique_ptr<Executor>* out) {
   ExecutorOptions eo;
+  eo.device_args = device_args;
   if (!options.config.empty()) {
     if (g_config_loader == nullptr) {
       return Unimplemented("config '" + options.config + "' was asked for, but this runtime " +
@@ -34,20 +36,22 @@ void SetHwConfigLoader(HwConfigLoader loader) { g_config_loader = loader; }
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,
                    std::unique_ptr<Executor>* out) {
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver));
-  return Open(std::move(package), std::move(driver), options, out);
+  std::string device_args;
+  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver, &device_args));
+  return Open(std::move(package), std::move(driver), device_args, options, out);
 }
 
 Status OpenSessionFile(const std::string& path, const SessionOptions& options,
                        std::unique_ptr<Executor>* out) {
   // The device first: a device this runtime lacks is reported before any package is read.
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver));
+  std::string device_args;
+  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver, &device_args));
   std::unique_ptr<Package> package;
   LoadOptions lo;
   lo.max_device_memory = options.max_device_memory;
   LOOM_RETURN_IF_ERROR(Package::LoadFile(path, &package, lo));
-  return Open(std::move(package), std::move(driver), options, out);
+  return Open(std::move(package), std::move(driver), device_args, options, out);
 }
 
 }  // namespace loom::runtime

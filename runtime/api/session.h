@@ -12,7 +12,8 @@
 namespace loom::runtime {
 
 struct SessionOptions {
-  std::string device = DefaultDeviceName();  // a CreateDriver name
+  // A device string, NAME[:ARGS] (CreateDriver): "fsim", "zynq:dma=udmabuf:udmabuf1".
+  std::string device = DefaultDeviceName();
   // HwConfig name or path to open the device with instead of the package's; needs a config
   // loader (SetHwConfigLoader). Empty: the package's config.
   std::string config;

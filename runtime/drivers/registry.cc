@@ -67,8 +67,33 @@ std::string DriverNames() {
 
 const char* DefaultDeviceName() { return Find("fsim") != nullptr ? "fsim" : kBuiltIn[0].name; }
 
-Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out) {
+void SplitDeviceString(const std::string& device, std::string* name, std::string* args) {
+  const size_t colon = device.find(':');
+  *name = device.substr(0, colon);
+  *args = colon == std::string::npos ? std::string() : device.substr(colon + 1);
+}
+
+Status CheckNoDeviceArgs(const char* device, const DriverOptions& options) {
+  if (options.device_args.empty()) return Status::Ok();
+  return InvalidArgument(std::string("device '") + device + "' takes no arguments, got '" + device +
+                         ":" + options.device_args + "'; name it alone");
+}
+
+Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
+                    std::string* device_args) {
+  std::string name, args;
+  SplitDeviceString(device, &name, &args);
+  if (name.empty()) {
+    return InvalidArgument("device string '" + device + "' names no device (expected " +
+                           "NAME[:ARGS]); available: " + DriverNames());
+  }
   if (const Entry* e = Find(name.c_str())) {
+    if (device_args != nullptr) {
+      *device_args = args;
+    } else if (device.find(':') != std::string::npos) {
+      return InvalidArgument("device string '" + device + "': arguments after '" + name +
+                             ":' cannot be passed on from here; name the device alone");
+    }
     *out = e->create();
     return Status::Ok();
   }

@@ -73,7 +73,7 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "board build")
   message(FATAL_ERROR "loom-run-board --help: ${rc} ${out} ${err}")
 endif()
 run(${BOARD_RUN} run --help)
-if(NOT out MATCHES "Device: cpu null")
+if(NOT out MATCHES "devices: cpu null")
   message(FATAL_ERROR "loom-run-board run --help does not list its devices: ${out}")
 endif()
 

@@ -351,6 +351,39 @@ TEST(DriverRegistry, UnknownDeviceListsTheAvailableOnes) {
   EXPECT_THAT(s.message(), ::testing::HasSubstr("available: cpu fsim"));
 }
 
+// The registry splits a device string at its first ':'; the arguments go to the caller for
+// DriverOptions, or, when the caller cannot pass them on, the string is refused.
+TEST(DriverRegistry, DeviceStringsSplitAtTheFirstColon) {
+  std::string name, args;
+  runtime::SplitDeviceString("zynq:dma=devmem:0x70000000:0x100000", &name, &args);
+  EXPECT_EQ(name, "zynq");
+  EXPECT_EQ(args, "dma=devmem:0x70000000:0x100000");
+  runtime::SplitDeviceString("cpu", &name, &args);
+  EXPECT_EQ(name, "cpu");
+  EXPECT_EQ(args, "");
+  std::unique_ptr<Driver> d;
+  ASSERT_TRUE(runtime::CreateDriver("null:a=1", &d, &args).ok());
+  EXPECT_STREQ(d->name(), "null");
+  EXPECT_EQ(args, "a=1");
+  Status s = runtime::CreateDriver("null:a=1", &d);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("cannot be passed on"));
+  s = runtime::CreateDriver("gpu:0", &d, &args);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("unknown device 'gpu'"));
+  // cpu and the simulators take no arguments.
+  for (const std::string dev : {"cpu", "fsim"}) {
+    ASSERT_TRUE(runtime::CreateDriver(dev, &d).ok());
+    runtime::DriverOptions o;
+    ASSERT_TRUE(LoadHwConfig("1x8x8", &o.config).ok());
+    o.memory_bytes = 1 << 20;
+    o.device_args = "x";
+    s = d->Open(o);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << dev;
+    EXPECT_THAT(s.message(), ::testing::HasSubstr("takes no arguments, got '" + dev + ":x'"));
+  }
+}
+
 std::unique_ptr<Driver> CreateTestDevice() { return runtime::CreateNullDriver(); }
 std::unique_ptr<Driver> CreateOtherTestDevice() { return runtime::CreateNullDriver(); }
 

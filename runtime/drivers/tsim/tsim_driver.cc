@@ -23,6 +23,7 @@ class TsimDriver final : public SimDriver {
 
   Status Open(const DriverOptions& options) override {
     if (dev_) return FailedPrecondition("tsim device is already open");
+    LOOM_RETURN_IF_ERROR(CheckNoDeviceArgs("tsim", options));
     const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
     tsim::DeviceOptions dev_options;
     dev_options.waves = options.waves;
