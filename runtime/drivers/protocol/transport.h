@@ -10,7 +10,9 @@
 #ifndef LOOM_RUNTIME_DRIVERS_PROTOCOL_TRANSPORT_H_
 #define LOOM_RUNTIME_DRIVERS_PROTOCOL_TRANSPORT_H_
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "runtime/core/status.h"
 
@@ -31,6 +33,44 @@ class RegisterTransport {
   // Waits up to `timeout_ms` (0: just check) for an interrupt. *fired is false on timeout, which is
   // not an error: the caller decides how long to keep waiting. kUnimplemented as above.
   virtual Status WaitInterrupt(int timeout_ms, bool* fired) = 0;
+
+  // Time as the device lives it, which is what a wait's timeout counts. Hardware keeps the
+  // defaults: the steady clock, and a sleep between two polls. A simulator overrides both so that
+  // its simulated time is the clock (Pause then simulates `micros` of device time), and a timeout
+  // means the same number of accelerator cycles on the model as on the board.
+  virtual uint64_t NowNanos() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  }
+  virtual void Pause(uint32_t micros) {
+    std::this_thread::sleep_for(std::chrono::microseconds(micros));
+  }
+
+  // Simulators only: the host-time (wall-clock) limit in ms when it ran out during the current run,
+  // else 0. A simulator can need hours for a second of device time, so it bounds its own waits by
+  // host time too; the protocol then reports the hang as caused by that limit. Hardware: 0.
+  virtual uint32_t ExpiredHostLimitMs() { return 0; }
+
+  // Optional: what each execution module's sequencer is doing right now (the hang report names
+  // it). Called when a wait gives up, before any register is read. kUnknown when the transport
+  // cannot see it (hardware shows only the registers).
+  enum class SequencerState : uint8_t {
+    kUnknown,
+    kNoInsn,    // no instruction at the head of its queue
+    kExec,      // executing
+    kPopPrev,   // waiting for a token from the previous module
+    kPopNext,   // ... from the next module
+    kPushPrev,  // waiting for room to push a token to the previous module
+    kPushNext,  // ... to the next module
+  };
+  virtual SequencerState ModuleState(int /*module*/) { return SequencerState::kUnknown; }
+
+  // Optional: returns a hung accelerator to idle (a reset line, a simulator's reset), so the next
+  // run can start. kUnimplemented when there is no way; the device then stays busy.
+  virtual Status ResetAccelerator() {
+    return Unimplemented("this transport cannot reset the accelerator");
+  }
 };
 
 // How the CPU's view of DMA memory relates to the accelerator's.
