@@ -5,6 +5,9 @@
 #include "runtime/drivers/cpu/cpu_driver.h"
 #include "runtime/drivers/driver.h"
 #include "runtime/drivers/null/null_driver.h"
+#ifdef LOOM_HAVE_ZYNQ
+#include "runtime/drivers/zynq/zynq_driver.h"
+#endif
 
 namespace loom::runtime {
 namespace {
@@ -17,7 +20,10 @@ struct Entry {
 // Every runtime has these; a hardware driver (zynq, xrt) adds its line here: a board links it.
 constexpr Entry kBuiltIn[] = {
     {"cpu", &CreateCpuDriver},
-    {"null", &CreateNullDriver},
+#ifdef LOOM_HAVE_ZYNQ
+    {"zynq", &CreateZynqDriver},  // Linux user space: UIO and u-dma-buf (docs/boards.md)
+#endif
+    {"null", &CreateNullDriver},  // last: DriverNames lists the template after the real devices
 };
 
 // Devices that only the simulator library (loom_sim_drivers) provides, for the NotFound message.
@@ -56,7 +62,8 @@ Status RegisterDriver(const char* name, DriverFactory create) {
 }
 
 std::string DriverNames() {
-  // cpu first (the default a user can always run), registered drivers, then the null template.
+  // cpu first (the default a user can always run), registered drivers, the hardware drivers, then
+  // the null template.
   std::string names = kBuiltIn[0].name;
   for (size_t i = 0; i < g_num_registered; ++i) names += std::string(" ") + g_registered[i].name;
   for (size_t i = 1; i < sizeof(kBuiltIn) / sizeof(kBuiltIn[0]); ++i) {

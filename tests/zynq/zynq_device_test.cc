@@ -83,7 +83,8 @@ TEST(ZynqDeviceAddressBits, FromTheDeviceTreeCompatibleList) {
   tree.Write("proc/device-tree/compatible", kZynqMp);
   ASSERT_TRUE(DetectAddressBits(tree.root(), &bits).ok());
   EXPECT_EQ(bits, 40);
-  tree.Write("proc/device-tree/compatible", std::string("raspberrypi,4-model-b\0brcm,bcm2711\0", 35));
+  tree.Write("proc/device-tree/compatible",
+             std::string("raspberrypi,4-model-b\0brcm,bcm2711\0", 35));
   s = DetectAddressBits(tree.root(), &bits);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("(raspberrypi,4-model-b, brcm,bcm2711) names neither"));

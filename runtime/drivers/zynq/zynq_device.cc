@@ -11,8 +11,9 @@
 namespace loom::runtime::zynq {
 namespace {
 
-constexpr const char* kKeys = "uio=NAME, dma=udmabuf[:NAME]|devmem:ADDR:SIZE, uncached, "
-                              "addr_bits=32|40, root=DIR";
+constexpr const char* kKeys =
+    "uio=NAME, dma=udmabuf[:NAME]|devmem:ADDR:SIZE, uncached, "
+    "addr_bits=32|40, root=DIR";
 
 Status ArgError(const std::string& args, const std::string& why) {
   return InvalidArgument("device string 'zynq:" + args + "': " + why + " (keys: " + kKeys +
