@@ -98,8 +98,7 @@ TEST_F(ZynqDriverTest, CopiesGoToTheDmaRegionWithSyncsForTheirRange) {
   std::vector<uint8_t> in(128);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 7 + 1);
   ASSERT_TRUE(driver_->CopyIn(b + 64, in.data(), in.size()).ok());
-  EXPECT_EQ(tree_.Read("dev/udmabuf-loom").substr(0x1040, 128),
-            std::string(in.begin(), in.end()));
+  EXPECT_EQ(tree_.Read("dev/udmabuf-loom").substr(0x1040, 128), std::string(in.begin(), in.end()));
   EXPECT_EQ(tree_.Read(dir + "sync_for_device"), "0x0000104000000085");
   EXPECT_EQ(tree_.Read(dir + "sync_for_cpu"), "");
   // The accelerator "writes" a result into the region; CopyOut reads it after its sync.
