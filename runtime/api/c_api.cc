@@ -85,7 +85,8 @@ const char* loom_status_name(loom_status status) {
 const char* loom_last_error(const loom_runtime* rt) { return rt ? rt->error.c_str() : g_error.c_str(); }
 
 loom_status loom_open(const char* package_path, const char* device, loom_runtime** out) {
-  loom_options o{device, nullptr, 0, 0};
+  loom_options o{};
+  o.device = device;
   return loom_open_ex(package_path, &o, out);
 }
 
@@ -96,6 +97,8 @@ static loom_status OpenPackage(std::unique_ptr<loom::runtime::Package> package,
   if (options && options->config) so.config = options->config;
   so.trace = options && options->trace;
   if (options && options->max_device_memory) so.max_device_memory = options->max_device_memory;
+  if (options && options->timeout_ms) so.timeout_ms = options->timeout_ms;
+  if (options && options->wall_timeout_ms) so.wall_timeout_ms = options->wall_timeout_ms;
   auto rt = std::make_unique<loom_runtime>();
   if (Status s = loom::runtime::OpenSession(std::move(package), so, &rt->exec); !s.ok()) {
     return Fail(nullptr, s);

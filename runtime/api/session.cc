@@ -5,16 +5,11 @@ namespace {
 
 HwConfigLoader g_config_loader = nullptr;
 
-// "name:args" -> the driver's name and what it reads from DriverOptions::device_args.
-std::string DeviceName(const std::string& device) { return device.substr(0, device.find(':')); }
-std::string DeviceArgs(const std::string& device) {
-  const size_t colon = device.find(':');
-  return colon == std::string::npos ? std::string() : device.substr(colon + 1);
-}
-
 Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
-            const SessionOptions& options, std::unique_ptr<Executor>* out) {
+            const std::string& device_args, const SessionOptions& options,
+            std::unique_ptr<Executor>* out) {
   ExecutorOptions eo;
+  eo.device_args = device_args;
   if (!options.config.empty()) {
     if (g_config_loader == nullptr) {
       return Unimplemented("config '" + options.config + "' was asked for, but this runtime " +
@@ -30,7 +25,6 @@ Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
   eo.timeout_ms = options.timeout_ms;
   eo.wall_timeout_ms = options.wall_timeout_ms;
   eo.waves = options.waves;
-  eo.device_args = DeviceArgs(options.device);
   eo.max_device_memory = options.max_device_memory;
   return Executor::Create(std::move(package), std::move(driver), eo, out);
 }
@@ -42,20 +36,22 @@ void SetHwConfigLoader(HwConfigLoader loader) { g_config_loader = loader; }
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,
                    std::unique_ptr<Executor>* out) {
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(DeviceName(options.device), &driver));
-  return Open(std::move(package), std::move(driver), options, out);
+  std::string device_args;
+  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver, &device_args));
+  return Open(std::move(package), std::move(driver), device_args, options, out);
 }
 
 Status OpenSessionFile(const std::string& path, const SessionOptions& options,
                        std::unique_ptr<Executor>* out) {
   // The device first: a device this runtime lacks is reported before any package is read.
   std::unique_ptr<Driver> driver;
-  LOOM_RETURN_IF_ERROR(CreateDriver(DeviceName(options.device), &driver));
+  std::string device_args;
+  LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver, &device_args));
   std::unique_ptr<Package> package;
   LoadOptions lo;
   lo.max_device_memory = options.max_device_memory;
   LOOM_RETURN_IF_ERROR(Package::LoadFile(path, &package, lo));
-  return Open(std::move(package), std::move(driver), options, out);
+  return Open(std::move(package), std::move(driver), device_args, options, out);
 }
 
 }  // namespace loom::runtime

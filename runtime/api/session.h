@@ -12,8 +12,7 @@
 namespace loom::runtime {
 
 struct SessionOptions {
-  // A CreateDriver name, optionally followed by ":args" for that driver
-  // (DriverOptions::device_args; "tsim:coherent", "zynq:...").
+  // A device string, NAME[:ARGS] (CreateDriver): "fsim", "zynq:dma=udmabuf:udmabuf1".
   std::string device = DefaultDeviceName();
   // HwConfig name or path to open the device with instead of the package's; needs a config
   // loader (SetHwConfigLoader). Empty: the package's config.

@@ -135,9 +135,19 @@ using DriverFactory = std::unique_ptr<Driver> (*)();
 constexpr size_t kMaxDrivers = 16;
 Status RegisterDriver(const char* name, DriverFactory create);
 
-// A registered driver by name. NotFound lists the available names and, for a simulator this
-// build lacks, says why.
-Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out);
+// A device string is "NAME[:ARGS]": the part before the first ':' names a registered driver, the
+// rest (DriverOptions::device_args) is that driver's to parse ("zynq:uio=loom,dma=udmabuf").
+void SplitDeviceString(const std::string& device, std::string* name, std::string* args);
+
+// For drivers that take no device arguments: InvalidArgument naming the device and what was given,
+// so "cpu:fast" is refused rather than run as if the arguments meant something.
+Status CheckNoDeviceArgs(const char* device, const DriverOptions& options);
+
+// A registered driver by device string. NotFound lists the available names and, for a simulator
+// this build lacks, says why. *device_args receives the string's ARGS for DriverOptions; without
+// `device_args`, a string with ARGS is InvalidArgument rather than losing them.
+Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
+                    std::string* device_args = nullptr);
 // Space-separated names of the registered drivers, for help texts.
 std::string DriverNames();
 // The device used when none is named: fsim where it is registered (it needs no board and counts

@@ -8,6 +8,9 @@
 #ifdef LOOM_HAVE_XRT_DRIVER
 #include "runtime/drivers/xrt/xrt_driver.h"
 #endif
+#ifdef LOOM_HAVE_ZYNQ
+#include "runtime/drivers/zynq/zynq_driver.h"
+#endif
 
 namespace loom::runtime {
 namespace {
@@ -20,10 +23,13 @@ struct Entry {
 // Every runtime has these; a hardware driver (zynq, xrt) adds its line here: a board links it.
 constexpr Entry kBuiltIn[] = {
     {"cpu", &CreateCpuDriver},
-    {"null", &CreateNullDriver},
-#ifdef LOOM_HAVE_XRT_DRIVER
-    {"xrt", &CreateXrtDriver},
+#ifdef LOOM_HAVE_ZYNQ
+    {"zynq", &CreateZynqDriver},  // Linux user space: UIO and u-dma-buf (docs/boards.md)
 #endif
+#ifdef LOOM_HAVE_XRT_DRIVER
+    {"xrt", &CreateXrtDriver},  // Alveo (and XRT edge) through XRT's native API (docs/boards.md)
+#endif
+    {"null", &CreateNullDriver},  // last: DriverNames lists the template after the real devices
 };
 
 // Devices that only the simulator library (loom_sim_drivers) provides, for the NotFound message.
@@ -62,7 +68,8 @@ Status RegisterDriver(const char* name, DriverFactory create) {
 }
 
 std::string DriverNames() {
-  // cpu first (the default a user can always run), registered drivers, then the null template.
+  // cpu first (the default a user can always run), registered drivers, the hardware drivers, then
+  // the null template.
   std::string names = kBuiltIn[0].name;
   for (size_t i = 0; i < g_num_registered; ++i) names += std::string(" ") + g_registered[i].name;
   for (size_t i = 1; i < sizeof(kBuiltIn) / sizeof(kBuiltIn[0]); ++i) {
@@ -73,8 +80,33 @@ std::string DriverNames() {
 
 const char* DefaultDeviceName() { return Find("fsim") != nullptr ? "fsim" : kBuiltIn[0].name; }
 
-Status CreateDriver(const std::string& name, std::unique_ptr<Driver>* out) {
+void SplitDeviceString(const std::string& device, std::string* name, std::string* args) {
+  const size_t colon = device.find(':');
+  *name = device.substr(0, colon);
+  *args = colon == std::string::npos ? std::string() : device.substr(colon + 1);
+}
+
+Status CheckNoDeviceArgs(const char* device, const DriverOptions& options) {
+  if (options.device_args.empty()) return Status::Ok();
+  return InvalidArgument(std::string("device '") + device + "' takes no arguments, got '" + device +
+                         ":" + options.device_args + "'; name it alone");
+}
+
+Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
+                    std::string* device_args) {
+  std::string name, args;
+  SplitDeviceString(device, &name, &args);
+  if (name.empty()) {
+    return InvalidArgument("device string '" + device + "' names no device (expected " +
+                           "NAME[:ARGS]); available: " + DriverNames());
+  }
   if (const Entry* e = Find(name.c_str())) {
+    if (device_args != nullptr) {
+      *device_args = args;
+    } else if (device.find(':') != std::string::npos) {
+      return InvalidArgument("device string '" + device + "': arguments after '" + name +
+                             ":' cannot be passed on from here; name the device alone");
+    }
     *out = e->create();
     return Status::Ok();
   }

@@ -107,6 +107,7 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   }
   DriverOptions dopt;
   dopt.config = options.has_device_config ? options.device_config : p.config();
+  dopt.device_args = options.device_args;
   dopt.memory_bytes = bytes;
   dopt.trace = options.trace;
   dopt.timeline = options.timeline;

@@ -36,6 +36,7 @@ struct ExecutorOptions {
   // a package built for another config is then refused (FailedPrecondition), as hardware would.
   bool has_device_config = false;
   HwConfig device_config;
+  std::string device_args;       // DriverOptions::device_args (the device string's ARGS)
   bool trace = false;            // record the device's instruction timeline (TraceJson)
   bool timeline = false;         // keep per-instruction timing of each segment's last run
   uint32_t timeout_ms = 600000;  // per accelerator submission, device time

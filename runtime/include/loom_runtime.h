@@ -50,13 +50,20 @@ typedef enum loom_dtype {
 typedef struct loom_runtime loom_runtime;
 
 typedef struct loom_options {
-  const char* device; /* "cpu", "fsim", "tsim"; NULL: fsim where registered, else cpu */
+  /* A device string, NAME[:ARGS] ("cpu", "fsim", "tsim", "zynq", "zynq:dma=udmabuf:udmabuf1";
+   * docs/runtime.md); NULL: fsim where registered, else cpu */
+  const char* device;
   const char* config; /* open the device with this HwConfig (name or path); NULL: the package's */
   int trace;          /* record the instruction timeline (loom_trace_json) */
   /* Most device memory the package may take (arena, constants, programs); a package that needs
    * more is refused at open with LOOM_FAILED_PRECONDITION. 0: 2 GiB. Zero-initialize the struct
    * (loom_options o = {0};) so that fields added later keep their defaults. */
   uint64_t max_device_memory;
+  /* Per accelerator submission: the limit in device time (ms at the config's clock; 0: 600000) and,
+   * on a simulator, in host time (0: 300000). What loom-run's --timeout-ms and --wall-timeout-ms
+   * set; a run past either ends with LOOM_DEADLINE_EXCEEDED naming where each module stopped. */
+  uint32_t timeout_ms;
+  uint32_t wall_timeout_ms;
 } loom_options;
 
 /* Model inputs and outputs have at most this many dimensions; packages with more are refused at

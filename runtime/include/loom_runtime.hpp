@@ -24,8 +24,11 @@ class Runtime {
                    const std::string& config = "", bool trace = false,
                    uint64_t max_device_memory = 0) {
     Close();
-    loom_options o{device.c_str(), config.empty() ? nullptr : config.c_str(), trace ? 1 : 0,
-                   max_device_memory};
+    loom_options o{};  // zeroed: the fields not set here keep their defaults
+    o.device = device.c_str();
+    o.config = config.empty() ? nullptr : config.c_str();
+    o.trace = trace ? 1 : 0;
+    o.max_device_memory = max_device_memory;
     return loom_open_ex(path.c_str(), &o, &rt_);
   }
   void Close() {

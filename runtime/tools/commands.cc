@@ -260,7 +260,9 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = parent.add_subcommand(
       "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
-  AddSessionOptions(cmd, args.get(), "Device with an accelerator: fsim or tsim (the RTL)",
+  AddSessionOptions(cmd, args.get(),
+                    "Device with an accelerator, NAME[:ARGS]: fsim, tsim (the RTL), zynq[:ARGS] "
+                    "(docs/runtime.md)",
                     "Open the device with this HwConfig (name or path)",
                     "[NAME=]FILE.npy; repeatable (default: zeros)");
   cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
@@ -271,7 +273,8 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
 CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
-  AddSessionOptions(cmd, args.get(), "Device: " + DriverNames(),
+  AddSessionOptions(cmd, args.get(),
+                    "Device: NAME[:ARGS] (docs/runtime.md); devices: " + DriverNames(),
                     "Open the device with this HwConfig (name or path) instead of the package's",
                     "[NAME=]FILE.npy, float32 or int8; repeatable")
       ->required();

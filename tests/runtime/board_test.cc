@@ -28,22 +28,26 @@ std::unique_ptr<runtime::Package> ConvPackage() {
   return p;
 }
 
-// The core drivers and the hardware drivers this build found the libraries for.
-#ifdef LOOM_HAVE_XRT_DRIVER
-constexpr char kBoardDrivers[] = "cpu null xrt";
-#else
-constexpr char kBoardDrivers[] = "cpu null";
+// The core drivers and the hardware drivers this build has (zynq on Linux, xrt when XRT was
+// found); no simulator.
+constexpr const char* kBoardDevices = "cpu"
+#ifdef __linux__
+                                      " zynq"
 #endif
+#ifdef LOOM_HAVE_XRT_DRIVER
+                                      " xrt"
+#endif
+                                      " null";
 
-TEST(BoardRuntime, HasTheCoreDriversOnly) {
-  EXPECT_EQ(runtime::DriverNames(), kBoardDrivers);
+TEST(BoardRuntime, HasTheCoreAndHardwareDriversOnly) {
+  EXPECT_EQ(runtime::DriverNames(), kBoardDevices);
   for (const char* sim : {"fsim", "tsim"}) {
     std::unique_ptr<runtime::Driver> d;
     const Status s = runtime::CreateDriver(sim, &d);
     EXPECT_EQ(s.code(), StatusCode::kNotFound);
     EXPECT_THAT(s.message(), HasSubstr(std::string("device '") + sim + "' is a simulator"));
     EXPECT_THAT(s.message(), HasSubstr("built without simulators"));
-    EXPECT_THAT(s.message(), HasSubstr(std::string("available: ") + kBoardDrivers));
+    EXPECT_THAT(s.message(), HasSubstr(std::string("available: ") + kBoardDevices));
   }
 }
 

@@ -86,7 +86,9 @@ TEST(CApi, ErrorsCarryCodesAndMessages) {
   const std::string path = WriteModel("capi_err.loom");
   EXPECT_EQ(loom_open(path.c_str(), "warp-drive", &rt), LOOM_NOT_FOUND);
   EXPECT_THAT(loom_last_error(nullptr), HasSubstr("unknown device 'warp-drive'"));
-  loom_options o{"fsim", "1x16x16", 0, 0};
+  loom_options o{};
+  o.device = "fsim";
+  o.config = "1x16x16";
   EXPECT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_FAILED_PRECONDITION);
   EXPECT_THAT(loom_last_error(nullptr), HasSubstr("package built for config 1x8x8"));
   // A corrupted file in memory.
@@ -173,7 +175,9 @@ TEST(CApi, OpenRefusesBadFilesRanksAndTooMuchDeviceMemory) {
 
   // max_device_memory reaches the loader and the executor; 0 is the default.
   const std::string path = WriteModel("capi_memory.loom");
-  loom_options o{"cpu", nullptr, 0, 4096};
+  loom_options o{};
+  o.device = "cpu";
+  o.max_device_memory = 4096;
   EXPECT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_FAILED_PRECONDITION);
   EXPECT_THAT(loom_last_error(nullptr), HasSubstr("more than the limit of 4096 bytes"));
   o.max_device_memory = 0;
@@ -185,6 +189,53 @@ TEST(CApi, OpenRefusesBadFilesRanksAndTooMuchDeviceMemory) {
   loom::Runtime wrapped;
   EXPECT_EQ(wrapped.Open(path, "cpu", "", false, 4096), LOOM_FAILED_PRECONDITION);
   EXPECT_THAT(wrapped.error(), HasSubstr("more than the limit of 4096 bytes"));
+}
+
+// timeout_ms reaches the executor: a model of about 150000 accelerator cycles (1.5 ms at 1x8x8's
+// 100 MHz) runs with the default and stops at 1 ms of device time. Device time, so no flakiness.
+TEST(CApi, TimeoutOptionsBoundEachSubmission) {
+  ConvModelOptions m;
+  m.c = 32;
+  m.hw = 32;
+  m.o = 32;
+  const std::string path = WriteModel("capi_timeout.loom", m);
+  const std::vector<float> x = ConvModelInput(m, 3);
+  const int64_t shape[4] = {1, 32, 32, 32};
+  for (uint32_t timeout_ms : {0u, 1u}) {
+    SCOPED_TRACE(timeout_ms);
+    loom_options o{};
+    o.device = "fsim";
+    o.timeout_ms = timeout_ms;
+    o.wall_timeout_ms = 0;  // the default, 5 minutes of host time: far more than this needs
+    loom_runtime* rt = nullptr;
+    ASSERT_EQ(loom_open_ex(path.c_str(), &o, &rt), LOOM_OK) << loom_last_error(nullptr);
+    ASSERT_EQ(loom_set_input(rt, "input", LOOM_FLOAT32, shape, 4, x.data(), x.size() * 4), LOOM_OK);
+    if (timeout_ms == 0) {
+      ASSERT_EQ(loom_run(rt), LOOM_OK) << loom_last_error(rt);
+      loom_stats st;
+      ASSERT_EQ(loom_get_stats(rt, &st), LOOM_OK);
+      EXPECT_GT(st.cycles, 100000u);  // else the 1 ms case below proves nothing
+    } else {
+      EXPECT_EQ(loom_run(rt), LOOM_DEADLINE_EXCEEDED);
+      EXPECT_THAT(loom_last_error(rt), HasSubstr("device-time limit of 100000 cycles"));
+    }
+    loom_close(rt);
+  }
+}
+
+// The device string's arguments reach the driver, and a driver that takes none refuses them.
+TEST(CApi, DeviceStringArgumentsReachTheDriver) {
+  const std::string path = WriteModel("capi_device_args.loom");
+  loom_runtime* rt = nullptr;
+  EXPECT_EQ(loom_open(path.c_str(), "cpu:fast", &rt), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(nullptr),
+              HasSubstr("device 'cpu' takes no arguments, got 'cpu:fast'"));
+  EXPECT_EQ(loom_open(path.c_str(), "warp:9", &rt), LOOM_NOT_FOUND);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("unknown device 'warp'; available: cpu"));
+  EXPECT_EQ(loom_open(path.c_str(), ":x", &rt), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(nullptr), HasSubstr("names no device"));
+  ASSERT_EQ(loom_open(path.c_str(), "cpu", &rt), LOOM_OK) << loom_last_error(nullptr);
+  loom_close(rt);
 }
 
 TEST(CppWrapper, Int8OutputsAndTrace) {

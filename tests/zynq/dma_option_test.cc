@@ -1,4 +1,5 @@
-// --dma parsing and the /dev/mem fallback, against a sparse regular file standing in for /dev/mem.
+// The dma= device argument and the /dev/mem fallback, against a sparse regular file standing in for
+// /dev/mem.
 #include "runtime/drivers/zynq/dma_option.h"
 
 #include <gmock/gmock.h>
@@ -35,7 +36,7 @@ TEST(DmaOption, MalformedValuesAreRefused) {
                           "devmem:0x1000:0x100000000000000000", "udmabuf:", "udmabuf:../x"}) {
     const Status s = ParseDmaOption(bad, &o);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
-    EXPECT_THAT(s.message(), HasSubstr(std::string("--dma=") + bad)) << bad;
+    EXPECT_THAT(s.message(), HasSubstr(std::string("dma=") + bad)) << bad;
   }
 }
 

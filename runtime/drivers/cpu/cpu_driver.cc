@@ -18,6 +18,7 @@ class CpuDriver final : public Driver {
 
   Status Open(const DriverOptions& options) override {
     if (open_) return FailedPrecondition("cpu device is already open");
+    LOOM_RETURN_IF_ERROR(CheckNoDeviceArgs("cpu", options));
     config_ = options.config;
     memory_.assign(options.memory_bytes, 0);
     heap_.Reset(kBase, options.memory_bytes);

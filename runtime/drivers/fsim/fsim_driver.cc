@@ -30,6 +30,7 @@ class FsimDriver final : public SimDriver {
 
   Status Open(const DriverOptions& options) override {
     if (sim_) return FailedPrecondition("fsim device is already open");
+    LOOM_RETURN_IF_ERROR(CheckNoDeviceArgs("fsim", options));
     LOOM_RETURN_IF_ERROR(options.config.Validate());
     const uint64_t bytes = (options.memory_bytes + 4095) / 4096 * 4096;
     sim_ = std::make_unique<fsim::Simulator>(options.config, bytes, kDramBase);

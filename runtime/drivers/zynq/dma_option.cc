@@ -39,7 +39,7 @@ Status ParseDmaOption(const std::string& text, DmaOption* option) {
     o.udmabuf_name = text.substr(8);
     if (o.udmabuf_name.empty() || o.udmabuf_name.find('/') != std::string::npos ||
         o.udmabuf_name[0] == '.') {
-      return InvalidArgument("--dma=" + text + ": the u-dma-buf name must be a plain device name");
+      return InvalidArgument("dma=" + text + ": the u-dma-buf name must be a plain device name");
     }
     *option = o;
     return Status::Ok();
@@ -49,19 +49,18 @@ Status ParseDmaOption(const std::string& text, DmaOption* option) {
     const size_t colon = rest.find(':');
     if (colon == std::string::npos || !ParseNumber(rest.substr(0, colon), &o.devmem_addr) ||
         !ParseNumber(rest.substr(colon + 1), &o.devmem_bytes)) {
-      return InvalidArgument("--dma=" + text +
+      return InvalidArgument("dma=" + text +
                              ": expected devmem:ADDR:SIZE with decimal or 0x-hex "
                              "numbers");
     }
     if (o.devmem_bytes == 0 || o.devmem_addr % kPage != 0 || o.devmem_bytes % kPage != 0) {
-      return InvalidArgument("--dma=" + text +
-                             ": ADDR and SIZE must be non-zero multiples of 4096");
+      return InvalidArgument("dma=" + text + ": ADDR and SIZE must be non-zero multiples of 4096");
     }
     o.kind = DmaOption::Kind::kDevmem;
     *option = o;
     return Status::Ok();
   }
-  return InvalidArgument("--dma=" + text + ": expected udmabuf, udmabuf:NAME or devmem:ADDR:SIZE");
+  return InvalidArgument("dma=" + text + ": expected udmabuf, udmabuf:NAME or devmem:ADDR:SIZE");
 }
 
 Status DevmemTransport::Open(const std::string& root, uint64_t addr, uint64_t bytes,
@@ -88,7 +87,7 @@ Status DevmemTransport::Open(const std::string& root, uint64_t addr, uint64_t by
   const int fd = open(path.c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    return OpenError(err, "cannot open " + path + " for --dma=devmem: " + OpenHint(err));
+    return OpenError(err, "cannot open " + path + " for dma=devmem: " + OpenHint(err));
   }
   t->region_.TakeFd(fd);
   void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);

@@ -1,6 +1,7 @@
-// The zynq driver's choice of DMA memory, as given by --dma: u-dma-buf (the default) or, only when
-// asked for by name, a physical range through /dev/mem. /dev/mem bypasses every kernel check on
-// which memory is free, so it is never picked implicitly: a wrong range silently corrupts Linux.
+// The zynq driver's choice of DMA memory, as given by the device string's dma= (docs/boards.md):
+// u-dma-buf (the default) or, only when asked for by name, a physical range through /dev/mem.
+// /dev/mem bypasses every kernel check on which memory is free, so it is never picked implicitly: a
+// wrong range silently corrupts Linux.
 #ifndef LOOM_RUNTIME_DRIVERS_ZYNQ_DMA_OPTION_H_
 #define LOOM_RUNTIME_DRIVERS_ZYNQ_DMA_OPTION_H_
 

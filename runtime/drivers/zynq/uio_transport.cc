@@ -45,9 +45,12 @@ Status FindUioDevice(const UioOptions& options, std::string* device) {
   const std::string cls = UnderRoot(options.root, "/sys/class/uio");
   DIR* dir = opendir(cls.c_str());
   if (dir == nullptr) {
-    return NotFound("no UIO devices: cannot open " + cls + " (" + OpenHint(errno) +
-                    "); check that uio_pdrv_genirq is loaded with of_id=generic-uio and the Loom "
-                    "overlay is applied (docs/boards.md)");
+    const int err = errno;
+    return OpenError(err, "no UIO device named '" + options.name + "': cannot list " + cls + " (" +
+                              OpenHint(err) +
+                              (err == ENOENT ? ": this system has no UIO device at all" : "") +
+                              "); check that the Loom overlay is applied and uio_pdrv_genirq is "
+                              "loaded with of_id=generic-uio (docs/boards.md)");
   }
   std::vector<long> indices;
   while (const dirent* e = readdir(dir)) {
