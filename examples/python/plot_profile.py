@@ -34,7 +34,8 @@ for layer in layers:
           f"{layer['stalls']['total']:>9} {layer['gemm_utilization']:>6.1%}")
 print(f"total {report['cycles']} cycles on {report['device']} ({report['config']})")
 
-# %% The chart: cycles per layer, and the stall cycles inside them by cause
+# %% The chart: cycles per layer, and stall cycles by cause (each module waits on its own, so
+# the stalls of the three modules add up to more than the layer's cycles)
 try:
     import matplotlib
 
@@ -56,7 +57,7 @@ for kind in stall_kinds:
     if values.any():
         ax2.bar(x, values, bottom=bottom, label=kind.replace("_", " "))
         bottom += values
-ax2.set_ylabel("stall cycles")
+ax2.set_ylabel("stall cycles (summed over\nload, compute, store)")
 ax2.legend(fontsize="small")
 ax2.set_xticks(x)
 ax2.set_xticklabels(names, rotation=60, ha="right", fontsize="small")
