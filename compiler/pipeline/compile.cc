@@ -122,6 +122,9 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     cal.method = o.method;
     cal.percentile = o.percentile;
     cal.progress = o.log;
+    if (o.progress) {
+      cal.on_sample = [&o](size_t done, size_t total) { o.progress("calibration", done, total); };
+    }
     LOOM_RETURN_IF_ERROR(quantize::CollectRanges(g, samples, cal, &ranges));
   }
   ir::Graph float_graph = o.measure_sqnr ? g.Clone() : ir::Graph();

@@ -4,6 +4,8 @@
 #ifndef LOOM_COMPILER_PIPELINE_COMPILE_H_
 #define LOOM_COMPILER_PIPELINE_COMPILE_H_
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -45,6 +47,9 @@ struct CompileOptions {
   std::string command_line;      // recorded in the package's provenance
   std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
   std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)
+  // Optional progress callback (stage, done, total) for progress bars: "calibration" after each
+  // sample, "tensorize" after each layer the package stage lowers. Called on the compiling thread.
+  std::function<void(const std::string&, size_t, size_t)> progress;
 };
 
 struct StageTime {

@@ -25,9 +25,13 @@ Status LowerModel(const ir::Graph& graph, const HwConfig& config, const CompileO
   lo.provenance.compiler_version = LOOM_VERSION;
   lo.provenance.command_line = options.command_line;
   if (!path.empty()) LOOM_RETURN_IF_ERROR(package::HashFile(path, &lo.provenance.model_fnv1a));
-  if (options.log) {
-    lo.progress = [log = options.log](size_t done, size_t total, const std::string& layer) {
-      *log << "tensorize [" << done << "/" << total << "] " << layer << "\n" << std::flush;
+  if (options.log || options.progress) {
+    lo.progress = [&options](size_t done, size_t total, const std::string& layer) {
+      if (options.log) {
+        *options.log << "tensorize [" << done << "/" << total << "] " << layer << "\n"
+                     << std::flush;
+      }
+      if (options.progress) options.progress("tensorize", done, total);
     };
   }
   return package::LowerToPackage(graph, config, lo, spec, report);

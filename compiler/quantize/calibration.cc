@@ -224,6 +224,7 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
     if (options.progress && ((i + 1) % 10 == 0 || i + 1 == samples.size())) {
       *options.progress << "calibration: " << (i + 1) << "/" << samples.size() << " samples\n";
     }
+    if (options.on_sample) options.on_sample(i + 1, samples.size());
   }
   out->clear();
   for (const auto& [id, h] : hist) {

@@ -9,7 +9,9 @@
 #ifndef LOOM_COMPILER_QUANTIZE_CALIBRATION_H_
 #define LOOM_COMPILER_QUANTIZE_CALIBRATION_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -31,6 +33,8 @@ struct CalibrationOptions {
   CalibrationMethod method = CalibrationMethod::kPercentile;
   double percentile = kDefaultPercentile;
   std::ostream* progress = nullptr;  // "calibration: 40/100" lines, or nothing
+  // Called after every sample with (done, total), for progress bars (the Python package's tqdm).
+  std::function<void(size_t, size_t)> on_sample;
 };
 
 // One set of graph inputs, in graph-input order.
