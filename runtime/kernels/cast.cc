@@ -82,7 +82,8 @@ void Store(DType t, const Scalar& s, void* data, int64_t k) {
   switch (t) {
     case DType::kF32:
       // From int64 directly: through double could round twice.
-      static_cast<float*>(data)[at] = s.is_float ? static_cast<float>(s.f) : static_cast<float>(s.i);
+      static_cast<float*>(data)[at] =
+          s.is_float ? static_cast<float>(s.f) : static_cast<float>(s.i);
       break;
     case DType::kF64:
       static_cast<double*>(data)[at] = s.is_float ? s.f : static_cast<double>(s.i);
