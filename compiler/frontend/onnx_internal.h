@@ -127,6 +127,9 @@ Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapIdentity(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapDropout(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Element types, casts, shape and indexing ops (onnx_ops_shape.cc).
+Status MapCast(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapCastLike(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

@@ -352,6 +352,10 @@ const std::vector<OpMapper>& OpMappers() {
        MapConstant},
       {"QuantizeLinear", 10, {"axis"}, {}, MapQuantizeLinear},
       {"DequantizeLinear", 10, {"axis"}, {}, MapDequantizeLinear},
+      // --- element types, casts, shape and indexing (onnx_ops_shape.cc) ---
+      // Cast-1 named the target by string; `saturate` (19) only affects float8, which Loom refuses.
+      {"Cast", 6, {"to", "saturate"}, {}, MapCast},
+      {"CastLike", 15, {"saturate"}, {}, MapCastLike},
   };
   return table;
 }

@@ -18,15 +18,11 @@ struct OnnxType {
   bool imported;
 };
 constexpr OnnxType kOnnxTypes[] = {
-    {onnx::TensorProto::FLOAT, DType::kF32, true},
-    {onnx::TensorProto::INT8, DType::kI8, true},
-    {onnx::TensorProto::UINT8, DType::kU8, true},
-    {onnx::TensorProto::INT32, DType::kI32, true},
-    {onnx::TensorProto::INT64, DType::kI64, true},
-    {onnx::TensorProto::BOOL, DType::kBool, true},
-    {onnx::TensorProto::DOUBLE, DType::kF64, false},
-    {onnx::TensorProto::FLOAT16, DType::kF16, false},
-    {onnx::TensorProto::INT16, DType::kI16, false},
+    {onnx::TensorProto::FLOAT, DType::kF32, true},  {onnx::TensorProto::INT8, DType::kI8, true},
+    {onnx::TensorProto::UINT8, DType::kU8, true},   {onnx::TensorProto::INT32, DType::kI32, true},
+    {onnx::TensorProto::INT64, DType::kI64, true},  {onnx::TensorProto::BOOL, DType::kBool, true},
+    {onnx::TensorProto::DOUBLE, DType::kF64, true}, {onnx::TensorProto::FLOAT16, DType::kF16, true},
+    {onnx::TensorProto::INT16, DType::kI16, true},
 };
 
 }  // namespace
@@ -38,8 +34,10 @@ Status DTypeFromOnnx(int32_t elem_type, DType* out) {
       return Status::Ok();
     }
   }
-  return Unimplemented(std::string("element type ") + OnnxTypeName(elem_type) +
-                       " is not supported (Loom handles float32, int8, uint8, int32, int64, bool)");
+  return Unimplemented(
+      std::string("element type ") + OnnxTypeName(elem_type) +
+      " is not supported (Loom handles float32, float64, float16, int8, uint8, int16, "
+      "int32, int64, bool)");
 }
 
 const char* OnnxTypeName(int32_t elem_type) {
@@ -71,8 +69,11 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
     have = static_cast<size_t>(proto.float_data_size());
   } else if (dtype == DType::kI64) {
     have = static_cast<size_t>(proto.int64_data_size());
+  } else if (dtype == DType::kF64) {
+    have = static_cast<size_t>(proto.double_data_size());
   } else {
-    have = static_cast<size_t>(proto.int32_data_size());  // narrow types: one int32 each
+    // Narrow types, float16 included (its bits in the low half): one int32 each.
+    have = static_cast<size_t>(proto.int32_data_size());
   }
   if (have != static_cast<size_t>(n)) {
     return DataLoss(what + ": shape " + ir::ShapeToString(shape) + " needs " + std::to_string(n) +
@@ -89,6 +90,8 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
     if (bytes) std::memcpy(data, proto.float_data().data(), bytes);
   } else if (dtype == DType::kI64) {
     if (bytes) std::memcpy(data, proto.int64_data().data(), bytes);
+  } else if (dtype == DType::kF64) {
+    if (bytes) std::memcpy(data, proto.double_data().data(), bytes);
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t v = proto.int32_data(static_cast<int>(i));
@@ -98,6 +101,9 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(v));
       } else if (dtype == DType::kU8) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
+      } else if (dtype == DType::kI16 || dtype == DType::kF16) {
+        const uint16_t h = static_cast<uint16_t>(v);
+        std::memcpy(data + i * 2, &h, 2);
       } else {
         data[static_cast<size_t>(i)] = v != 0 ? 1 : 0;
       }

@@ -173,6 +173,15 @@ std::vector<OpDef> BuildTable() {
        {{"axis", K::kInt, false}},
        shape::DequantizeLinear,
        "(x - zp) * scale (x, scale, zp)"},
+      // --- element types, casts, shape and indexing (shape_functions_shape.cc) ---
+      {"Cast",
+       1,
+       1,
+       1,
+       1,
+       {{"to", K::kString, true}},
+       shape::Cast,
+       "elementwise conversion to dtype `to` (ONNX Cast; CastLike imports as this)"},
       // --- the quantized graph (compiler/quantize; runtime/kernels/int8/qops.h semantics; names
       // and attributes mirror runtime/schema/loom_package.fbs one to one) ---
       {"q.conv2d",
@@ -195,7 +204,10 @@ std::vector<OpDef> BuildTable() {
        2,
        1,
        1,
-       {{"mult_a", K::kInt, true}, {"mult_b", K::kInt, true}, {"shift", K::kInt, true}, kClipLo,
+       {{"mult_a", K::kInt, true},
+        {"mult_b", K::kInt, true},
+        {"shift", K::kInt, true},
+        kClipLo,
         kClipHi},
        shape::QAdd,
        "int8 a * mult_a + b * mult_b, rounding shift, clip"},

@@ -52,6 +52,9 @@ Status Softmax(InferContext& ctx);
 Status Identity(InferContext& ctx);
 Status Dropout(InferContext& ctx);
 
+// shape_functions_shape.cc: element types, casts, shape and indexing
+Status Cast(InferContext& ctx);
+
 // shape_functions_quant.cc: the quantized graph's ops (q.*), docs/quantization.md
 Status QConv2d(InferContext& ctx);
 Status QAdd(InferContext& ctx);

@@ -1,5 +1,6 @@
 #include "runtime/core/dtype.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace loom {
@@ -70,6 +71,26 @@ float F16ToF32(uint16_t bits) {
   float out;
   std::memcpy(&out, &f, sizeof out);
   return out;
+}
+
+uint16_t F64ToF16(double v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return static_cast<uint16_t>(sign | 0x7e00);
+  const double a = std::fabs(v);
+  if (a >= 65520.0) return static_cast<uint16_t>(sign | 0x7c00);  // rounds past the largest half
+  int e = 0;
+  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1): the unbiased exponent is e - 1
+  // nearbyint rounds ties to even in the default rounding mode. Subnormals (e - 1 < -14) are
+  // multiples of 2^-24; a carry out of the mantissa lands in the next exponent by itself, since
+  // the bits are exponent and mantissa added together.
+  if (a == 0.0 || e - 1 < -14) {
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(std::ldexp(a, 24))));
+  }
+  const int exp = e - 1;
+  const uint32_t q =
+      static_cast<uint32_t>(std::nearbyint(std::ldexp(a, 10 - exp)));  // [1024, 2048]
+  const uint32_t bits = (static_cast<uint32_t>(exp + 15) << 10) + (q - 1024);
+  return static_cast<uint16_t>(sign | (bits >= 0x7c00 ? 0x7c00 : bits));
 }
 
 bool ParseDType(std::string_view name, DType* out) {

@@ -38,6 +38,10 @@ bool ParseDType(std::string_view name, DType* out);
 
 // IEEE 754 binary16 bits to float (exact: every half is a float).
 float F16ToF32(uint16_t bits);
+// A double rounded to the nearest binary16 (ties to even, overflow to infinity, NaN kept a quiet
+// NaN), in one rounding step: rounding through float first could round twice. Floats convert to
+// double exactly, so this is float's conversion too.
+uint16_t F64ToF16(double v);
 
 inline bool IsInt8Like(DType t) { return t == DType::kI8 || t == DType::kU8; }
 inline bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kF16; }

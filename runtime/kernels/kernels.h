@@ -150,6 +150,10 @@ Status GlobalAvgPool(const TensorView& x, const TensorView& y);
 // Same dtype and element count.
 Status Copy(const TensorView& x, const TensorView& y);
 
+// cast.cc — y = x converted elementwise to y.dtype (ONNX Cast over every numeric type; float to
+// integer truncates and saturates, NaN -> 0; integers wrap; bool is != 0). Same element count.
+Status Cast(const TensorView& x, const TensorView& y);
+
 // transpose.cc — y = x with dims permuted: y.shape[i] = x.shape[perm[i]]. Any dtype.
 Status Transpose(const TensorView& x, const int64_t* perm, const TensorView& y);
 

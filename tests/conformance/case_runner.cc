@@ -57,7 +57,7 @@ std::vector<fs::path> Numbered(const fs::path& dir, const std::string& prefix) {
 }
 
 // Compares one output; on mismatch writes a description into *why. Tracks the largest absolute
-// float error in *max_err.
+// float error in *max_err. float64 and float16 are compared in double under the same tolerance.
 bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol, double* max_err,
              std::string* why) {
   if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
@@ -66,7 +66,7 @@ bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol
     return false;
   }
   const int64_t n = got.num_elements();
-  if (got.dtype() != DType::kF32) {
+  if (!IsFloat(got.dtype())) {
     // Integer and bool outputs must match exactly.
     if (got.byte_size() == want.byte_size() &&
         (n == 0 || std::equal(got.bytes(), got.bytes() + got.byte_size(), want.bytes()))) {
@@ -84,21 +84,20 @@ bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol
     }
     return true;
   }
-  const float* g = got.data<float>();
-  const float* w = want.data<float>();
   int64_t worst = -1;
   double worst_excess = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(g[i]) || std::isnan(w[i])) {
-      if (std::isnan(g[i]) && std::isnan(w[i])) continue;
+    const double g = got.ElementAsDouble(i), w = want.ElementAsDouble(i);
+    if (std::isnan(g) || std::isnan(w)) {
+      if (std::isnan(g) && std::isnan(w)) continue;
       worst = i;
       worst_excess = INFINITY;
       continue;
     }
-    if (g[i] == w[i]) continue;  // includes equal infinities
-    const double err = std::fabs(static_cast<double>(g[i]) - w[i]);
+    if (g == w) continue;  // includes equal infinities
+    const double err = std::fabs(g - w);
     *max_err = std::max(*max_err, err);
-    const double excess = err - (tol.atol + tol.rtol * std::fabs(static_cast<double>(w[i])));
+    const double excess = err - (tol.atol + tol.rtol * std::fabs(w));
     if (excess > 0 && (worst < 0 || excess > worst_excess)) {
       worst = i;
       worst_excess = excess;
@@ -106,8 +105,9 @@ bool Compare(const ir::Tensor& got, const ir::Tensor& want, const Tolerance& tol
   }
   if (worst < 0) return true;
   char buf[200];
-  std::snprintf(buf, sizeof buf, "element %lld: got %.9g, expected %.9g (max abs error %.3g)",
-                static_cast<long long>(worst), g[worst], w[worst], *max_err);
+  std::snprintf(buf, sizeof buf, "element %lld: got %.17g, expected %.17g (max abs error %.3g)",
+                static_cast<long long>(worst), got.ElementAsDouble(worst),
+                want.ElementAsDouble(worst), *max_err);
   *why = buf;
   return false;
 }

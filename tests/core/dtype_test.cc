@@ -93,5 +93,28 @@ TEST(DTypeTest, F16ToF32) {
   EXPECT_TRUE(std::isnan(F16ToF32(0x7e00)));
 }
 
+TEST(DTypeTest, F64ToF16RoundsToNearestEven) {
+  EXPECT_EQ(F64ToF16(0.0), 0x0000);
+  EXPECT_EQ(F64ToF16(-0.0), 0x8000);
+  EXPECT_EQ(F64ToF16(1.0), 0x3c00);
+  EXPECT_EQ(F64ToF16(-2.0), 0xc000);
+  EXPECT_EQ(F64ToF16(1.0 / 3.0), 0x3555);
+  EXPECT_EQ(F64ToF16(65504.0), 0x7bff);
+  EXPECT_EQ(F64ToF16(65519.99), 0x7bff);                    // below the midpoint to 2^16
+  EXPECT_EQ(F64ToF16(65520.0), 0x7c00);                     // the midpoint ties to even: infinity
+  EXPECT_EQ(F64ToF16(1.0 + std::ldexp(1.0, -11)), 0x3c00);  // tie, even mantissa kept
+  EXPECT_EQ(F64ToF16(1.0 + 3 * std::ldexp(1.0, -11)), 0x3c02);  // tie, rounds up to even
+  EXPECT_EQ(F64ToF16(std::ldexp(1.0, -24)), 0x0001);            // smallest subnormal
+  EXPECT_EQ(F64ToF16(std::ldexp(1.0, -25)), 0x0000);            // half of it ties to 0
+  EXPECT_EQ(F64ToF16(std::ldexp(1023.5, -24)), 0x0400);  // largest subnormal rounds up to normal
+  EXPECT_EQ(F64ToF16(1e300), 0x7c00);
+  EXPECT_EQ(F64ToF16(-1e300), 0xfc00);
+  EXPECT_EQ(F64ToF16(std::nan("")) & 0x7e00, 0x7e00);
+  // Every half survives the round trip.
+  for (uint32_t b = 0; b < 0x7c00; ++b) {
+    ASSERT_EQ(F64ToF16(F16ToF32(static_cast<uint16_t>(b))), b) << b;
+  }
+}
+
 }  // namespace
 }  // namespace loom

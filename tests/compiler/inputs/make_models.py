@@ -79,6 +79,19 @@ def symbolic_batch():
     return model([helper.make_node("Relu", ["x"], ["y"])], [x], [y], name="symbolic_batch")
 
 
+def cast_types():
+    """Cast to float16, CastLike to a float64 input's type, Cast to int16: three element types."""
+    f64 = helper.make_tensor_value_info("like", TensorProto.DOUBLE, [1])
+    nodes = [
+        helper.make_node("Cast", ["x"], ["h"], name="to_f16", to=TensorProto.FLOAT16),
+        helper.make_node("CastLike", ["h", "like"], ["d"], name="like_f64"),
+        helper.make_node("Cast", ["d"], ["y"], name="to_i16", to=TensorProto.INT16),
+    ]
+    return model(nodes, [f32("x", 2, 3), f64],
+                 [helper.make_tensor_value_info("y", TensorProto.INT16, [2, 3])], opset=15,
+                 name="cast_types")
+
+
 def single(op, inputs, outputs, inits=(), opset=13, **attrs):
     names = [i.name for i in inputs] + [t.name for t in inits]
     node = helper.make_node(op, names, [o.name for o in outputs], name=op.lower(), **attrs)
@@ -90,6 +103,7 @@ def main():
     CORPUS.mkdir(parents=True, exist_ok=True)
     good = {
         "tiny_cnn": tiny_cnn(),
+        "cast_types": cast_types(),
         "symbolic_batch": symbolic_batch(),
         "conv_same_upper": single("Conv", [f32("x", 1, 1, 5, 5)], [f32("y", 1, 2, 3, 3)],
                                   [const("w", rand(2, 1, 3, 3))], auto_pad="SAME_UPPER",
@@ -119,8 +133,9 @@ def main():
             [f32("y", 1, 2, 2, 2), f32("running_mean", 2), f32("running_var", 2)],
             [const(k, np.ones(2, np.float32)) for k in ("s", "b", "m", "v")], opset=15,
             training_mode=1),
-        "float64_input": single("Relu", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [2])],
-                                [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [2])]),
+        "bfloat16_input": single(
+            "Relu", [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [2])],
+            [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [2])]),
         "missing_initializer": model(
             [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [f32("x", 1, 1, 3, 3)],
             [f32("y", 1, 1, 1, 1)], name="missing_initializer"),
