@@ -117,10 +117,12 @@ class SessionHandle {
   // One inference on `inputs` (zeros of every input's shape when empty), attributed to layers.
   // Resets the counters, as `loom profile` does.
   std::string Profile(const std::vector<WireInput>& in) {
-    std::vector<runtime::HostTensor> inputs =
-        in.empty() ? runtime::ZeroInputs(exec_->package()) : ToHost(in);
+    std::vector<runtime::HostTensor> inputs = ToHost(in);
     runtime::ProfileReport report;
-    CallWithoutGil([&] { return runtime::ProfileInference(*exec_, inputs, &report); });
+    CallWithoutGil([&]() -> Status {
+      if (inputs.empty()) LOOM_RETURN_IF_ERROR(runtime::ZeroInputs(exec_->package(), &inputs));
+      return runtime::ProfileInference(*exec_, inputs, &report);
+    });
     report.device = device_;
     return runtime::ProfileToJson(report);
   }

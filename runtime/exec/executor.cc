@@ -112,7 +112,6 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   dopt.trace = options.trace;
   dopt.timeline = options.timeline;
   dopt.waves = options.waves;
-  dopt.device_args = options.device_args;
   dopt.wall_timeout_ms = options.wall_timeout_ms;
   LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext(std::string("device ") + e->driver_->name()));
   const HwConfig& dev = e->driver_->config();

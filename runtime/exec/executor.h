@@ -44,7 +44,6 @@ struct ExecutorOptions {
   // 0: no limit.
   uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
   std::string waves;             // tsim: FST waveform file
-  std::string device_args;       // what followed "name:" in the device string (DriverOptions)
   // Create refuses (FailedPrecondition) a package whose device memory — every region it places,
   // each rounded up to 4 KiB — would be larger.
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;

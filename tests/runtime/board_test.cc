@@ -30,14 +30,15 @@ std::unique_ptr<runtime::Package> ConvPackage() {
 
 // The core drivers and the hardware drivers this build has (zynq on Linux, xrt when XRT was
 // found); no simulator.
-constexpr const char* kBoardDevices = "cpu"
+constexpr const char* kBoardDevices =
+    "cpu"
 #ifdef __linux__
-                                      " zynq"
+    " zynq"
 #endif
 #ifdef LOOM_HAVE_XRT_DRIVER
-                                      " xrt"
+    " xrt"
 #endif
-                                      " null";
+    " null";
 
 TEST(BoardRuntime, HasTheCoreAndHardwareDriversOnly) {
   EXPECT_EQ(runtime::DriverNames(), kBoardDevices);
