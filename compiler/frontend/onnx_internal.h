@@ -127,6 +127,13 @@ Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapIdentity(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapDropout(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Vision and normalization family (onnx_ops_vision.cc).
+Status MapConvTranspose(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapResize(ImportContext& ctx, const onnx::NodeProto& n, int since);  // also Upsample
+Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapInstanceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapLrn(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapGlobalMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

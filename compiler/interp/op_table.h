@@ -59,6 +59,8 @@ using ExecFn = Status (*)(ExecContext& ctx);
 ExecFn FindNnExecutor(std::string_view op);
 ExecFn FindTensorExecutor(std::string_view op);
 ExecFn FindQuantExecutor(std::string_view op);  // ops_quant.cc: q.* on the int8 kernels
+// Vision and normalization family (ops_vision.cc).
+ExecFn FindVisionExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);
