@@ -130,6 +130,13 @@ Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int since);
 // Element types, casts, shape and indexing ops (onnx_ops_shape.cc).
 Status MapCast(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapCastLike(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Vision and normalization family (onnx_ops_vision.cc).
+Status MapConvTranspose(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapResize(ImportContext& ctx, const onnx::NodeProto& n, int since);  // also Upsample
+Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapInstanceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapLrn(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapGlobalMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

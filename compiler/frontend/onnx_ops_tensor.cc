@@ -356,6 +356,24 @@ const std::vector<OpMapper>& OpMappers() {
       // Cast-1 named the target by string; `saturate` (19) only affects float8, which Loom refuses.
       {"Cast", 6, {"to", "saturate"}, {}, MapCast},
       {"CastLike", 15, {"saturate"}, {}, MapCastLike},
+      // Vision and normalization family (onnx_ops_vision.cc).
+      {"ConvTranspose",
+       1,
+       {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads",
+        "strides"},
+       {},
+       MapConvTranspose},
+      {"Resize",
+       10,
+       {"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+        "extrapolation_value", "keep_aspect_ratio_policy", "mode", "nearest_mode"},
+       {1, 2, 3},
+       MapResize},
+      {"Upsample", 7, {"mode", "scales"}, {1}, MapResize},
+      {"LayerNormalization", 17, {"axis", "epsilon", "stash_type"}, {}, MapLayerNorm},
+      {"InstanceNormalization", 6, {"epsilon"}, {}, MapInstanceNorm},
+      {"LRN", 1, {"alpha", "beta", "bias", "size"}, {}, MapLrn},
+      {"GlobalMaxPool", 1, {}, {}, MapGlobalMaxPool},
   };
   return table;
 }

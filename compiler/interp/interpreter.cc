@@ -53,6 +53,7 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindNnExecutor(op)) return f;
   if (ExecFn f = FindQuantExecutor(op)) return f;
   if (ExecFn f = FindShapeExecutor(op)) return f;
+  if (ExecFn f = FindVisionExecutor(op)) return f;  // vision and normalization family
   return FindTensorExecutor(op);
 }
 

@@ -58,9 +58,10 @@ using ExecFn = Status (*)(ExecContext& ctx);
 // Defined in ops_nn.cc and ops_tensor.cc; looked up by op name.
 ExecFn FindNnExecutor(std::string_view op);
 ExecFn FindTensorExecutor(std::string_view op);
-ExecFn FindQuantExecutor(std::string_view op);
-ExecFn FindShapeExecutor(std::string_view op);  // ops_shape.cc: casts, shape and indexing ops  //
-                                                // ops_quant.cc: q.* on the int8 kernels
+ExecFn FindQuantExecutor(std::string_view op);  // ops_quant.cc: q.* on the int8 kernels
+ExecFn FindShapeExecutor(std::string_view op);  // ops_shape.cc: casts, shape and indexing ops
+// Vision and normalization family (ops_vision.cc).
+ExecFn FindVisionExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

@@ -65,6 +65,14 @@ Status QQuantize(InferContext& ctx);
 Status QDequantize(InferContext& ctx);
 Status QRelayout(InferContext& ctx);
 
+// shape_functions_vision.cc: the vision and normalization family
+Status ConvTranspose(InferContext& ctx);
+Status Resize(InferContext& ctx);
+Status LayerNormalization(InferContext& ctx);
+Status InstanceNormalization(InferContext& ctx);
+Status Lrn(InferContext& ctx);
+Status GlobalMaxPool(InferContext& ctx);
+
 }  // namespace shape
 }  // namespace loom::ir
 

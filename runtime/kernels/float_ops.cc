@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/kernels/op_attrs.h"
+#include "runtime/kernels/vision_attrs.h"
 
 namespace loom::kernels {
 namespace {
@@ -172,6 +173,44 @@ Status RunConcat(const FloatOpParams& p, const TensorView* const* in, size_t n,
   return Concat(in, static_cast<int>(n), p.axis, y);
 }
 
+// --- vision and normalization family (kernels_vision.h) ---------------------------------------
+
+Status PrepResize(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
+                  FloatOpParams* p) {
+  return ResizeParamsFrom(a, *in[0], y, &p->resize);
+}
+Status PrepLayerNorm(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                     FloatOpParams* p) {
+  p->epsilon = a.GetFloat("epsilon", 1e-5f);
+  return ResolveAxis("LayerNormalization", a.GetInt("axis", -1), in[0]->rank, &p->axis);
+}
+Status PrepLrn(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+               FloatOpParams* p) {
+  return LrnParamsFrom(a, &p->lrn);
+}
+Status RunConvTranspose(const FloatOpParams& p, const TensorView* const* in, size_t n,
+                        const TensorView& y) {
+  return ConvTranspose(p.conv, *in[0], *in[1], Optional(in, n, 2), y);
+}
+Status RunResize(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Resize(p.resize, *in[0], y);
+}
+Status RunLayerNorm(const FloatOpParams& p, const TensorView* const* in, size_t n,
+                    const TensorView& y) {
+  return LayerNorm(*in[0], *in[1], Optional(in, n, 2), p.axis, p.epsilon, y, nullptr, nullptr);
+}
+Status RunInstanceNorm(const FloatOpParams& p, const TensorView* const* in, size_t,
+                       const TensorView& y) {
+  return InstanceNorm(*in[0], *in[1], *in[2], p.epsilon, y);
+}
+Status RunLrn(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Lrn(p.lrn, *in[0], y);
+}
+Status RunGlobalMaxPool(const FloatOpParams&, const TensorView* const* in, size_t,
+                        const TensorView& y) {
+  return GlobalMaxPool(*in[0], y);
+}
+
 // Ignored attributes, and why they cannot matter: the output shape is fixed in the package, so
 // Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
@@ -205,6 +244,20 @@ constexpr FloatOpDef kFloatOps[] = {
      PrepPool, RunAvgPool},
     {"GlobalAveragePool", 1, 0, false, false, "", "", PrepNothing, RunGlobalAvgPool},
     {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat},
+    // Vision and normalization family. ConvTranspose's output_padding is already in y's shape;
+    // Resize's sizes are y's shape. LayerNormalization runs here with its one output Y (a CPU
+    // op has one output; its Mean / InvStdDev outputs exist only in the interpreter).
+    {"ConvTranspose", 2, 1, false, false, "strides dilations pads group", "output_padding",
+     PrepConv, RunConvTranspose},  // bias
+    {"Resize", 1, 0, false, false,
+     "mode coordinate_transformation_mode nearest_mode cubic_coeff_a exclude_outside "
+     "extrapolation_value scales roi",
+     "sizes", PrepResize, RunResize},
+    {"LayerNormalization", 2, 1, false, true, "axis epsilon", "", PrepLayerNorm,
+     RunLayerNorm},  // bias
+    {"InstanceNormalization", 3, 0, false, true, "epsilon", "", PrepBatchNorm, RunInstanceNorm},
+    {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
+    {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
 };
 
 }  // namespace

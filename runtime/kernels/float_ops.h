@@ -26,6 +26,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
 
@@ -37,6 +38,7 @@ class AttrReader {
   virtual std::vector<int64_t> GetInts(std::string_view name) const = 0;
   virtual int64_t GetInt(std::string_view name, int64_t fallback) const = 0;
   virtual float GetFloat(std::string_view name, float fallback) const = 0;
+  virtual std::vector<float> GetFloats(std::string_view name) const = 0;  // Resize's scales, roi
 };
 
 // Kernel parameters of one float operator, resolved at load (axes non-negative, defaults filled
@@ -50,6 +52,9 @@ struct FloatOpParams {
   int axis = 0;                 // Softmax, Concat
   int64_t perm[kMaxRank] = {};  // Transpose
   float epsilon = 1e-5f;        // BatchNormalization
+  // Vision and normalization family (kernels_vision.h); LayerNormalization uses axis, epsilon.
+  ResizeParams resize;
+  LrnParams lrn;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

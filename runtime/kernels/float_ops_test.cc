@@ -30,6 +30,11 @@ class MapAttrs final : public AttrReader {
     auto it = floats.find(std::string(name));
     return it == floats.end() ? fallback : it->second;
   }
+  std::map<std::string, std::vector<float>> float_lists;
+  std::vector<float> GetFloats(std::string_view name) const override {
+    auto it = float_lists.find(std::string(name));
+    return it == float_lists.end() ? std::vector<float>{} : it->second;
+  }
 };
 
 // Prepares `op` from `attrs` and runs it through its row, as the loader and executor do.
@@ -166,6 +171,65 @@ TEST(FloatOps, ConvThroughTheTableMatchesTheKernel) {
       RunRow("Conv", attrs, {&xv, &wv, nullptr}, View(DType::kF32, y1.data(), {1, 3, 3, 3})).ok());
   ASSERT_TRUE(RunRow("Conv", attrs, {&xv, &wv}, View(DType::kF32, y2.data(), {1, 3, 3, 3})).ok());
   EXPECT_EQ(y1, y2);
+}
+
+// --- vision and normalization family ---
+
+TEST(FloatOps, ResizeScalesComeFromTheAttributeOrTheShapes) {
+  const float x[2] = {0, 4};
+  float y[3] = {};
+  const TensorView xv = View(DType::kF32, x, {1, 2});
+  const TensorView yv = View(DType::kF32, y, {1, 3});
+  MapAttrs attrs;
+  attrs.ints["mode"] = {1};                            // linear
+  attrs.ints["coordinate_transformation_mode"] = {1};  // asymmetric: x / scale
+  // No scales: 3 / 2 per the shapes, sources 0, 2/3, 4/3.
+  ASSERT_TRUE(RunRow("Resize", attrs, {&xv}, yv).ok());
+  EXPECT_FLOAT_EQ(y[1], 4.0f * 2 / 3);
+  EXPECT_FLOAT_EQ(y[2], 4.0f);
+  // Explicit scale 2 along the last dim: sources 0, 0.5, 1.
+  attrs.float_lists["scales"] = {1, 2};
+  ASSERT_TRUE(RunRow("Resize", attrs, {&xv}, yv).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(0, 2, 4));
+  attrs.ints["mode"] = {3};
+  const Status s = RunRow("Resize", attrs, {&xv}, yv);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("mode 3"));
+  attrs.ints["mode"] = {0};
+  attrs.ints["coordinate_transformation_mode"] = {5};  // tf_crop_and_resize needs roi
+  EXPECT_THAT(RunRow("Resize", attrs, {&xv}, yv).message(), HasSubstr("roi with 4 entries"));
+}
+
+TEST(FloatOps, ConvTransposeAndNormsThroughTheTable) {
+  const float x[3] = {1, 2, 3}, w[2] = {1, 10}, b[1] = {0.5f};
+  float y[6] = {};
+  const TensorView xv = View(DType::kF32, x, {1, 1, 3});
+  const TensorView wv = View(DType::kF32, w, {1, 1, 2});
+  const TensorView bv = View(DType::kF32, b, {1});
+  MapAttrs attrs;
+  attrs.ints["strides"] = {2};
+  attrs.ints["output_padding"] = {0};  // listed as ignored: y's shape has it
+  ASSERT_TRUE(
+      RunRow("ConvTranspose", attrs, {&xv, &wv, &bv}, View(DType::kF32, y, {1, 1, 6})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(1.5f, 10.5f, 2.5f, 20.5f, 3.5f, 30.5f));
+  EXPECT_TRUE(AttrListed(FindFloatOp("ConvTranspose")->ignores, "output_padding"));
+  // LayerNormalization's negative axis resolves at prepare; the bias slot is optional.
+  const float s2[3] = {1, 1, 1};
+  const TensorView sv = View(DType::kF32, s2, {3});
+  float ln[3] = {};
+  MapAttrs ax;
+  ax.ints["axis"] = {-1};
+  ax.floats["epsilon"] = 0.0f;
+  ASSERT_TRUE(RunRow("LayerNormalization", ax, {&xv, &sv}, View(DType::kF32, ln, {1, 1, 3})).ok());
+  EXPECT_NEAR(ln[0], -1.2247449f, 1e-6);
+  EXPECT_NEAR(ln[2], 1.2247449f, 1e-6);
+  ax.ints["axis"] = {3};
+  EXPECT_THAT(
+      RunRow("LayerNormalization", ax, {&xv, &sv}, View(DType::kF32, ln, {1, 1, 3})).message(),
+      HasSubstr("axis 3 is outside"));
+  float g[1] = {};
+  ASSERT_TRUE(RunRow("GlobalMaxPool", MapAttrs{}, {&xv}, View(DType::kF32, g, {1, 1, 1})).ok());
+  EXPECT_EQ(g[0], 3.0f);
 }
 
 }  // namespace

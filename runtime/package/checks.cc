@@ -87,6 +87,11 @@ class FloatAttrs final : public kernels::AttrReader {
     const pkg::FloatAttr* a = Find(name);
     return a && a->floats() && a->floats()->size() ? a->floats()->Get(0) : fallback;
   }
+  std::vector<float> GetFloats(std::string_view name) const override {
+    const pkg::FloatAttr* a = Find(name);
+    if (a == nullptr || a->floats() == nullptr) return {};
+    return {a->floats()->begin(), a->floats()->end()};
+  }
 
  private:
   const pkg::FloatAttr* Find(std::string_view name) const {
