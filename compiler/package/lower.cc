@@ -82,8 +82,7 @@ class Lowerer {
           LowerReport* report)
       : g_(g), c_(c), o_(o), spec_(*spec), report_(*report),
         blk_{c.batch, c.block_in},
-        align_(std::max<uint64_t>({64, c.inp_elem_bytes(), c.wgt_elem_bytes(),
-                                   c.acc_elem_bytes(), c.out_elem_bytes()})) {}
+        align_(runtime::ArenaAlignment(c)) {}  // the loader checks the same alignment
 
   Status Run();
 

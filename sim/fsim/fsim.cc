@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "sim/common/ring.h"
 #include "sim/fsim/timing.h"
 
 namespace loom::fsim {
@@ -40,36 +41,8 @@ struct ModuleState {
 
 // A token queue: the push cycle of each token, oldest first. A full queue makes the pushing
 // instruction wait (PendingPush), so it never holds more than token_queue_depth tokens and a ring
-// of that size, allocated once, replaces a deque that would allocate as it moves along.
-class TokenFifo {
- public:
-  void Reset(size_t capacity) {
-    slots_.assign(capacity, 0);
-    head_ = size_ = 0;
-  }
-  bool empty() const { return size_ == 0; }
-  size_t size() const { return size_; }
-  uint64_t front() const { return slots_[head_]; }
-  void pop_front() {
-    head_ = (head_ + 1) % slots_.size();
-    --size_;
-  }
-  void push_back(uint64_t cycle) {
-    if (size_ == slots_.size()) Grow();  // not reached while pushes wait for room; stays safe
-    slots_[(head_ + size_) % slots_.size()] = cycle;
-    ++size_;
-  }
-
- private:
-  void Grow() {
-    std::vector<uint64_t> bigger(slots_.size() * 2 + 1);
-    for (size_t i = 0; i < size_; ++i) bigger[i] = slots_[(head_ + i) % slots_.size()];
-    slots_ = std::move(bigger);
-    head_ = 0;
-  }
-  std::vector<uint64_t> slots_;
-  size_t head_ = 0, size_ = 0;
-};
+// of that size, reserved once, replaces a deque that would allocate as it moves along.
+using TokenFifo = sim::Ring<uint64_t>;
 
 }  // namespace
 
@@ -118,7 +91,7 @@ class Scheduler {
       m.time = 0;
       m.pending.clear();
     }
-    for (TokenFifo& q : queues_) q.Reset(c_.token_queue_depth);
+    for (TokenFifo& q : queues_) q.Reserve(c_.token_queue_depth);
     dispatch_.assign(insns.size(), kNever);
     start_.assign(insns.size(), kNever);
     pos_in_module_.assign(insns.size(), 0);

@@ -13,7 +13,12 @@ constexpr uint64_t k4K = 4096;
 }  // namespace
 
 AxiDram::AxiDram(sim::Dram& dram, uint32_t axi_bytes, uint32_t latency)
-    : dram_(dram), axi_bytes_(axi_bytes), latency_(std::max<uint32_t>(latency, 1)) {}
+    : dram_(dram), axi_bytes_(axi_bytes), latency_(std::max<uint32_t>(latency, 1)) {
+  reads_.Reserve(2);
+  writes_.Reserve(2);
+  early_beats_.Reserve(256);  // a whole burst's data may come before its address
+  responses_.Reserve(2);
+}
 
 void AxiDram::Check(bool ok, const char* what, uint64_t cycle) {
   if (!ok && error_.empty()) error_ = "cycle " + std::to_string(cycle) + ": " + what;

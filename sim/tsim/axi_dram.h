@@ -12,10 +12,10 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 
 #include "sim/common/dram.h"
+#include "sim/common/ring.h"
 #include "sim/tsim/sim_ctrl.h"
 
 namespace loom::tsim {
@@ -67,10 +67,12 @@ class AxiDram : public SimPlugin {
   sim::Dram& dram_;
   const uint32_t axi_bytes_;
   const uint32_t latency_;
-  std::deque<Burst> reads_;
-  std::deque<Burst> writes_;        // address accepted, data not complete
-  std::deque<Beat> early_beats_;    // data that came before its address
-  std::deque<Response> responses_;  // write responses
+  // Rings reserved at construction for what the rules allow (one burst each way, its beats), so
+  // a run allocates nothing; a master that breaks the rules still gets served (and reported).
+  sim::Ring<Burst> reads_;
+  sim::Ring<Burst> writes_;        // address accepted, data not complete
+  sim::Ring<Beat> early_beats_;    // data that came before its address
+  sim::Ring<Response> responses_;  // write responses
   bool Stall();
 
   std::string error_;
