@@ -80,9 +80,13 @@ class Lowerer {
  public:
   Lowerer(const ir::Graph& g, const HwConfig& c, const LowerOptions& o, PackageSpec* spec,
           LowerReport* report)
-      : g_(g), c_(c), o_(o), spec_(*spec), report_(*report),
+      : g_(g),
+        c_(c),
+        o_(o),
+        spec_(*spec),
+        report_(*report),
         blk_{c.batch, c.block_in},
-        align_(runtime::ArenaAlignment(c)) {}  // the loader checks the same alignment
+        align_(runtime::ArenaAlignment(c)) {}
 
   Status Run();
 
