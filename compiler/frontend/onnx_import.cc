@@ -41,6 +41,8 @@ Status ScreenNodes(const onnx::GraphProto& g) {
                            " is not supported (only the default ONNX domain is)");
     }
     const OpMapper* m = FindOpMapper(n.op_type());
+    // Without a mapper, a foldable op imports when it folds (its attributes checked there).
+    if (m == nullptr && IsFoldableShapeOp(n.op_type())) continue;
     if (m == nullptr) {
       return Unimplemented(label + ": operator " + n.op_type() + " is not supported");
     }
@@ -138,6 +140,14 @@ Status InputType(const onnx::ValueInfoProto& in, DType* dtype, ir::Shape* shape)
   return ir::NumElements(*shape, &n).WithContext(what);
 }
 
+// The first input of `n` that is not a constant (for messages about folding).
+std::string FirstRuntimeInput(const ImportContext& ctx, const onnx::NodeProto& n) {
+  for (int i = 0; i < n.input_size(); ++i) {
+    if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) return n.input(i);
+  }
+  return "";
+}
+
 Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Graph* out) {
   if (!model.has_graph()) return InvalidArgument("model has no graph");
   LOOM_RETURN_IF_ERROR(ScreenNodes(model.graph()));
@@ -195,8 +205,19 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
     if (schema == nullptr) {
       return InvalidArgument(ctx.Label(n) + ": no ONNX schema for opset " + std::to_string(opset));
     }
-    const OpMapper* m = FindOpMapper(n.op_type());
     const int since = schema->SinceVersion();
+    bool folded = false;
+    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, n, since, &folded));
+    if (folded) continue;
+    const OpMapper* m = FindOpMapper(n.op_type());
+    if (m == nullptr) {  // a foldable op (ScreenNodes let it through) that did not fold
+      const std::string runtime_input = FirstRuntimeInput(ctx, n);
+      return Unimplemented(
+          ctx.Label(n) + ": operator " + n.op_type() + " is not supported" +
+          (runtime_input.empty() ? std::string(" with these inputs and attributes")
+                                 : " on run-time data (Loom folds it only to a constant: input '" +
+                                       runtime_input + "' is computed at run time)"));
+    }
     if (since < m->min_since) {
       return Unimplemented(ctx.Label(n) + ": " + n.op_type() + "-" + std::to_string(since) +
                            " (opset " + std::to_string(opset) + ") is not supported; Loom maps " +
