@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <set>
 
+#include "compiler/ir/op_registry.h"
 #include "compiler/partition/partition.h"
 
 namespace loom::partition {

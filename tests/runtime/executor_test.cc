@@ -10,6 +10,7 @@
 #include "runtime/api/session.h"
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/driver.h"
+#include "runtime/io/npy.h"
 #include "tests/runtime/test_packages.h"
 
 namespace loom::testing {
@@ -335,6 +336,62 @@ TEST(ExecutorTypes, EveryTypeRunsAsItself) {
       EXPECT_EQ(out[0].type, type) << device;
       EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 2})) << device;
       EXPECT_EQ(out[0].data, want) << device;
+    }
+  }
+}
+
+// Schema 1.3 reads 1.2 packages: fixtures written by the 1.2 compiler and runtime (main before
+// the element types were added; tests/runtime/fixtures/v1_2/README.md says how) load, and give
+// the bytes the 1.2 runtime gave, on cpu and fsim.
+TEST(ExecutorCompat, ReadsV1_2Packages) {
+  const std::string dir = std::string(LOOM_SOURCE_DIR) + "/tests/runtime/fixtures/v1_2/";
+  struct Fixture {
+    const char* package;
+    const char* input_name;
+    const char* input;
+    std::vector<std::pair<std::string, std::string>> outputs;  // name, .npy
+  };
+  const Fixture fixtures[] = {
+      {"conv.loom", "input", "conv_input.npy",
+       {{"features", "conv_features.npy"}, {"probs", "conv_probs.npy"}}},
+      {"digits.loom", "input", "digits_input.npy", {{"logits", "digits_logits.npy"}}},
+  };
+  ASSERT_TRUE(runtime::RegisterHostRuntime().ok());
+  for (const Fixture& f : fixtures) {
+    SCOPED_TRACE(f.package);
+    std::unique_ptr<runtime::Package> p;
+    Status s = runtime::Package::LoadFile(dir + f.package, &p);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(p->root().version_major(), 1);
+    EXPECT_EQ(p->root().version_minor(), 2);
+    NpyArray in;
+    ASSERT_TRUE(ReadNpy(dir + f.input, &in).ok());
+    HostTensor x;
+    x.name = f.input_name;
+    x.type = in.dtype;
+    x.shape = in.shape;
+    x.data = in.bytes;
+    for (const char* device : {"cpu", "fsim"}) {
+      std::unique_ptr<runtime::Package> copy;
+      ASSERT_TRUE(runtime::Package::LoadFile(dir + f.package, &copy).ok());
+      runtime::SessionOptions o;
+      o.device = device;
+      std::unique_ptr<Executor> e;
+      s = runtime::OpenSession(std::move(copy), o, &e);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::vector<HostTensor> out;
+      s = e->Run({x}, runtime::RunOptions{}, &out);
+      ASSERT_TRUE(s.ok()) << device << ": " << s.ToString();
+      for (const auto& [name, file] : f.outputs) {
+        NpyArray want;
+        ASSERT_TRUE(ReadNpy(dir + file, &want).ok()) << file;
+        const HostTensor* got = nullptr;
+        for (const HostTensor& t : out) got = t.name == name ? &t : got;
+        ASSERT_NE(got, nullptr) << name;
+        EXPECT_EQ(got->type, want.dtype) << device << " " << name;
+        EXPECT_EQ(got->shape, want.shape) << device << " " << name;
+        EXPECT_EQ(got->data, want.bytes) << device << " " << name;
+      }
     }
   }
 }

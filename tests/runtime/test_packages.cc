@@ -5,7 +5,9 @@
 
 #include "compiler/tensorize/conv2d.h"
 #include "runtime/core/blocked_layout.h"
+#include "runtime/core/dtype.h"
 #include "runtime/kernels/int8/qops.h"
+#include "runtime/package/package.h"
 
 namespace loom::testing {
 namespace {
