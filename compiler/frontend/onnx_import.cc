@@ -140,14 +140,6 @@ Status InputType(const onnx::ValueInfoProto& in, DType* dtype, ir::Shape* shape)
   return ir::NumElements(*shape, &n).WithContext(what);
 }
 
-// The first input of `n` that is not a constant (for messages about folding).
-std::string FirstRuntimeInput(const ImportContext& ctx, const onnx::NodeProto& n) {
-  for (int i = 0; i < n.input_size(); ++i) {
-    if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) return n.input(i);
-  }
-  return "";
-}
-
 Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Graph* out) {
   if (!model.has_graph()) return InvalidArgument("model has no graph");
   LOOM_RETURN_IF_ERROR(ScreenNodes(model.graph()));
@@ -207,16 +199,13 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
     }
     const int since = schema->SinceVersion();
     bool folded = false;
-    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, n, since, &folded));
+    std::string why_not;
+    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, *gp, n, since, &folded, &why_not));
     if (folded) continue;
     const OpMapper* m = FindOpMapper(n.op_type());
     if (m == nullptr) {  // a foldable op (ScreenNodes let it through) that did not fold
-      const std::string runtime_input = FirstRuntimeInput(ctx, n);
-      return Unimplemented(
-          ctx.Label(n) + ": operator " + n.op_type() + " is not supported" +
-          (runtime_input.empty() ? std::string(" with these inputs and attributes")
-                                 : " on run-time data (Loom folds it only to a constant: input '" +
-                                       runtime_input + "' is computed at run time)"));
+      return Unimplemented(ctx.Label(n) + ": operator " + n.op_type() +
+                           " is supported only where it folds to a constant, and here " + why_not);
     }
     if (since < m->min_since) {
       return Unimplemented(ctx.Label(n) + ": " + n.op_type() + "-" + std::to_string(since) +

@@ -89,8 +89,11 @@ class ImportContext {
 // Evaluates `n` at import when its outputs are compile-time constants (Shape and Size of any
 // value; Gather, Unsqueeze, Concat, Slice, Cast, Range, arithmetic... of constants) and binds
 // them as constants: *folded says whether it did. Refuses a node whose output shape depends on
-// run-time data (NonZero of an input), naming it. Otherwise leaves the node to its mapper.
-Status FoldShapeNode(ImportContext& ctx, const onnx::NodeProto& n, int since, bool* folded);
+// run-time data (NonZero of an input), naming it. Otherwise leaves the node to its mapper and
+// says why it did not fold in *why_not (empty for ops it never folds). Outputs of `g` (the model's
+// outputs) are never folded.
+Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::NodeProto& n,
+                     int since, bool* folded, std::string* why_not);
 // Whether FoldShapeNode evaluates `op` (when its inputs allow): such ops pass the import's op
 // screen even without a mapper.
 bool IsFoldableShapeOp(const std::string& op);

@@ -593,8 +593,10 @@ bool ShapeDependsOnData(const std::string& op) {
 
 bool IsFoldableShapeOp(const std::string& op) { return FindFoldRule(op) != nullptr; }
 
-Status FoldShapeNode(ImportContext& ctx, const onnx::NodeProto& n, int since, bool* folded) {
+Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::NodeProto& n,
+                     int since, bool* folded, std::string* why_not) {
   *folded = false;
+  why_not->clear();
   if (ShapeDependsOnData(n.op_type())) {
     for (int i = 0; i < n.input_size(); ++i) {
       if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) {
@@ -607,10 +609,18 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::NodeProto& n, int since, bo
   }
   const FoldRule* rule = FindFoldRule(n.op_type());
   if (rule == nullptr) return Status::Ok();
+  // A model output stays computed: a package's outputs are arena tensors the runtime writes.
+  for (const onnx::ValueInfoProto& o : g.output()) {
+    if (std::find(n.output().begin(), n.output().end(), o.name()) != n.output().end()) {
+      *why_not = "its output '" + o.name() + "' is a model output, which Loom does not fold";
+      return Status::Ok();
+    }
+  }
   for (const onnx::AttributeProto& a : n.attribute()) {
     if (std::none_of(rule->attrs.begin(), rule->attrs.end(),
                      [&](const char* name) { return a.name() == name; })) {
       // Not an attribute the folder reads: leave the node to its mapper, which checks it.
+      *why_not = "attribute '" + a.name() + "' is not one the folding reads";
       return Status::Ok();
     }
   }
@@ -623,7 +633,15 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::NodeProto& n, int since, bo
   } else {
     bool all = false;
     f.CollectInputs(&all);
-    if (!all || n.input_size() == 0 || f.In(0) == nullptr) return Status::Ok();
+    if (!all || n.input_size() == 0 || f.In(0) == nullptr) {
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) {
+          *why_not = "input '" + n.input(i) + "' is computed at run time";
+          break;
+        }
+      }
+      return Status::Ok();
+    }
   }
   std::vector<Tensor> outs;
   LOOM_RETURN_IF_ERROR(f.Run(n.op_type(), &outs));
