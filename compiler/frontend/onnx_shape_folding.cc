@@ -327,8 +327,8 @@ Status Folder::Slice(Tensor* out) {
       return st > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1);
     };
     const int64_t b = clamp(starts[i]), e = clamp(ends[i]);
-    const int64_t len = st > 0 ? (e > b ? (e - b + st - 1) / st : 0)
-                               : (b > e ? (b - e - st - 1) / -st : 0);
+    const int64_t len =
+        st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e - st - 1) / -st : 0);
     begin[size_t(ax)] = b;
     step[size_t(ax)] = st;
     s[size_t(ax)] = len;
@@ -381,8 +381,8 @@ Status Folder::Reshape(Tensor* out) {
   }
   if (infer >= 0) {
     if (known == 0 || x.num_elements() % known != 0) {
-      return ctx_.Invalid(n_, "cannot infer the -1 for " + std::to_string(x.num_elements()) +
-                                  " elements");
+      return ctx_.Invalid(
+          n_, "cannot infer the -1 for " + std::to_string(x.num_elements()) + " elements");
     }
     s[size_t(infer)] = x.num_elements() / known;
   }
@@ -441,8 +441,8 @@ Status Folder::Broadcast(const std::string& op, Tensor* out) {
       int64_t& o = s[s.size() - ts.size() + i];
       const int64_t d = ts[i];
       if (o != d && o != 1 && d != 1) {
-        return ctx_.Invalid(n_, "shapes " + ir::ShapeToString(ts) + " and " +
-                                    ir::ShapeToString(s) + " do not broadcast");
+        return ctx_.Invalid(n_, "shapes " + ir::ShapeToString(ts) + " and " + ir::ShapeToString(s) +
+                                    " do not broadcast");
       }
       if (o == 1) o = d;
     }
@@ -559,19 +559,31 @@ struct FoldRule {
 };
 const std::vector<FoldRule>& FoldRules() {
   static const std::vector<FoldRule> rules = {
-      {"Shape", {"start", "end"}}, {"Size", {}},
-      {"Gather", {"axis"}},        {"Unsqueeze", {"axes"}},
-      {"Squeeze", {"axes"}},       {"Concat", {"axis"}},
+      {"Shape", {"start", "end"}},
+      {"Size", {}},
+      {"Gather", {"axis"}},
+      {"Unsqueeze", {"axes"}},
+      {"Squeeze", {"axes"}},
+      {"Concat", {"axis"}},
       {"Slice", {"starts", "ends", "axes"}},
-      {"Cast", {"to", "saturate"}}, {"Reshape", {"allowzero"}},
-      {"ConstantOfShape", {"value"}}, {"Range", {}},
-      {"Identity", {}},            {"Expand", {}},
-      {"Add", {}},                 {"Sub", {}},
-      {"Mul", {}},                 {"Div", {}},
-      {"Max", {}},                 {"Min", {}},
-      {"Equal", {}},               {"Less", {}},
-      {"Greater", {}},             {"Where", {}},
-      {"Neg", {}},                 {"Floor", {}},
+      {"Cast", {"to", "saturate"}},
+      {"Reshape", {"allowzero"}},
+      {"ConstantOfShape", {"value"}},
+      {"Range", {}},
+      {"Identity", {}},
+      {"Expand", {}},
+      {"Add", {}},
+      {"Sub", {}},
+      {"Mul", {}},
+      {"Div", {}},
+      {"Max", {}},
+      {"Min", {}},
+      {"Equal", {}},
+      {"Less", {}},
+      {"Greater", {}},
+      {"Where", {}},
+      {"Neg", {}},
+      {"Floor", {}},
       {"Ceil", {}},
   };
   return rules;
@@ -600,8 +612,8 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::
   if (ShapeDependsOnData(n.op_type())) {
     for (int i = 0; i < n.input_size(); ++i) {
       if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) {
-        return ctx.Unsupported(n, "its output shape depends on the values of input '" +
-                                      n.input(i) + "', known only at run time; Loom compiles "
+        return ctx.Unsupported(n, "its output shape depends on the values of input '" + n.input(i) +
+                                      "', known only at run time; Loom compiles "
                                       "static shapes (data-dependent shapes are not supported)");
       }
     }

@@ -24,11 +24,11 @@ Status Partition(ir::Graph& g, const passes::PassOptions& options) {
 }  // namespace
 
 void RegisterPartitionPasses() {
-  passes::RegisterPass({"partition",
-                        "place each node on the accelerator or the CPU (node attr target)",
-                        "config=1x16x16: HwConfig name or path; cost=0: 1 moves accelerator segments that do "
-                        "not pay for their launch and transfers to the CPU",
-                        Partition});
+  passes::RegisterPass(
+      {"partition", "place each node on the accelerator or the CPU (node attr target)",
+       "config=1x16x16: HwConfig name or path; cost=0: 1 moves accelerator segments that do "
+       "not pay for their launch and transfers to the CPU",
+       Partition});
 }
 
 }  // namespace loom::partition

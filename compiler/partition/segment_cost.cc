@@ -53,7 +53,8 @@ SegmentEstimate EstimateSegment(const ir::Graph& g, const std::vector<const ir::
     }
   }
   const double hz = c.clock_mhz * 1e6;
-  const double compute_s = static_cast<double>(e.macs) / static_cast<double>(c.macs_per_cycle()) / hz;
+  const double compute_s =
+      static_cast<double>(e.macs) / static_cast<double>(c.macs_per_cycle()) / hz;
   const double transfer_s = e.boundary_bytes / static_cast<double>(c.axi_bytes()) / hz;
   e.accel_us = m.launch_us + (compute_s + transfer_s) * 1e6;
   e.cpu_us = static_cast<double>(e.macs) / (m.cpu_gmacs * 1e3);

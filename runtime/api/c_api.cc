@@ -41,8 +41,8 @@ struct CDTypePair {
   DType type;
 };
 constexpr CDTypePair kCDTypes[] = {
-    {LOOM_FLOAT32, DType::kF32}, {LOOM_INT8, DType::kI8},    {LOOM_UINT8, DType::kU8},
-    {LOOM_INT16, DType::kI16},   {LOOM_INT32, DType::kI32},  {LOOM_INT64, DType::kI64},
+    {LOOM_FLOAT32, DType::kF32}, {LOOM_INT8, DType::kI8},     {LOOM_UINT8, DType::kU8},
+    {LOOM_INT16, DType::kI16},   {LOOM_INT32, DType::kI32},   {LOOM_INT64, DType::kI64},
     {LOOM_BOOL, DType::kBool},   {LOOM_FLOAT16, DType::kF16}, {LOOM_FLOAT64, DType::kF64},
 };
 bool FromCDType(loom_dtype dtype, DType* out) {
@@ -168,7 +168,8 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
   if (!rt || (!shape && rank) || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
   DType type;
   if (!FromCDType(dtype, &type)) {
-    return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+    return Fail(rt, LOOM_INVALID_ARGUMENT,
+                "unknown dtype " + std::to_string(static_cast<int>(dtype)));
   }
   // The shape is the caller's: refuse what no model has before copying anything, so that the byte
   // count below cannot wrap (a wrapped product matched 0 bytes and ended in memcpy).
@@ -195,8 +196,7 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
   if (need != bytes) {
     return Fail(rt, LOOM_INVALID_ARGUMENT,
                 what + " holds " + std::to_string(bytes) + " bytes; shape " + shape_text() +
-                    " of " + DTypeLongName(type) + " needs " +
-                    std::to_string(need));
+                    " of " + DTypeLongName(type) + " needs " + std::to_string(need));
   }
   HostTensor t;
   t.type = type;

@@ -325,8 +325,9 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const bool quantizes = model_type == DType::kI8 && h->type == DType::kF32;
     if (h->type != model_type && !quantizes) {
       return InvalidArgument("input '" + name + "' is " + DTypeLongName(model_type) +
-                             " in the model" + (model_type == DType::kI8 ? " (float32 or int8 data)" : "") +
-                             "; " + DTypeLongName(h->type) + " data was given");
+                             " in the model" +
+                             (model_type == DType::kI8 ? " (float32 or int8 data)" : "") + "; " +
+                             DTypeLongName(h->type) + " data was given");
     }
     const std::vector<int64_t>& want = input_shapes_[i];
     const std::vector<int64_t>& got = h->shape;

@@ -170,7 +170,8 @@ Status PackageChecker::CheckTensors() {
     const uint64_t elem = DTypeSize(FromPkgDType(t->dtype()));
     if (elem > 1 && t->offset() % elem != 0) {
       return InvalidArgument(where + ": offset " + std::to_string(t->offset()) + " is not " +
-                             std::to_string(elem) + "-byte aligned (" + DTypeName(t->dtype()) + ")");
+                             std::to_string(elem) + "-byte aligned (" + DTypeName(t->dtype()) +
+                             ")");
     }
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
       return InvalidArgument(where + ": int8 scale must be finite and positive");
@@ -231,8 +232,9 @@ Status PackageChecker::CheckBindings() {
       // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
       if (t->layout() != pkg::TensorLayout::Plain &&
           !(t->dtype() == pkg::DType::Int8 && t->layout() == pkg::TensorLayout::Blocked)) {
-        return InvalidArgument(where + ": tensor " + TensorName(t) + " is " + DTypeName(t->dtype()) +
-                               " " + pkg::EnumNameTensorLayout(t->layout()) +
+        return InvalidArgument(where + ": tensor " + TensorName(t) + " is " +
+                               DTypeName(t->dtype()) + " " +
+                               pkg::EnumNameTensorLayout(t->layout()) +
                                "; inputs and outputs are Plain (int8 also Blocked)");
       }
       uint64_t n = 0;
@@ -478,7 +480,8 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         }
       } else if (x->dtype() != y->dtype() || x->dtype() == I32 ||
                  (x->dtype() != I8 && (x->layout() != Plain || y->layout() != Plain))) {
-        return InvalidArgument(where + ": relayout keeps the dtype (int8 Plain/Blocked, or Plain of "
+        return InvalidArgument(where +
+                               ": relayout keeps the dtype (int8 Plain/Blocked, or Plain of "
                                "any type but int32)");
       }
       return Status::Ok();

@@ -119,7 +119,8 @@ Status TensorBytes(const HwConfig& config, pkg::DType dtype, pkg::TensorLayout l
 // since 1.3 a package holds every loom::DType, each stored as itself.
 DType FromPkgDType(pkg::DType dtype);
 bool ToPkgDType(DType dtype, pkg::DType* out);
-// DTypeLongName of the mapped type: "int8", "int64", "float16", ...; "undefined" outside the schema.
+// DTypeLongName of the mapped type: "int8", "int64", "float16", ...; "undefined" outside the
+// schema.
 inline const char* DTypeName(pkg::DType dtype) { return DTypeLongName(FromPkgDType(dtype)); }
 
 }  // namespace loom::runtime

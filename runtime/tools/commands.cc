@@ -67,7 +67,8 @@ DType ModelInputType(const Package& package, const std::string& name, size_t pos
   for (flatbuffers::uoffset_t i = 0; i < r.inputs()->size(); ++i) {
     const pkg::Binding* b = r.inputs()->Get(i);
     if (name.empty() ? i == position : b->name()->string_view() == name) {
-      return FromPkgDType(r.tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()))->dtype());
+      return FromPkgDType(
+          r.tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()))->dtype());
     }
   }
   return DType::kUndefined;

@@ -45,8 +45,10 @@ TEST(CApi, TypedInputsAndOutputs) {
   const int64_t x[6] = {1, -2, 3, int64_t{1} << 40, 5, -6};
   const int64_t shape[2] = {2, 3};
   EXPECT_EQ(loom_set_input(rt, "x", LOOM_INT64, shape, 2, x, 24), LOOM_INVALID_ARGUMENT);
-  EXPECT_THAT(loom_last_error(rt), HasSubstr("input 'x' holds 24 bytes; shape [2, 3] of int64 needs 48"));
-  EXPECT_EQ(loom_set_input(rt, "x", static_cast<loom_dtype>(42), shape, 2, x, 48), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'x' holds 24 bytes; shape [2, 3] of int64 needs 48"));
+  EXPECT_EQ(loom_set_input(rt, "x", static_cast<loom_dtype>(42), shape, 2, x, 48),
+            LOOM_INVALID_ARGUMENT);
   EXPECT_THAT(loom_last_error(rt), HasSubstr("unknown dtype 42"));
   ASSERT_EQ(loom_set_input(rt, "x", LOOM_INT64, shape, 2, x, sizeof x), LOOM_OK);
   ASSERT_EQ(loom_run(rt), LOOM_OK) << loom_last_error(rt);
@@ -61,7 +63,8 @@ TEST(CApi, TypedInputsAndOutputs) {
   const float f[6] = {};
   ASSERT_EQ(loom_set_input(rt, "x", LOOM_FLOAT32, shape, 2, f, sizeof f), LOOM_OK);
   EXPECT_EQ(loom_run(rt), LOOM_INVALID_ARGUMENT);
-  EXPECT_THAT(loom_last_error(rt), HasSubstr("input 'x' is int64 in the model; float32 data was given"));
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'x' is int64 in the model; float32 data was given"));
   loom_close(rt);
 }
 

@@ -352,7 +352,9 @@ TEST(ExecutorCompat, ReadsV1_2Packages) {
     std::vector<std::pair<std::string, std::string>> outputs;  // name, .npy
   };
   const Fixture fixtures[] = {
-      {"conv.loom", "input", "conv_input.npy",
+      {"conv.loom",
+       "input",
+       "conv_input.npy",
        {{"features", "conv_features.npy"}, {"probs", "conv_probs.npy"}}},
       {"digits.loom", "input", "digits_input.npy", {{"logits", "digits_logits.npy"}}},
   };

@@ -113,7 +113,8 @@ TEST(PackageBad, TypedTensorsMisalignedOrMissized) {
   spec.tensors[0].size = 24;  // 6 halves stored as float32: not what 1.3 means
   s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("size 24 bytes does not match its shape, dtype and layout (12"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("size 24 bytes does not match its shape, dtype and layout (12"));
 }
 
 // A float-op row names the types its kernel takes; anything else is refused at load, naming
@@ -121,7 +122,8 @@ TEST(PackageBad, TypedTensorsMisalignedOrMissized) {
 TEST(PackageBad, FloatOpOperandTypesAreCheckedAtLoad) {
   package::PackageSpec spec;
   ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int64, &spec).ok());
-  std::get<package::FloatOpParams>(spec.segments[0].ops[0].params) = package::FloatOpParams{"Relu", {}};
+  std::get<package::FloatOpParams>(spec.segments[0].ops[0].params) =
+      package::FloatOpParams{"Relu", {}};
   Status s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_THAT(s.message(), HasSubstr("op 0 'transpose': Relu input 0 'x' is int64; the runtime's "
@@ -137,7 +139,8 @@ TEST(PackageBad, FloatOpOperandTypesAreCheckedAtLoad) {
   spec.segments[0].ops[1].inputs[1] = static_cast<int32_t>(spec.tensors.size() - 1);
   s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("Concat: input 1 is i32, the output i64; the types must match"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("Concat: input 1 is i32, the output i64; the types must match"));
 
   // Blocked layouts stay int8's.
   ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int8, &spec).ok());
