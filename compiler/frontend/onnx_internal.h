@@ -94,8 +94,8 @@ class ImportContext {
 // outputs) are never folded.
 Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::NodeProto& n,
                      int since, bool* folded, std::string* why_not);
-// Whether FoldShapeNode evaluates `op` (when its inputs allow): such ops pass the import's op
-// screen even without a mapper.
+// Whether FoldShapeNode decides about `op`: it evaluates it (when its inputs allow) or refuses
+// it on run-time data (NonZero, ...). Such ops pass the import's op screen even without a mapper.
 bool IsFoldableShapeOp(const std::string& op);
 
 // --- op mappers (onnx_ops_nn.cc, onnx_ops_tensor.cc) ---

@@ -603,7 +603,9 @@ bool ShapeDependsOnData(const std::string& op) {
 
 }  // namespace
 
-bool IsFoldableShapeOp(const std::string& op) { return FindFoldRule(op) != nullptr; }
+bool IsFoldableShapeOp(const std::string& op) {
+  return FindFoldRule(op) != nullptr || ShapeDependsOnData(op);
+}
 
 Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::NodeProto& n,
                      int since, bool* folded, std::string* why_not) {
@@ -617,6 +619,7 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::
                                       "static shapes (data-dependent shapes are not supported)");
       }
     }
+    *why_not = "the folding does not evaluate " + n.op_type();
     return Status::Ok();
   }
   const FoldRule* rule = FindFoldRule(n.op_type());

@@ -13,7 +13,7 @@ Status Partition(ir::Graph& g, const passes::PassOptions& options) {
   PartitionOptions po;
   if (auto c = options.find("cost"); c != options.end()) {
     if (c->second != "0" && c->second != "1") {
-      return InvalidArgument("partition: cost must be 0 or 1, not '" + c->second + "'");
+      return InvalidArgument("cost must be 0 or 1, not '" + c->second + "'");
     }
     po.segment_cost = c->second == "1";
   }
