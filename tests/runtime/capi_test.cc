@@ -180,7 +180,7 @@ TEST(CApi, SetInputRefusesNegativeAndOverflowingShapes) {
               HasSubstr("input 'input' holds 1276 bytes; shape [1, 5, 8, 8] of "
                         "float32 needs 1280"));
   // A dtype value the header does not name (C passes any int) is refused, not undefined.
-  EXPECT_EQ(loom_set_input(rt, "input", static_cast<loom_dtype>(7), good, 4, x.data(), 4 * 320),
+  EXPECT_EQ(loom_set_input(rt, "input", static_cast<loom_dtype>(77), good, 4, x.data(), 4 * 320),
             LOOM_INVALID_ARGUMENT);
   EXPECT_THAT(loom_last_error(rt), HasSubstr("unknown dtype"));
   // Nothing refused was kept.
