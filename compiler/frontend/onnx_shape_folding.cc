@@ -26,6 +26,8 @@ namespace {
 using ir::Shape;
 using ir::Tensor;
 
+constexpr uint64_t kMaxFoldBytes = uint64_t{64} << 20;
+
 // --- element access: integers through int64, floating types through double -----------------
 
 bool IsIntegral(DType t) { return !IsFloat(t) && t != DType::kUndefined; }
@@ -137,7 +139,18 @@ class Folder {
   }
   const Tensor* In(size_t i) const { return i < in_.size() ? in_[i] : nullptr; }
 
+  // The one allocation of a folded output. Shape subgraphs produce a few numbers; a mask or a
+  // position table is at most an activation's size. A fuzzed model must not make the importer
+  // materialize gigabytes (ConstantOfShape, Expand and Range amplify), so outputs are capped.
   Status Make(DType dtype, Shape shape, Tensor* out) const {
+    uint64_t bytes = 0;
+    LOOM_RETURN_IF_ERROR(ir::TensorBytes(dtype, shape, &bytes).WithContext(ctx_.Label(n_)));
+    if (bytes > kMaxFoldBytes) {
+      return ctx_.Unsupported(n_, "folding it would make a constant of " + std::to_string(bytes) +
+                                      " bytes (" + ir::TypeToString(dtype, shape) +
+                                      "), more than the " + std::to_string(kMaxFoldBytes >> 20) +
+                                      " MiB Loom folds at import");
+    }
     return Tensor::Create(dtype, std::move(shape), out)
         .WithContext(ctx_.Label(n_) + ": folding it to a constant");
   }
