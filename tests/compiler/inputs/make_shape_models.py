@@ -73,6 +73,38 @@ def dynamic_classifier(rng):
                  inits, opset=13, name="dynamic_classifier")
 
 
+def shape_ops():
+    """Each remaining folding rule once, on a static [2, 3, 4] input: a reversed shape (Slice with
+    a negative step), Size / Squeeze(Slice) (integer Div), and a position table Expand-ed to
+    Where(Equal(shape, 3), 1, shape) = [2, 1, 4]."""
+    i64 = lambda name, v: const(name, np.array(v, dtype=np.int64))
+    nodes = [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Slice", ["s", "m1", "big_neg", "ax0", "m1"], ["rev"], name="reverse"),
+        n("Reshape", ["x", "rev"], ["y1"], name="reshape_rev"),
+        n("Size", ["x"], ["size"], name="size"),
+        n("Slice", ["s", "two", "three"], ["last1"], name="last"),
+        n("Squeeze", ["last1", "ax0"], ["last"], name="squeeze"),
+        n("Div", ["size", "last"], ["rows"], name="rows"),
+        n("Unsqueeze", ["rows", "ax0"], ["rows1"], name="unsqueeze"),
+        n("Concat", ["rows1", "last1"], ["t2"], name="t2", axis=0),
+        n("Reshape", ["x", "t2"], ["y2"], name="reshape_rows"),
+        n("Gather", ["s", "two_s"], ["w"], name="width", axis=0),
+        n("Range", ["zero_s", "w", "one_s"], ["pos"], name="arange"),
+        n("Cast", ["pos"], ["posf"], name="to_float", to=TensorProto.FLOAT),
+        n("Equal", ["s", "three"], ["is3"], name="is3"),
+        n("Where", ["is3", "one", "s"], ["target"], name="where"),
+        n("Expand", ["posf", "target"], ["e"], name="expand"),
+        n("Add", ["x", "e"], ["y3"], name="add"),
+    ]
+    inits = [i64("m1", [-1]), i64("big_neg", [-(2**63)]), i64("ax0", [0]), i64("two", [2]),
+             i64("three", [3]), i64("one", [1]), i64("two_s", 2), i64("zero_s", 0),
+             i64("one_s", 1)]
+    f = lambda name, *d: dyn(name, TensorProto.FLOAT, *d)
+    return model(nodes, [f("x", 2, 3, 4)], [f("y1", 4, 3, 2), f("y2", 6, 4), f("y3", 2, 3, 4)],
+                 inits, opset=13, name="shape_ops")
+
+
 def nonzero_reshape():
     """A truly data-dependent shape: the count of nonzero inputs decides a Reshape's target."""
     nodes = [
@@ -92,7 +124,8 @@ def nonzero_reshape():
 
 def main():
     rng = np.random.default_rng(20261126)
-    models = {"dynamic_classifier": dynamic_classifier(rng), "nonzero_reshape": nonzero_reshape()}
+    models = {"dynamic_classifier": dynamic_classifier(rng), "shape_ops": shape_ops(),
+              "nonzero_reshape": nonzero_reshape()}
     for name, m in models.items():
         (INPUTS / f"{name}.onnx").write_bytes(m.SerializeToString(deterministic=True))
 
