@@ -40,13 +40,13 @@ Status WriteText(const std::string& path, const std::string& text) {
 }
 
 // An .npy array as the input it names. Arrays go in as their own type (the executor names any
-// mismatch with the model), except that float64, NumPy's default, becomes float32 for a model
-// input that is not float64 (`model` is that input's type, kUndefined when no input matches).
+// mismatch with the model), except that float64, NumPy's default, becomes float32 for a float32
+// or int8 model input (`model` is that input's type, kUndefined when no input matches).
 void ToHostTensor(const std::string& name, const NpyArray& a, DType model, HostTensor* t) {
   t->name = name;
   t->shape = a.shape;
   t->type = a.dtype;
-  if (a.dtype != DType::kF64 || model == DType::kF64) {
+  if (a.dtype != DType::kF64 || (model != DType::kF32 && model != DType::kI8)) {
     t->data = a.bytes;
     return;
   }
