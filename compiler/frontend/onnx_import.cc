@@ -41,6 +41,8 @@ Status ScreenNodes(const onnx::GraphProto& g) {
                            " is not supported (only the default ONNX domain is)");
     }
     const OpMapper* m = FindOpMapper(n.op_type());
+    // Without a mapper, a foldable op imports when it folds (its attributes checked there).
+    if (m == nullptr && IsFoldableShapeOp(n.op_type())) continue;
     if (m == nullptr) {
       return Unimplemented(label + ": operator " + n.op_type() + " is not supported");
     }
@@ -195,8 +197,16 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
     if (schema == nullptr) {
       return InvalidArgument(ctx.Label(n) + ": no ONNX schema for opset " + std::to_string(opset));
     }
-    const OpMapper* m = FindOpMapper(n.op_type());
     const int since = schema->SinceVersion();
+    bool folded = false;
+    std::string why_not;
+    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, *gp, n, since, &folded, &why_not));
+    if (folded) continue;
+    const OpMapper* m = FindOpMapper(n.op_type());
+    if (m == nullptr) {  // a foldable op (ScreenNodes let it through) that did not fold
+      return Unimplemented(ctx.Label(n) + ": operator " + n.op_type() +
+                           " is supported only where it folds to a constant, and here " + why_not);
+    }
     if (since < m->min_since) {
       return Unimplemented(ctx.Label(n) + ": " + n.op_type() + "-" + std::to_string(since) +
                            " (opset " + std::to_string(opset) + ") is not supported; Loom maps " +

@@ -84,6 +84,20 @@ class ImportContext {
   std::unordered_map<std::string, ir::ValueId> names_;
 };
 
+// --- shape folding (onnx_shape_folding.cc) ---
+
+// Evaluates `n` at import when its outputs are compile-time constants (Shape and Size of any
+// value; Gather, Unsqueeze, Concat, Slice, Cast, Range, arithmetic... of constants) and binds
+// them as constants: *folded says whether it did. Refuses a node whose output shape depends on
+// run-time data (NonZero of an input), naming it. Otherwise leaves the node to its mapper and
+// says why it did not fold in *why_not (empty for ops it never folds). Outputs of `g` (the model's
+// outputs) are never folded.
+Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::NodeProto& n,
+                     int since, bool* folded, std::string* why_not);
+// Whether FoldShapeNode decides about `op`: it evaluates it (when its inputs allow) or refuses
+// it on run-time data (NonZero, ...). Such ops pass the import's op screen even without a mapper.
+bool IsFoldableShapeOp(const std::string& op);
+
 // --- op mappers (onnx_ops_nn.cc, onnx_ops_tensor.cc) ---
 
 // `since` is the version of the op's schema in effect (e.g. 13 for Softmax in an opset-17 model).

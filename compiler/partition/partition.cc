@@ -177,6 +177,23 @@ const Rule kRules[] = {
 
 int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }
 
+// Why a node without an offload rule runs on the CPU, in the terms of mixed precision: a
+// conversion at an int8 boundary, an int8 op the accelerator has no lowering for, or an op the
+// quantizer left in float (no int8 kernel) or whose type is not a quantized one.
+std::string NoRuleReason(const ir::Graph& g, const ir::Node& n) {
+  if (n.op == "q.quantize" || n.op == "q.dequantize") return "float <-> int8 boundary";
+  if (n.op == "q.relayout") return "int8 layout change (blocked <-> plain)";
+  if (n.op.rfind("q.", 0) == 0) return "no accelerator lowering for " + n.op;
+  for (ir::ValueId v : n.outputs) {
+    if (v == ir::kNoValue) continue;
+    const DType t = g.value(v).dtype;
+    if (t != DType::kF32) {
+      return std::string("dtype ") + DTypeName(t) + ": the accelerator computes int8 only";
+    }
+  }
+  return "no int8 kernel for " + n.op + ": stays float32 between dequantize and quantize";
+}
+
 }  // namespace
 
 int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
@@ -205,6 +222,11 @@ int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
 }
 
 Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* report) {
+  return PartitionGraph(g, config, PartitionOptions{}, report);
+}
+
+Status PartitionGraph(ir::Graph& g, const HwConfig& config, const PartitionOptions& options,
+                      PartitionReport* report) {
   if (config.block_in != config.block_out) {
     return InvalidArgument("config " + config.name + ": the accelerator needs block_in == block_out");
   }
@@ -220,7 +242,7 @@ Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* rep
       if (n->op == r.op) rule = &r;
     }
     if (rule == nullptr) {
-      p.reason = "no accelerator lowering for " + n->op;
+      p.reason = NoRuleReason(g, *n);
     } else if (rule->fits(g, *n, config, &p.reason)) {
       p.target = "accel";
       p.reason.clear();
@@ -234,6 +256,7 @@ Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* rep
     }
     report->nodes.push_back(std::move(p));
   }
+  if (options.segment_cost) ChooseSegmentsByCost(g, config, options.cost, report);
   return Status::Ok();
 }
 

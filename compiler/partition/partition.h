@@ -5,7 +5,10 @@
 //   q.add       always
 //   q.max_pool  when every pad is 0, or its input is known non-negative (the producer's
 //               clip_lo >= 0), because the accelerator pads with 0 where the kernel skips padding
-//   everything else (q.avg_pool, q.concat, q.quantize, q.dequantize, q.relayout, float ops): cpu
+//   everything else (q.concat, q.quantize, q.dequantize, q.relayout, float ops): cpu, with the
+//   reason (a float<->int8 boundary, no int8 kernel, a non-int8 dtype, ...)
+// Optionally (PartitionOptions::segment_cost) a cost model then moves accelerator segments that
+// do not pay for their launch and transfers to the CPU (segment_cost.cc).
 // Also computes each node's MACs and the offload ratio by node count and by MACs.
 //
 // Requires: a verified (packed) quantized graph and a config that packing accepted.
@@ -45,7 +48,39 @@ struct PartitionReport {
 // movement).
 int64_t NodeMacs(const ir::Graph& g, const ir::Node& n);
 
+// The cost model of segment boundaries (segment_cost.cc). Times in microseconds; the defaults
+// describe a Zynq-7000 board: a launch (doorbell, interrupt, cache flush and invalidate) of
+// ~20 us, and the runtime's reference int8 kernels at ~0.5 GMAC/s on a Cortex-A9.
+struct SegmentCostModel {
+  double launch_us = 20.0;
+  double cpu_gmacs = 0.5;
+};
+
+struct PartitionOptions {
+  // Move accelerator segments whose estimated time there (launch + boundary transfers + compute)
+  // is not below the CPU's to the CPU. Off by default: small test models would lose their
+  // accelerator coverage (`loom compile --partition-cost`, `partition{cost=1}` turn it on).
+  bool segment_cost = false;
+  SegmentCostModel cost;
+};
+
+struct SegmentEstimate {
+  int64_t macs = 0;
+  double boundary_bytes = 0;  // activations read from before the segment or read after it
+  double accel_us = 0, cpu_us = 0;
+};
+
 Status PartitionGraph(ir::Graph& g, const HwConfig& config, PartitionReport* report);
+Status PartitionGraph(ir::Graph& g, const HwConfig& config, const PartitionOptions& options,
+                      PartitionReport* report);
+
+// The estimate for running `nodes` (consecutive, in graph order) as one accelerator segment.
+SegmentEstimate EstimateSegment(const ir::Graph& g, const std::vector<const ir::Node*>& nodes,
+                                const HwConfig& c, const SegmentCostModel& m);
+// Demotes every accelerator segment of a partitioned graph that does not pay for itself, with
+// the estimate as the reason in `report`.
+void ChooseSegmentsByCost(ir::Graph& g, const HwConfig& c, const SegmentCostModel& m,
+                          PartitionReport* report);
 
 nlohmann::json ReportToJson(const PartitionReport& r);
 void PrintReport(const PartitionReport& r, std::ostream& os);

@@ -149,7 +149,9 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   MaybeDump(o, "graph-pack", g);
   {
     Timer t(r, "partition");
-    LOOM_RETURN_IF_ERROR(partition::PartitionGraph(g, r->config, &r->partition));
+    partition::PartitionOptions po;
+    po.segment_cost = o.partition_cost;
+    LOOM_RETURN_IF_ERROR(partition::PartitionGraph(g, r->config, po, &r->partition));
     LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after partition"));
   }
   MaybeDump(o, "partition", g);

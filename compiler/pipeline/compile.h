@@ -44,6 +44,9 @@ struct CompileOptions {
   std::map<std::string, ir::Tensor> constant_inputs;
   std::set<std::string> dump_ir_after;  // pass names ("quantize", "graph-pack", ...) or "all"
   bool measure_sqnr = true;
+  // Move accelerator segments that do not pay for their launch and transfers to the CPU
+  // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
+  bool partition_cost = false;
   std::string command_line;      // recorded in the package's provenance
   std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
   std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)

@@ -31,6 +31,7 @@ std::string CommandLine(const CompileArgs& a) {
   for (const std::string& c : o.calibration) s += " --calibration " + c;
   s += " --calibration-method " + a.method;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
+  if (o.partition_cost) s += " --partition-cost";
   return s;
 }
 
@@ -114,6 +115,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
                 "print the IR to stderr after a pass (import, import-qdq, a graph pass, "
                 "quantize, graph-pack, partition, or all)");
   c->add_option("--input-shape", args->input_shapes, "fix an input's shape: NAME=1x3x224x224");
+  c->add_flag("--partition-cost", args->options.partition_cost,
+              "move accelerator segments that do not pay for their launch and transfers to the "
+              "CPU (BYOC-style cost; the placement table gives each one's estimate)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

@@ -106,10 +106,14 @@ class Session:
             if not isinstance(name, str):
                 raise InvalidArgument(f"input names are strings, not {name!r}")
             a = np.asarray(value)
-            if a.dtype not in (np.float32, np.int8):
+            # An int8 input takes float32 (quantized with its scale) or int8 (its values); every
+            # other input takes exactly its own type (int64 indices, bool masks, float16, ...).
+            model = next((b["dtype"] for b in self._inputs if b["name"] == name), None)
+            takes = ("float32", "int8") if model == "int8" else (model,)
+            if model is not None and a.dtype.name not in takes:
                 raise InvalidArgument(
-                    f"input '{name}' is {a.dtype}; Loom takes float32 (quantized with the input's "
-                    "scale) or int8 (an int8 input's values): convert with .astype(np.float32)")
+                    f"input '{name}' is {a.dtype}; the model's input is {model}, so Loom takes "
+                    f"{' or '.join(takes)}: convert with .astype(np.{takes[0]})")
             a = np.ascontiguousarray(a)
             wire.append((name, a.dtype.name, list(a.shape), a))
         return wire

@@ -35,21 +35,32 @@ loom_status Fail(loom_runtime* rt, loom_status code, const std::string& msg) {
   return code;
 }
 
-// loom_dtype is the C API's own stable ABI; this pair is its one mapping to loom::DType. Host
-// tensors are float32 or int8; a model tensor of any other type is exchanged as float32.
+// loom_dtype is the C API's own stable ABI; this table is its one mapping to loom::DType.
+struct CDTypePair {
+  loom_dtype c;
+  DType type;
+};
+constexpr CDTypePair kCDTypes[] = {
+    {LOOM_FLOAT32, DType::kF32}, {LOOM_INT8, DType::kI8},     {LOOM_UINT8, DType::kU8},
+    {LOOM_INT16, DType::kI16},   {LOOM_INT32, DType::kI32},   {LOOM_INT64, DType::kI64},
+    {LOOM_BOOL, DType::kBool},   {LOOM_FLOAT16, DType::kF16}, {LOOM_FLOAT64, DType::kF64},
+};
 bool FromCDType(loom_dtype dtype, DType* out) {
-  switch (dtype) {
-    case LOOM_FLOAT32:
-      *out = DType::kF32;
+  for (const CDTypePair& p : kCDTypes) {
+    if (p.c == dtype) {
+      *out = p.type;
       return true;
-    case LOOM_INT8:
-      *out = DType::kI8;
-      return true;
-    default:  // any other int a C caller passed
-      return false;
+    }
   }
+  return false;  // any other int a C caller passed
 }
-loom_dtype ToCDType(DType dtype) { return dtype == DType::kI8 ? LOOM_INT8 : LOOM_FLOAT32; }
+// Every loom::DType a package holds has a C value (the loader refuses the rest).
+loom_dtype ToCDType(DType dtype) {
+  for (const CDTypePair& p : kCDTypes) {
+    if (p.type == dtype) return p.c;
+  }
+  return LOOM_FLOAT32;
+}
 
 void Info(const loom::runtime::Package& p, const loom::pkg::Binding* b, loom_tensor_info* info) {
   const loom::pkg::Tensor* t = p.root().tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()));
@@ -155,7 +166,11 @@ loom_status loom_output_info(loom_runtime* rt, size_t index, loom_tensor_info* i
 loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
                            const int64_t* shape, size_t rank, const void* data, size_t bytes) {
   if (!rt || (!shape && rank) || (!data && bytes)) return Fail(rt, LOOM_INVALID_ARGUMENT, "null argument");
-  if (dtype != LOOM_FLOAT32 && dtype != LOOM_INT8) return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype");
+  DType type;
+  if (!FromCDType(dtype, &type)) {
+    return Fail(rt, LOOM_INVALID_ARGUMENT,
+                "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+  }
   // The shape is the caller's: refuse what no model has before copying anything, so that the byte
   // count below cannot wrap (a wrapped product matched 0 bytes and ended in memcpy).
   const std::string what = std::string("input '") + (name ? name : "") + "'";
@@ -171,7 +186,7 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
           what + ": dimension " + std::to_string(i) + " of shape " + shape_text() + " is negative");
     }
   }
-  const uint64_t elem = dtype == LOOM_INT8 ? 1 : 4;
+  const uint64_t elem = loom::DTypeSize(type);
   uint64_t need = 0;
   if (!loom::CheckedElementCount(shape, rank, &need) || !loom::CheckedMul(need, elem, &need)) {
     return Fail(rt, LOOM_INVALID_ARGUMENT,
@@ -181,11 +196,10 @@ loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
   if (need != bytes) {
     return Fail(rt, LOOM_INVALID_ARGUMENT,
                 what + " holds " + std::to_string(bytes) + " bytes; shape " + shape_text() +
-                    " of " + (dtype == LOOM_INT8 ? "int8" : "float32") + " needs " +
-                    std::to_string(need));
+                    " of " + DTypeLongName(type) + " needs " + std::to_string(need));
   }
   HostTensor t;
-  if (!FromCDType(dtype, &t.type)) return Fail(rt, LOOM_INVALID_ARGUMENT, "unknown dtype");
+  t.type = type;
   t.name = name ? name : "";
   t.shape.assign(shape, shape + rank);
   t.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
@@ -229,7 +243,7 @@ loom_status loom_get_output(loom_runtime* rt, const char* name, loom_dtype dtype
   if (have != dtype) {
     return Fail(rt, LOOM_INVALID_ARGUMENT,
                 std::string("output '") + name + "' is " + DTypeLongName(o->type) +
-                    " (int8 outputs need loom_run_ex(rt, 1))");
+                    (o->type == DType::kF32 ? " (int8 outputs need loom_run_ex(rt, 1))" : ""));
   }
   if (bytes != o->data.size()) {
     return Fail(rt, LOOM_INVALID_ARGUMENT, "output '" + std::string(name) + "' has " +

@@ -40,11 +40,12 @@ q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
   p.pad_right = w->pad_right();
   return p;
 }
-Status FloatView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
+// A CPU op's operand as the kernels see it: the tensor's own type, shape and arena bytes.
+Status OperandView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
   int64_t dims[8];
   const int rank = static_cast<int>(t->shape()->size());
   for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
-  return kernels::MakeView(DType::kF32, data, dims, rank, v);
+  return kernels::MakeView(FromPkgDType(t->dtype()), data, dims, rank, v);
 }
 
 }  // namespace
@@ -75,12 +76,12 @@ Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8
     ins_[i] = nullptr;  // an omitted optional operand (Conv's bias, Gemm's C)
     if (idx < 0) continue;
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(idx));
-    LOOM_RETURN_IF_ERROR(FloatView(t, data(t), &views_[i]));
+    LOOM_RETURN_IF_ERROR(OperandView(t, data(t), &views_[i]));
     ins_[i] = &views_[i];
   }
   const pkg::Tensor* out = r.tensors()->Get(static_cast<fbu>(op.outputs()->Get(0)));
   kernels::TensorView y;
-  LOOM_RETURN_IF_ERROR(FloatView(out, data(out), &y));
+  LOOM_RETURN_IF_ERROR(OperandView(out, data(out), &y));
   return plan.def->run(plan.params, ins_.data(), n, y);
 }
 
@@ -173,7 +174,7 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       const bool xb = x->layout() == pkg::TensorLayout::Blocked;
       const bool yb = y->layout() == pkg::TensorLayout::Blocked;
       if (!xb && !yb) {
-        std::memmove(data(y), data(x), Count(x) * (x->dtype() == pkg::DType::Float32 ? 4 : 1));
+        std::memmove(data(y), data(x), Count(x) * DTypeSize(FromPkgDType(x->dtype())));
         return Status::Ok();
       }
       if (xb && !yb) return q::UnpackActivation(blk, Act(x), i8(x), i8(y));

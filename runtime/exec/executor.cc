@@ -319,12 +319,15 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const HostTensor* h = bound[i];
     if (h == nullptr) return NotFound("model input '" + name + "' was not given");
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
-    if (h->type != DType::kF32 && h->type != DType::kI8) {
-      return InvalidArgument("input '" + name + "' is " + DTypeLongName(h->type) +
-                             "; inputs must be float32 or int8");
-    }
-    if (h->type == DType::kI8 && t->dtype() != pkg::DType::Int8) {
-      return InvalidArgument("input '" + name + "' is float32 in the model; int8 data was given");
+    // Data is taken as the model's type, except that an int8 input also takes float32 (the
+    // executor quantizes it with the tensor's scale); nothing else is converted silently.
+    const DType model_type = FromPkgDType(t->dtype());
+    const bool quantizes = model_type == DType::kI8 && h->type == DType::kF32;
+    if (h->type != model_type && !quantizes) {
+      return InvalidArgument("input '" + name + "' is " + DTypeLongName(model_type) +
+                             " in the model" +
+                             (model_type == DType::kI8 ? " (float32 or int8 data)" : "") + "; " +
+                             DTypeLongName(h->type) + " data was given");
     }
     const std::vector<int64_t>& want = input_shapes_[i];
     const std::vector<int64_t>& got = h->shape;
@@ -375,17 +378,21 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(r.outputs()->Get(i)->tensor()));
     HostTensor& o = (*outputs)[i];
     o.name = output_names_[i];
-    o.type = options.int8_outputs && t->dtype() == pkg::DType::Int8 ? DType::kI8 : DType::kF32;
-    if (options.int8_outputs && t->dtype() != pkg::DType::Int8) {
-      return InvalidArgument("output '" + o.name + "' is float32 in the model; it has no int8 form");
+    // An int8 output is dequantized to float32 unless the caller asked for the integers; every
+    // other type comes out as itself.
+    const DType model_type = FromPkgDType(t->dtype());
+    if (options.int8_outputs && model_type != DType::kI8) {
+      return InvalidArgument("output '" + o.name + "' is " + DTypeLongName(model_type) +
+                             " in the model; it has no int8 form");
     }
+    o.type = model_type == DType::kI8 && !options.int8_outputs ? DType::kF32 : model_type;
     o.shape = output_shapes_[i];
     // k came from an input's leading dimension; an output's may be larger than that input's.
     uint64_t bytes = 0;
     size_t host_bytes = 0;
     if ((!o.shape.empty() && !CheckedMul(o.shape[0], static_cast<int64_t>(k), &o.shape[0])) ||
         !CheckedMul(k, Count(t), &bytes) ||
-        !CheckedMul<uint64_t>(bytes, o.type == DType::kI8 ? 1 : 4, &bytes) ||
+        !CheckedMul<uint64_t>(bytes, DTypeSize(o.type), &bytes) ||
         !CheckedCast(bytes, &host_bytes)) {
       return InvalidArgument("output '" + o.name + "' of " + std::to_string(k) +
                              " stacked runs is too large for this host (" +
@@ -412,8 +419,9 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     const HostTensor& h = *inputs[i];
     const uint64_t n = Count(t);
     uint8_t* dst = arena_ + t->offset();
-    if (t->dtype() == pkg::DType::Float32) {
-      std::memcpy(dst, h.data.data() + slice * n * 4, n * 4);
+    if (t->dtype() != pkg::DType::Int8) {
+      const uint64_t es = DTypeSize(h.type);
+      std::memcpy(dst, h.data.data() + slice * n * es, n * es);
     } else {
       int8_t* plain = t->layout() == pkg::TensorLayout::Blocked ? io_scratch_.data()
                                                                  : reinterpret_cast<int8_t*>(dst);
@@ -436,8 +444,9 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     HostTensor& o = (*outputs)[i];
     const uint64_t n = Count(t);
     const uint8_t* src = arena_ + t->offset();
-    if (t->dtype() == pkg::DType::Float32) {
-      std::memcpy(o.data.data() + slice * n * 4, src, n * 4);
+    if (t->dtype() != pkg::DType::Int8) {
+      const uint64_t es = DTypeSize(o.type);
+      std::memcpy(o.data.data() + slice * n * es, src, n * es);
       continue;
     }
     const int8_t* plain = reinterpret_cast<const int8_t*>(src);

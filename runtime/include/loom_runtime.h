@@ -39,9 +39,18 @@ typedef enum loom_status {
   LOOM_DEADLINE_EXCEEDED = 9    /* the device did not finish in time */
 } loom_status;
 
+/* Element types (values fixed; new ones are appended). Each is exchanged in its own width,
+ * little-endian: LOOM_FLOAT16 as IEEE binary16 bits, LOOM_BOOL as one byte, 0 or 1. */
 typedef enum loom_dtype {
   LOOM_FLOAT32 = 0,
   LOOM_INT8 = 1,
+  LOOM_UINT8 = 2,
+  LOOM_INT16 = 3,
+  LOOM_INT32 = 4,
+  LOOM_INT64 = 5,
+  LOOM_BOOL = 6,
+  LOOM_FLOAT16 = 7,
+  LOOM_FLOAT64 = 8,
   /* Not a type. It makes every int a valid loom_dtype value in C++, so an unknown value passed from
    * C is refused with LOOM_INVALID_ARGUMENT instead of being undefined behaviour. */
   LOOM_DTYPE_FORCE_INT_ = 0x7fffffff
@@ -72,7 +81,8 @@ typedef struct loom_options {
 
 typedef struct loom_tensor_info {
   const char* name;
-  loom_dtype dtype; /* the model's type: LOOM_INT8 tensors accept float32 (quantized) or int8 */
+  loom_dtype dtype; /* the model's type: LOOM_INT8 tensors accept float32 (quantized) or int8;
+                     * every other type is set and read as itself */
   size_t rank;
   int64_t shape[LOOM_MAX_RANK];
   float scale; /* int8: real = q * scale */
@@ -109,7 +119,8 @@ loom_status loom_output_info(loom_runtime* rt, size_t index, loom_tensor_info* i
  * LOOM_INVALID_ARGUMENT and nothing is copied. */
 loom_status loom_set_input(loom_runtime* rt, const char* name, loom_dtype dtype,
                            const int64_t* shape, size_t rank, const void* data, size_t bytes);
-/* Runs with every input set. Outputs are float32 unless int8_outputs (then int8 as computed). */
+/* Runs with every input set. int8 outputs come out as float32 (dequantized) unless int8_outputs
+ * (then int8 as computed); outputs of every other type come out as the model's type. */
 loom_status loom_run(loom_runtime* rt);
 loom_status loom_run_ex(loom_runtime* rt, int int8_outputs);
 /* Copies an output of the last run. `bytes` must equal its size; its shape via loom_output_shape. */

@@ -25,6 +25,22 @@ Status ResolveAxis(const char* op, int64_t axis, int rank, int* out) {
 
 // --- prepare: attributes and shapes -> parameters, once at load -------------------------------
 
+// Data-movement kernels take any type but never convert: every operand has the output's type.
+Status SameTypes(const char* op, const TensorView* const* in, size_t n, const TensorView& y) {
+  for (size_t i = 0; i < n; ++i) {
+    if (in[i] != nullptr && in[i]->dtype != y.dtype) {
+      return InvalidArgument(std::string(op) + ": input " + std::to_string(i) + " is " +
+                             DTypeName(in[i]->dtype) + ", the output " + DTypeName(y.dtype) +
+                             "; the types must match");
+    }
+  }
+  return Status::Ok();
+}
+Status PrepCopy(const AttrReader&, const TensorView* const* in, size_t n, const TensorView& y,
+                FloatOpParams*) {
+  return SameTypes("copy", in, n, y);
+}
+
 Status PrepNothing(const AttrReader&, const TensorView* const*, size_t, const TensorView&,
                    FloatOpParams*) {
   return Status::Ok();
@@ -63,12 +79,14 @@ Status PrepSoftmax(const AttrReader& a, const TensorView* const* in, size_t, con
                    FloatOpParams* p) {
   return ResolveAxis("Softmax", a.GetInt("axis", -1), in[0]->rank, &p->axis);
 }
-Status PrepConcat(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+Status PrepConcat(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView& y,
                   FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(SameTypes("Concat", in, n, y));
   return ResolveAxis("Concat", a.GetInt("axis", 0), y.rank, &p->axis);
 }
-Status PrepTranspose(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
-                     FloatOpParams* p) {
+Status PrepTranspose(const AttrReader& a, const TensorView* const* in, size_t n,
+                     const TensorView& y, FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(SameTypes("Transpose", in, n, y));
   const int rank = in[0]->rank;
   std::vector<int64_t> perm = a.GetInts("perm");
   if (perm.empty()) {  // ONNX's default reverses the dims
@@ -215,11 +233,14 @@ Status RunGlobalMaxPool(const FloatOpParams&, const TensorView* const* in, size_
 // Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
 // only in training.
+// The `dtypes` of rows whose kernel only moves bytes (copy, transpose, concat).
+constexpr const char* kEveryType = "f32 f64 f16 i8 u8 i16 i32 i64 bool";
+
 constexpr FloatOpDef kFloatOps[] = {
-    // name, required, optional, variadic, same_elements, reads, ignores, prepare, run
-    {"Identity", 1, 0, false, true, "", "", PrepNothing, RunCopy},
-    {"Reshape", 1, 0, false, true, "", "shape allowzero", PrepNothing, RunCopy},
-    {"Flatten", 1, 0, false, true, "", "axis", PrepNothing, RunCopy},
+    // name, required, optional, variadic, same_elements, reads, ignores, prepare, run[, dtypes]
+    {"Identity", 1, 0, false, true, "", "", PrepCopy, RunCopy, kEveryType},
+    {"Reshape", 1, 0, false, true, "", "shape allowzero", PrepCopy, RunCopy, kEveryType},
+    {"Flatten", 1, 0, false, true, "", "axis", PrepCopy, RunCopy, kEveryType},
     // Inference: a copy. Inputs ratio and training_mode are accepted and ignored (the importer
     // refuses training_mode that would drop anything).
     {"Dropout", 1, 2, false, true, "", "seed", PrepNothing, RunCopy},
@@ -228,7 +249,7 @@ constexpr FloatOpDef kFloatOps[] = {
     {"LeakyRelu", 1, 0, false, true, "alpha", "", PrepLeakyRelu, RunActivation},
     {"Clip", 1, 2, false, true, "", "", PrepClip, RunClip},  // min, max: scalar inputs
     {"Softmax", 1, 0, false, true, "axis", "", PrepSoftmax, RunSoftmax},
-    {"Transpose", 1, 0, false, true, "perm", "", PrepTranspose, RunTranspose},
+    {"Transpose", 1, 0, false, true, "perm", "", PrepTranspose, RunTranspose, kEveryType},
     {"BatchNormalization", 5, 0, false, true, "epsilon", "momentum", PrepBatchNorm, RunBatchNorm},
     {"Add", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kAdd>, RunBinary},
     {"Sub", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kSub>, RunBinary},
@@ -243,7 +264,7 @@ constexpr FloatOpDef kFloatOps[] = {
     {"AveragePool", 1, 0, false, false, "kernel_shape strides pads count_include_pad", "ceil_mode",
      PrepPool, RunAvgPool},
     {"GlobalAveragePool", 1, 0, false, false, "", "", PrepNothing, RunGlobalAvgPool},
-    {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat},
+    {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat, kEveryType},
     // Vision and normalization family. ConvTranspose's output_padding is already in y's shape;
     // Resize's sizes are y's shape. LayerNormalization runs here with its one output Y (a CPU
     // op has one output; its Mean / InvStdDev outputs exist only in the interpreter).
@@ -272,6 +293,11 @@ bool AttrListed(const char* list, std::string_view attr) {
     pos = end + 1;
   }
   return false;
+}
+
+bool FloatOpTakes(const FloatOpDef& def, DType t) {
+  if (t == DType::kUndefined) return false;
+  return std::string_view(def.dtypes) == "any" || AttrListed(def.dtypes, DTypeName(t));
 }
 
 const FloatOpDef* FindFloatOp(std::string_view name) {

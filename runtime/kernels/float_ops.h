@@ -58,7 +58,8 @@ struct FloatOpParams {
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
-// Prepare sees views with shapes only (null data): what the loader knows before any run.
+// Prepare sees views with types and shapes only (null data): what the loader knows before any
+// run. Each view carries its tensor's own type (package.md: types are stored as themselves).
 using FloatOpPrepare = Status (*)(const AttrReader& attrs, const TensorView* const* in,
                                   size_t num_inputs, const TensorView& y, FloatOpParams* out);
 using FloatOpKernel = Status (*)(const FloatOpParams& p, const TensorView* const* in,
@@ -74,7 +75,13 @@ struct FloatOpDef {
   const char* ignores;     // space-separated attributes accepted without effect (see the table)
   FloatOpPrepare prepare;  // attributes and shapes -> FloatOpParams; may refuse them
   FloatOpKernel run;
+  // Space-separated types (DTypeName: "f32 i64 bool") every operand may have, checked at load;
+  // "any": the prepare checks types itself. Rows leave it out for float32-only kernels.
+  const char* dtypes = "f32";
 };
+
+// Whether `t` is in the row's `dtypes`.
+bool FloatOpTakes(const FloatOpDef& def, DType t);
 
 // The row for an operator name, or null.
 const FloatOpDef* FindFloatOp(std::string_view name);

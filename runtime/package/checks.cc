@@ -109,7 +109,7 @@ Status ShapeView(const pkg::Tensor* t, kernels::TensorView* v) {
   int64_t dims[8];
   const int rank = static_cast<int>(t->shape()->size());  // <= 8, checked in CheckTensors
   for (int i = 0; i < rank; ++i) dims[i] = t->shape()->Get(static_cast<fbu>(i));
-  return kernels::MakeView(DType::kF32, nullptr, dims, rank, v);
+  return kernels::MakeView(FromPkgDType(t->dtype()), nullptr, dims, rank, v);
 }
 
 }  // namespace
@@ -166,9 +166,12 @@ Status PackageChecker::CheckTensors() {
                         (in_arena ? "arena" : "constants") + " (" + std::to_string(limit) +
                         " bytes)");
     }
-    if (t->dtype() != pkg::DType::Int8 && t->offset() % 4 != 0) {
-      return InvalidArgument(where + ": offset " + std::to_string(t->offset()) +
-                             " is not 4-byte aligned");
+    // Kernels read elements in place, so each must sit at a multiple of its own size.
+    const uint64_t elem = DTypeSize(FromPkgDType(t->dtype()));
+    if (elem > 1 && t->offset() % elem != 0) {
+      return InvalidArgument(where + ": offset " + std::to_string(t->offset()) + " is not " +
+                             std::to_string(elem) + "-byte aligned (" + DTypeName(t->dtype()) +
+                             ")");
     }
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
       return InvalidArgument(where + ": int8 scale must be finite and positive");
@@ -225,8 +228,14 @@ Status PackageChecker::CheckBindings() {
       if (t->storage() != pkg::Storage::Arena) {
         return InvalidArgument(where + ": tensor " + TensorName(t) + " is not in the arena");
       }
-      if (t->dtype() == pkg::DType::Int32) {
-        return InvalidArgument(where + ": int32 tensors cannot be model inputs or outputs");
+      // int32 BlockedVector tensors are the accelerator's bias and multipliers, never data a
+      // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
+      if (t->layout() != pkg::TensorLayout::Plain &&
+          !(t->dtype() == pkg::DType::Int8 && t->layout() == pkg::TensorLayout::Blocked)) {
+        return InvalidArgument(where + ": tensor " + TensorName(t) + " is " +
+                               DTypeName(t->dtype()) + " " +
+                               pkg::EnumNameTensorLayout(t->layout()) +
+                               "; inputs and outputs are Plain (int8 also Blocked)");
       }
       uint64_t n = 0;
       if (!ShapeElements(b->shape(), &n) || n != Elements(t)) {
@@ -470,8 +479,10 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
           return InvalidArgument(where + ": dequantize maps int8 to float32 Plain");
         }
       } else if (x->dtype() != y->dtype() || x->dtype() == I32 ||
-                 (x->dtype() == F32 && (x->layout() != Plain || y->layout() != Plain))) {
-        return InvalidArgument(where + ": relayout keeps the dtype (int8 Plain/Blocked, or float32 Plain)");
+                 (x->dtype() != I8 && (x->layout() != Plain || y->layout() != Plain))) {
+        return InvalidArgument(where +
+                               ": relayout keeps the dtype (int8 Plain/Blocked, or Plain of "
+                               "any type but int32)");
       }
       return Status::Ok();
     }
@@ -506,18 +517,22 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
     return InvalidArgument(where + ": " + name + " takes " + count + " inputs and 1 output, has " +
                            std::to_string(ins.size()) + " and 1");
   }
-  for (const pkg::Tensor* t : ins) {
+  // The row lists the types its kernel takes; a finer rule (Gather's indices, Cast's two sides)
+  // is its prepare's to check, which sees every operand's type.
+  for (size_t i = 0; i <= ins.size(); ++i) {
+    const pkg::Tensor* t = i < ins.size() ? ins[i] : out;
     if (t == nullptr) continue;
-    if (t->dtype() != pkg::DType::Float32 || t->layout() != pkg::TensorLayout::Plain) {
-      return InvalidArgument(where + ": input " + TensorName(t) +
-                             " must be float32 with layout Plain, is " + DTypeName(t->dtype()) +
-                             " " + pkg::EnumNameTensorLayout(t->layout()));
+    const std::string role = i < ins.size() ? "input " + std::to_string(i) : std::string("output");
+    if (t->layout() != pkg::TensorLayout::Plain) {
+      return InvalidArgument(where + ": " + role + " " + TensorName(t) +
+                             " must have layout Plain, is " + DTypeName(t->dtype()) + " " +
+                             pkg::EnumNameTensorLayout(t->layout()));
     }
-  }
-  if (out->dtype() != pkg::DType::Float32 || out->layout() != pkg::TensorLayout::Plain) {
-    return InvalidArgument(where + ": output " + TensorName(out) +
-                           " must be float32 with layout Plain, is " + DTypeName(out->dtype()) +
-                           " " + pkg::EnumNameTensorLayout(out->layout()));
+    if (!kernels::FloatOpTakes(*f, FromPkgDType(t->dtype()))) {
+      return Unimplemented(where + ": " + name + " " + role + " " + TensorName(t) + " is " +
+                           DTypeName(t->dtype()) + "; the runtime's " + name + " takes " +
+                           f->dtypes);
+    }
   }
   if (f->same_elements && Elements(ins[0]) != Elements(out)) {
     return InvalidArgument(where + ": input and output element counts differ");

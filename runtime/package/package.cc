@@ -20,32 +20,36 @@ constexpr size_t kPayloadAlign = 64;  // >= the schema's largest force_align (co
 
 }  // namespace
 
+// One row per wire value; the schema's values never change, new ones are appended (1.3).
+namespace {
+struct DTypePair {
+  pkg::DType wire;
+  DType type;
+};
+constexpr DTypePair kDTypePairs[] = {
+    {pkg::DType::Int8, DType::kI8},     {pkg::DType::Int32, DType::kI32},
+    {pkg::DType::Float32, DType::kF32}, {pkg::DType::UInt8, DType::kU8},
+    {pkg::DType::Int16, DType::kI16},   {pkg::DType::Int64, DType::kI64},
+    {pkg::DType::Bool, DType::kBool},   {pkg::DType::Float16, DType::kF16},
+    {pkg::DType::Float64, DType::kF64},
+};
+}  // namespace
+
 DType FromPkgDType(pkg::DType dtype) {
-  switch (dtype) {
-    case pkg::DType::Int8:
-      return DType::kI8;
-    case pkg::DType::Int32:
-      return DType::kI32;
-    case pkg::DType::Float32:
-      return DType::kF32;
+  for (const DTypePair& p : kDTypePairs) {
+    if (p.wire == dtype) return p.type;
   }
   return DType::kUndefined;
 }
 
 bool ToPkgDType(DType dtype, pkg::DType* out) {
-  switch (dtype) {
-    case DType::kI8:
-      *out = pkg::DType::Int8;
+  for (const DTypePair& p : kDTypePairs) {
+    if (p.type == dtype) {
+      *out = p.wire;
       return true;
-    case DType::kI32:
-      *out = pkg::DType::Int32;
-      return true;
-    case DType::kF32:
-      *out = pkg::DType::Float32;
-      return true;
-    default:
-      return false;
+    }
   }
+  return false;
 }
 
 HwConfig ConfigFromTable(const pkg::HwConfigTable& t) {
@@ -121,7 +125,9 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
   switch (layout) {
     case pkg::TensorLayout::Plain: {
       uint64_t n = 0;
-      const uint64_t es = dtype == pkg::DType::Int8 ? 1 : 4;
+      const uint64_t es = DTypeSize(FromPkgDType(dtype));
+      if (es == 0)
+        return InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(dtype)));
       ok = ShapeElements(shape, &n) && CheckedMul(n, es, bytes);
       break;
     }

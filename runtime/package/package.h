@@ -115,11 +115,12 @@ Status TensorBytes(const HwConfig& config, pkg::DType dtype, pkg::TensorLayout l
                    const flatbuffers::Vector<uint32_t>* shape, uint64_t* bytes);
 
 // The one mapping between the schema's wire enum and loom::DType. FromPkgDType gives kUndefined for
-// a value outside the schema (the loader refuses those); ToPkgDType is false for a type a package
-// cannot hold yet (it holds int8, int32 and float32 tensors).
+// a value outside the schema (the loader refuses those); ToPkgDType is false only for kUndefined:
+// since 1.3 a package holds every loom::DType, each stored as itself.
 DType FromPkgDType(pkg::DType dtype);
 bool ToPkgDType(DType dtype, pkg::DType* out);
-// DTypeLongName of the mapped type: "int8", "int32", "float32"; "undefined" outside the schema.
+// DTypeLongName of the mapped type: "int8", "int64", "float16", ...; "undefined" outside the
+// schema.
 inline const char* DTypeName(pkg::DType dtype) { return DTypeLongName(FromPkgDType(dtype)); }
 
 }  // namespace loom::runtime

@@ -39,34 +39,39 @@ Status WriteText(const std::string& path, const std::string& text) {
   return f.good() ? Status::Ok() : DataLoss("cannot write " + path);
 }
 
-Status ToHostTensor(const std::string& name, const NpyArray& a, const std::string& path, HostTensor* t) {
+// An .npy array as the input it names. Arrays go in as their own type (the executor names any
+// mismatch with the model), except that float64, NumPy's default, becomes float32 for a float32
+// or int8 model input (`model` is that input's type, kUndefined when no input matches).
+void ToHostTensor(const std::string& name, const NpyArray& a, DType model, HostTensor* t) {
   t->name = name;
   t->shape = a.shape;
-  switch (a.dtype) {
-    case DType::kF32:
-      t->type = DType::kF32;
-      t->data = a.bytes;
-      return Status::Ok();
-    case DType::kI8:
-      t->type = DType::kI8;
-      t->data = a.bytes;
-      return Status::Ok();
-    case DType::kF64: {
-      t->type = DType::kF32;
-      const size_t n = a.bytes.size() / 8;
-      t->data.resize(n * 4);
-      for (size_t i = 0; i < n; ++i) {
-        double d;
-        std::memcpy(&d, a.bytes.data() + i * 8, 8);
-        const float f = static_cast<float>(d);
-        std::memcpy(t->data.data() + i * 4, &f, 4);
-      }
-      return Status::Ok();
-    }
-    default:
-      return InvalidArgument(path + ": inputs must be float32, float64 or int8, not " +
-                             DTypeLongName(a.dtype));
+  t->type = a.dtype;
+  if (a.dtype != DType::kF64 || (model != DType::kF32 && model != DType::kI8)) {
+    t->data = a.bytes;
+    return;
   }
+  t->type = DType::kF32;
+  const size_t n = a.bytes.size() / 8;
+  t->data.resize(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    double d;
+    std::memcpy(&d, a.bytes.data() + i * 8, 8);
+    const float f = static_cast<float>(d);
+    std::memcpy(t->data.data() + i * 4, &f, 4);
+  }
+}
+
+// The type of the model input `name`, or of input `position` when the name is empty.
+DType ModelInputType(const Package& package, const std::string& name, size_t position) {
+  const pkg::Package& r = package.root();
+  for (flatbuffers::uoffset_t i = 0; i < r.inputs()->size(); ++i) {
+    const pkg::Binding* b = r.inputs()->Get(i);
+    if (name.empty() ? i == position : b->name()->string_view() == name) {
+      return FromPkgDType(
+          r.tensors()->Get(static_cast<flatbuffers::uoffset_t>(b->tensor()))->dtype());
+    }
+  }
+  return DType::kUndefined;
 }
 
 json SegmentJson(const SegmentProfile& s, const HwConfig& c) {
@@ -138,14 +143,14 @@ std::unique_ptr<Executor> OpenFromArgs(const SessionArgs& a, SessionOptions so) 
   return exec;
 }
 
-std::vector<HostTensor> ReadInputs(const SessionArgs& a) {
+std::vector<HostTensor> ReadInputs(const SessionArgs& a, const Package& package) {
   std::vector<HostTensor> inputs;
   for (const std::string& arg : a.inputs) {
     const auto [name, path] = SplitNamed(arg);
     NpyArray array;
     Check(ReadNpy(path, &array));
     HostTensor t;
-    Check(ToHostTensor(name, array, path, &t));
+    ToHostTensor(name, array, ModelInputType(package, name, inputs.size()), &t);
     inputs.push_back(std::move(t));
   }
   return inputs;
@@ -172,7 +177,7 @@ void Run(const RunArgs& a) {
   std::unique_ptr<Executor> exec = OpenFromArgs(a, so);
   const pkg::Package& r = exec->package().root();
 
-  std::vector<HostTensor> inputs = ReadInputs(a);
+  std::vector<HostTensor> inputs = ReadInputs(a, exec->package());
   RunOptions ro;
   ro.int8_outputs = a.int8_output;
   const auto start = std::chrono::steady_clock::now();
@@ -205,7 +210,7 @@ void Run(const RunArgs& a) {
     }
     if (o == nullptr) Die(NotFound("no model output for --output " + arg));
     NpyArray array;
-    array.dtype = o->type == DType::kI8 ? DType::kI8 : DType::kF32;
+    array.dtype = o->type;
     array.shape = o->shape;
     array.bytes = o->data;
     Check(WriteNpy(path, array));
@@ -245,7 +250,7 @@ void RunProfile(const ProfileArgs& a) {
   SessionOptions so;
   so.timeline = true;
   std::unique_ptr<Executor> exec = OpenFromArgs(a, so);
-  std::vector<HostTensor> inputs = ReadInputs(a);
+  std::vector<HostTensor> inputs = ReadInputs(a, exec->package());
   if (inputs.empty()) Check(ZeroInputs(exec->package(), &inputs));
   ProfileReport report;
   Check(ProfileInference(*exec, inputs, &report));

@@ -28,6 +28,46 @@ std::string WriteModel(const char* file, ConvModelOptions m = {}) {
   return path;
 }
 
+// Every loom_dtype crosses the C API as itself: int64 in, int64 out, and the info says int64.
+TEST(CApi, TypedInputsAndOutputs) {
+  EXPECT_EQ(loom_register_host_runtime(), LOOM_OK);
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildTypedCpuModel(c, pkg::DType::Int64, &spec).ok());
+  const std::string path = ::testing::TempDir() + "/capi_i64.loom";
+  ASSERT_TRUE(package::WritePackage(spec, path).ok());
+  loom_runtime* rt = nullptr;
+  ASSERT_EQ(loom_open(path.c_str(), "cpu", &rt), LOOM_OK) << loom_last_error(nullptr);
+  loom_tensor_info info;
+  ASSERT_EQ(loom_input_info(rt, 0, &info), LOOM_OK);
+  EXPECT_EQ(info.dtype, LOOM_INT64);
+  const int64_t x[6] = {1, -2, 3, int64_t{1} << 40, 5, -6};
+  const int64_t shape[2] = {2, 3};
+  EXPECT_EQ(loom_set_input(rt, "x", LOOM_INT64, shape, 2, x, 24), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'x' holds 24 bytes; shape [2, 3] of int64 needs 48"));
+  EXPECT_EQ(loom_set_input(rt, "x", static_cast<loom_dtype>(42), shape, 2, x, 48),
+            LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("unknown dtype 42"));
+  ASSERT_EQ(loom_set_input(rt, "x", LOOM_INT64, shape, 2, x, sizeof x), LOOM_OK);
+  ASSERT_EQ(loom_run(rt), LOOM_OK) << loom_last_error(rt);
+  int64_t y[8] = {};
+  EXPECT_EQ(loom_get_output(rt, "y", LOOM_FLOAT32, y, 32), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt), HasSubstr("output 'y' is int64"));
+  ASSERT_EQ(loom_get_output(rt, "y", LOOM_INT64, y, sizeof y), LOOM_OK) << loom_last_error(rt);
+  const int64_t one = 0x0101010101010101;  // the constant row's bytes
+  const int64_t want[8] = {1, int64_t{1} << 40, -2, 5, 3, -6, one, one};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], want[i]) << i;
+  // A float32 input for the int64 model is refused by the run, naming both types.
+  const float f[6] = {};
+  ASSERT_EQ(loom_set_input(rt, "x", LOOM_FLOAT32, shape, 2, f, sizeof f), LOOM_OK);
+  EXPECT_EQ(loom_run(rt), LOOM_INVALID_ARGUMENT);
+  EXPECT_THAT(loom_last_error(rt),
+              HasSubstr("input 'x' is int64 in the model; float32 data was given"));
+  loom_close(rt);
+}
+
 TEST(CApi, RunsAndMatchesAcrossDevices) {
   const std::string path = WriteModel("capi.loom");
   const std::vector<float> x = ConvModelInput(ConvModelOptions{}, 3);
@@ -140,7 +180,7 @@ TEST(CApi, SetInputRefusesNegativeAndOverflowingShapes) {
               HasSubstr("input 'input' holds 1276 bytes; shape [1, 5, 8, 8] of "
                         "float32 needs 1280"));
   // A dtype value the header does not name (C passes any int) is refused, not undefined.
-  EXPECT_EQ(loom_set_input(rt, "input", static_cast<loom_dtype>(7), good, 4, x.data(), 4 * 320),
+  EXPECT_EQ(loom_set_input(rt, "input", static_cast<loom_dtype>(77), good, 4, x.data(), 4 * 320),
             LOOM_INVALID_ARGUMENT);
   EXPECT_THAT(loom_last_error(rt), HasSubstr("unknown dtype"));
   // Nothing refused was kept.

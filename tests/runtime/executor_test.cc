@@ -10,6 +10,7 @@
 #include "runtime/api/session.h"
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/driver.h"
+#include "runtime/io/npy.h"
 #include "tests/runtime/test_packages.h"
 
 namespace loom::testing {
@@ -281,7 +282,8 @@ TEST(ExecutorMemory, DeviceMemoryLimit) {
   }
 }
 
-// HostTensor carries a loom::DType, which has more types than the runtime exchanges.
+// An int8 input takes float32 (quantized) or int8; nothing else is converted silently, and the
+// message names the input and both types.
 TEST_F(ExecutorErrors, HostTypesOtherThanFloat32AndInt8AreRefused) {
   for (DType t : {DType::kI32, DType::kF64, DType::kBool, DType::kUndefined}) {
     SCOPED_TRACE(DTypeName(t));
@@ -289,9 +291,132 @@ TEST_F(ExecutorErrors, HostTypesOtherThanFloat32AndInt8AreRefused) {
     in.type = t;
     const Status s = Run({in});
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(s.message(), HasSubstr(std::string("input 'input' is ") + DTypeLongName(t) +
-                                       "; inputs must be float32 or int8"));
+    EXPECT_THAT(s.message(), HasSubstr(std::string("input 'input' is int8 in the model (float32 or "
+                                                   "int8 data); ") +
+                                       DTypeLongName(t) + " data was given"));
   }
+}
+
+// Schema 1.3: a CPU segment moves every element type as itself (Transpose, Concat with a
+// constant of that type), on cpu and on fsim, and the output comes back in the model's type.
+TEST(ExecutorTypes, EveryTypeRunsAsItself) {
+  for (pkg::DType w : pkg::EnumValuesDType()) {
+    SCOPED_TRACE(pkg::EnumNameDType(w));
+    const DType type = runtime::FromPkgDType(w);
+    const size_t es = DTypeSize(type);
+    package::PackageSpec spec;
+    ASSERT_TRUE(BuildTypedCpuModel(Config("1x8x8"), w, &spec).ok());
+    HostTensor x;
+    x.name = "x";
+    x.type = type;
+    x.shape = {2, 3};
+    // Element i holds bytes i+1 (0/1 for bool, whose only values are those).
+    for (size_t i = 0; i < 6; ++i) {
+      for (size_t b = 0; b < es; ++b) {
+        x.data.push_back(static_cast<uint8_t>(type == DType::kBool ? i % 2 : i + 1));
+      }
+    }
+    // y = [x^T; row]: x^T[r][c] = x[c][r], row = bytes 0x01.
+    std::vector<uint8_t> want;
+    for (size_t r = 0; r < 3; ++r) {
+      for (size_t c = 0; c < 2; ++c) {
+        want.insert(want.end(), x.data.begin() + static_cast<long>((c * 3 + r) * es),
+                    x.data.begin() + static_cast<long>((c * 3 + r + 1) * es));
+      }
+    }
+    want.resize(want.size() + 2 * es, 1);
+    for (const char* device : {"cpu", "fsim"}) {
+      std::unique_ptr<Executor> e;
+      ASSERT_TRUE(Open(spec, device, &e).ok());
+      runtime::RunOptions ro;
+      ro.int8_outputs = type == DType::kI8;  // else dequantized: int8 is the quantized type
+      std::vector<HostTensor> out;
+      const Status s = e->Run({x}, ro, &out);
+      ASSERT_TRUE(s.ok()) << device << ": " << s.ToString();
+      EXPECT_EQ(out[0].type, type) << device;
+      EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 2})) << device;
+      EXPECT_EQ(out[0].data, want) << device;
+    }
+  }
+}
+
+// Schema 1.3 reads 1.2 packages: fixtures written by the 1.2 compiler and runtime (main before
+// the element types were added; tests/runtime/fixtures/v1_2/README.md says how) load, and give
+// the bytes the 1.2 runtime gave, on cpu and fsim.
+TEST(ExecutorCompat, ReadsV1_2Packages) {
+  const std::string dir = std::string(LOOM_SOURCE_DIR) + "/tests/runtime/fixtures/v1_2/";
+  struct Fixture {
+    const char* package;
+    const char* input_name;
+    const char* input;
+    std::vector<std::pair<std::string, std::string>> outputs;  // name, .npy
+  };
+  const Fixture fixtures[] = {
+      {"conv.loom",
+       "input",
+       "conv_input.npy",
+       {{"features", "conv_features.npy"}, {"probs", "conv_probs.npy"}}},
+      {"digits.loom", "input", "digits_input.npy", {{"logits", "digits_logits.npy"}}},
+  };
+  ASSERT_TRUE(runtime::RegisterHostRuntime().ok());
+  for (const Fixture& f : fixtures) {
+    SCOPED_TRACE(f.package);
+    std::unique_ptr<runtime::Package> p;
+    Status s = runtime::Package::LoadFile(dir + f.package, &p);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(p->root().version_major(), 1);
+    EXPECT_EQ(p->root().version_minor(), 2);
+    NpyArray in;
+    ASSERT_TRUE(ReadNpy(dir + f.input, &in).ok());
+    HostTensor x;
+    x.name = f.input_name;
+    x.type = in.dtype;
+    x.shape = in.shape;
+    x.data = in.bytes;
+    for (const char* device : {"cpu", "fsim"}) {
+      std::unique_ptr<runtime::Package> copy;
+      ASSERT_TRUE(runtime::Package::LoadFile(dir + f.package, &copy).ok());
+      runtime::SessionOptions o;
+      o.device = device;
+      std::unique_ptr<Executor> e;
+      s = runtime::OpenSession(std::move(copy), o, &e);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::vector<HostTensor> out;
+      s = e->Run({x}, runtime::RunOptions{}, &out);
+      ASSERT_TRUE(s.ok()) << device << ": " << s.ToString();
+      for (const auto& [name, file] : f.outputs) {
+        NpyArray want;
+        ASSERT_TRUE(ReadNpy(dir + file, &want).ok()) << file;
+        const HostTensor* got = nullptr;
+        for (const HostTensor& t : out) got = t.name == name ? &t : got;
+        ASSERT_NE(got, nullptr) << name;
+        EXPECT_EQ(got->type, want.dtype) << device << " " << name;
+        EXPECT_EQ(got->shape, want.shape) << device << " " << name;
+        EXPECT_EQ(got->data, want.bytes) << device << " " << name;
+      }
+    }
+  }
+}
+
+TEST(ExecutorTypes, MismatchNamesInputAndBothTypes) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildTypedCpuModel(Config("1x8x8"), pkg::DType::Int64, &spec).ok());
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Open(spec, "cpu", &e).ok());
+  HostTensor x = FloatInput("x", {2, 3}, std::vector<float>(6));
+  std::vector<HostTensor> out;
+  Status s = e->Run({x}, runtime::RunOptions{}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("input 'x' is int64 in the model; float32 data was given"));
+  // The right type with the wrong byte count names the shape and the type's size.
+  x.type = DType::kI64;
+  s = e->Run({x}, runtime::RunOptions{}, &out);
+  EXPECT_THAT(s.message(), HasSubstr("input 'x' holds 24 bytes; shape [2, 3] of int64 needs 48"));
+  runtime::RunOptions ro;
+  ro.int8_outputs = true;
+  x.data.resize(48);
+  s = e->Run({x}, ro, &out);
+  EXPECT_THAT(s.message(), HasSubstr("output 'y' is int64 in the model; it has no int8 form"));
 }
 
 TEST_F(ExecutorErrors, MissingAndUnknownInputName) {

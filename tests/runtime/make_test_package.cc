@@ -82,6 +82,13 @@ Status PackageCorpus(std::vector<File>* out) {
   std::vector<uint8_t> bytes;
   LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
   out->push_back({"valid_cpu_only.loom", bytes});
+  // Schema 1.3's element types: an 8-byte, a 2-byte and a 1-byte one through the data-movement
+  // float ops (so mutations reach the width-dependent size and alignment checks).
+  for (pkg::DType t : {pkg::DType::Int64, pkg::DType::Float16, pkg::DType::Bool}) {
+    LOOM_RETURN_IF_ERROR(testing::BuildTypedCpuModel(c, t, &spec));
+    LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
+    out->push_back({std::string("valid_typed_") + pkg::EnumNameDType(t) + ".loom", bytes});
+  }
   return Status::Ok();
 }
 

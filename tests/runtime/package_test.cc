@@ -69,12 +69,89 @@ TEST(Package, DTypeMappingRoundTrips) {
   EXPECT_EQ(runtime::FromPkgDType(pkg::DType::Int32), DType::kI32);
   EXPECT_EQ(runtime::FromPkgDType(pkg::DType::Float32), DType::kF32);
   EXPECT_STREQ(runtime::DTypeName(pkg::DType::Int32), "int32");
-  // A byte outside the schema, and types a package cannot hold yet.
-  EXPECT_EQ(runtime::FromPkgDType(static_cast<pkg::DType>(99)), DType::kUndefined);
-  for (DType t : {DType::kU8, DType::kF64, DType::kBool, DType::kUndefined}) {
-    pkg::DType out = pkg::DType::Int8;
-    EXPECT_FALSE(runtime::ToPkgDType(t, &out)) << DTypeName(t);
+  EXPECT_STREQ(runtime::DTypeName(pkg::DType::Float16), "float16");
+  // Since 1.3 every loom::DType has a wire value, and the wire values 0-2 are 1.2's.
+  for (DType t : kAllDTypes) {
+    pkg::DType out = pkg::DType::MAX;
+    EXPECT_TRUE(runtime::ToPkgDType(t, &out)) << DTypeName(t);
   }
+  EXPECT_EQ(static_cast<int>(pkg::DType::Int8), 0);
+  EXPECT_EQ(static_cast<int>(pkg::DType::Int32), 1);
+  EXPECT_EQ(static_cast<int>(pkg::DType::Float32), 2);
+  // A byte outside the schema, and no type.
+  EXPECT_EQ(runtime::FromPkgDType(static_cast<pkg::DType>(99)), DType::kUndefined);
+  pkg::DType out = pkg::DType::Int8;
+  EXPECT_FALSE(runtime::ToPkgDType(DType::kUndefined, &out));
+}
+
+// Schema 1.3: every type is stored as itself; the loader sizes and aligns each by its width.
+TEST(Package, EveryTypeIsStoredAsItself) {
+  for (pkg::DType w : pkg::EnumValuesDType()) {
+    SCOPED_TRACE(pkg::EnumNameDType(w));
+    package::PackageSpec spec;
+    ASSERT_TRUE(BuildTypedCpuModel(Config(), w, &spec).ok());
+    std::vector<uint8_t> bytes = Bytes(spec);
+    std::unique_ptr<Package> p;
+    const Status s = Package::LoadMemory(bytes.data(), bytes.size(), &p);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(p->root().version_minor(), runtime::kSchemaVersionMinor);
+    const pkg::Tensor* x = p->root().tensors()->Get(0);
+    EXPECT_EQ(x->dtype(), w);
+    EXPECT_EQ(x->size(), 6 * DTypeSize(runtime::FromPkgDType(w)));
+  }
+}
+
+TEST(PackageBad, TypedTensorsMisalignedOrMissized) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int64, &spec).ok());
+  spec.tensors[0].offset += 4;
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("tensor 0 'x': offset 4 is not 8-byte aligned (int64)"));
+
+  ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Float16, &spec).ok());
+  spec.tensors[0].size = 24;  // 6 halves stored as float32: not what 1.3 means
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("size 24 bytes does not match its shape, dtype and layout (12"));
+}
+
+// A float-op row names the types its kernel takes; anything else is refused at load, naming
+// the op, the operand and both types, instead of failing inside the kernel at run time.
+TEST(PackageBad, FloatOpOperandTypesAreCheckedAtLoad) {
+  package::PackageSpec spec;
+  ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int64, &spec).ok());
+  std::get<package::FloatOpParams>(spec.segments[0].ops[0].params) =
+      package::FloatOpParams{"Relu", {}};
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("op 0 'transpose': Relu input 0 'x' is int64; the runtime's "
+                                     "Relu takes f32"));
+
+  // Data movement takes every type but never converts.
+  ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int64, &spec).ok());
+  package::TensorSpec other = spec.tensors[2];  // the int64 constant row
+  other.name = "row_i32";
+  other.dtype = pkg::DType::Int32;
+  other.size = 0;
+  spec.tensors.push_back(other);
+  spec.segments[0].ops[1].inputs[1] = static_cast<int32_t>(spec.tensors.size() - 1);
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("Concat: input 1 is i32, the output i64; the types must match"));
+
+  // Blocked layouts stay int8's.
+  ASSERT_TRUE(BuildTypedCpuModel(Config(), pkg::DType::Int8, &spec).ok());
+  spec.tensors[3].layout = package::TensorLayout::Blocked;
+  spec.tensors[3].shape = {1, 1, 4, 2};
+  spec.tensors[3].size = 0;
+  spec.arena_bytes = spec.tensors[3].offset + 128;  // [1][1][4][2][B=1][c=16] bytes
+  spec.outputs[0].shape = {1, 1, 4, 2};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must have layout Plain"));
 }
 
 TEST(Package, RoundTrip) {

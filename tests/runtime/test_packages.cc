@@ -5,7 +5,9 @@
 
 #include "compiler/tensorize/conv2d.h"
 #include "runtime/core/blocked_layout.h"
+#include "runtime/core/dtype.h"
 #include "runtime/kernels/int8/qops.h"
+#include "runtime/package/package.h"
 
 namespace loom::testing {
 namespace {
@@ -292,6 +294,40 @@ Status BuildCpuOnlyModel(const HwConfig& config, PackageSpec* spec) {
   spec->segments.push_back(s);
   spec->inputs.push_back(BindingSpec{"x", x, {1, 3, 2, 2}});
   spec->outputs.push_back(BindingSpec{"y", y, {1, 12}});
+  return Status::Ok();
+}
+
+Status BuildTypedCpuModel(const HwConfig& config, pkg::DType dtype, PackageSpec* spec) {
+  *spec = PackageSpec{};
+  spec->config = config;
+  Builder b{config, spec, q::Blocking{config.batch, config.block_in}, std::mt19937(1)};
+  const uint64_t es = DTypeSize(runtime::FromPkgDType(dtype));
+  auto plain = [&](const char* name, std::vector<uint32_t> shape, package::Storage storage) {
+    return b.Tensor(name, dtype, TensorLayout::Plain, shape, storage, 1.0f,
+                    uint64_t{shape[0]} * shape[1] * es);
+  };
+  const int32_t x = plain("x", {2, 3}, package::Storage::Arena);
+  const int32_t xt = plain("xt", {3, 2}, package::Storage::Arena);
+  const int32_t row = plain("row", {1, 2}, package::Storage::Constant);
+  std::memset(b.ConstData(row), 1, 2 * es);  // 1 as bool/int8/uint8; a small nonzero otherwise
+  const int32_t y = plain("y", {4, 2}, package::Storage::Arena);
+  SegmentSpec s;
+  s.name = "cpu";
+  OpSpec t;
+  t.name = "transpose";
+  t.params = package::FloatOpParams{"Transpose", {{"perm", {1, 0}, {}}}};
+  t.inputs = {x};
+  t.outputs = {xt};
+  s.ops.push_back(t);
+  OpSpec c;
+  c.name = "concat";
+  c.params = package::FloatOpParams{"Concat", {{"axis", {0}, {}}}};
+  c.inputs = {xt, row};
+  c.outputs = {y};
+  s.ops.push_back(c);
+  spec->segments.push_back(s);
+  spec->inputs.push_back(BindingSpec{"x", x, {2, 3}});
+  spec->outputs.push_back(BindingSpec{"y", y, {4, 2}});
   return Status::Ok();
 }
 

@@ -38,6 +38,11 @@ std::vector<float> ConvModelInput(const ConvModelOptions& options, uint32_t seed
 // An input-to-output model with one CPU segment (relayout) and no accelerator program.
 Status BuildCpuOnlyModel(const HwConfig& config, package::PackageSpec* spec);
 
+// A CPU-only model over one element type (schema 1.3: every type stored as itself): input "x"
+// [2, 3] of `dtype` -> Transpose -> Concat (axis 0) with a [1, 2] constant of the same type whose
+// bytes are 0x01 each -> output "y" [4, 2]. Runs the data-movement float-op rows on each type.
+Status BuildTypedCpuModel(const HwConfig& config, pkg::DType dtype, package::PackageSpec* spec);
+
 // Packages whose size fields ask for more than they hold or than a device allows, each refused by
 // the loader with `code` and a message containing `message`: the package tests check them, and
 // make_test_package --corpus writes them to the fuzz seed corpus (bad_<name>.loom).
