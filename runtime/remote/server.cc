@@ -42,6 +42,10 @@ std::string PeerName(const sockaddr_storage& ss) {
   return "[" + std::string(host) + "]:" + std::to_string(port);
 }
 
+// What a refused client may still send before the server closes on it (DrainAndClose).
+constexpr size_t kDrainBytes = 1 << 20;
+constexpr int kDrainMs = 1000;
+
 Status SendError(int fd, const Status& s, int timeout_ms) {
   ErrorReply e;
   e.code = s.code();
@@ -68,6 +72,7 @@ class Server::Connection {
       // Best effort: the client may be gone, or may not read.
       (void)SendError(fd_, st, s_->options_.read_timeout_ms);
       Log("refused: " + st.message());
+      DrainAndClose(conn_, kDrainBytes, kDrainMs);
     } else {
       Log("closed");
     }
@@ -267,6 +272,7 @@ class Server::Connection {
   }
 
   Server* s_;
+  Fd* conn_;
   int fd_;
   std::string peer_;
   uint64_t id_;
@@ -396,6 +402,7 @@ Status Server::Serve() {
                           std::to_string(options_.max_queue) + " may wait; try again later"),
                       options_.read_timeout_ms);
       Log(p.id, p.peer, "busy: refused, " + std::to_string(ahead) + " ahead");
+      DrainAndClose(&p.fd, kDrainBytes, kDrainMs);
       continue;
     }
     if (ahead > 0) {
@@ -415,6 +422,7 @@ Status Server::Serve() {
     stopping_ = true;
     for (Pending& p : queue_) {
       (void)SendError(p.fd.get(), FailedPrecondition("the server is stopping"), 1000);
+      DrainAndClose(&p.fd, kDrainBytes, 100);
     }
     queue_.clear();
   }

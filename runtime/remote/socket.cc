@@ -250,4 +250,22 @@ Status WriteFrame(int fd, MessageType type, const std::vector<uint8_t>& body, in
   return WriteFull(fd, body.data(), body.size(), timeout_ms);
 }
 
+void DrainAndClose(Fd* fd, size_t max_bytes, int timeout_ms) {
+  if (!fd->valid()) return;
+  (void)::shutdown(fd->get(), SHUT_WR);
+  const auto start = std::chrono::steady_clock::now();
+  uint8_t sink[4096];
+  size_t drained = 0;
+  while (drained < max_bytes) {
+    pollfd p{fd->get(), POLLIN, 0};
+    const int rc = ::poll(&p, 1, Left(timeout_ms, start));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) break;
+    const ssize_t r = ::recv(fd->get(), sink, sizeof sink, 0);
+    if (r <= 0) break;
+    drained += static_cast<size_t>(r);
+  }
+  fd->Reset();
+}
+
 }  // namespace loom::runtime::remote

@@ -68,6 +68,12 @@ Status ReadFrame(int fd, const IoLimits& wait, int body_timeout_ms, FrameHeader*
                  std::vector<uint8_t>* body);
 Status WriteFrame(int fd, MessageType type, const std::vector<uint8_t>& body, int timeout_ms);
 
+// Ends a connection whose peer may still be sending (after an ERROR for garbage, or to a client
+// turned away): stops writing, then reads and discards until the peer closes, `max_bytes` came or
+// `timeout_ms` passed, and closes. Closing with unread bytes would send a reset, and the peer
+// could lose the ERROR that was just sent.
+void DrainAndClose(Fd* fd, size_t max_bytes, int timeout_ms);
+
 }  // namespace loom::runtime::remote
 
 #endif  // LOOM_RUNTIME_REMOTE_SOCKET_H_
