@@ -61,7 +61,7 @@ Status SendError(int fd, const Status& s, int timeout_ms) {
 class Server::Connection {
  public:
   Connection(Server* server, Pending* p)
-      : s_(server), fd_(p->fd.get()), peer_(p->peer), id_(p->id) {}
+      : s_(server), conn_(&p->fd), fd_(p->fd.get()), peer_(p->peer), id_(p->id) {}
 
   void Serve() {
     const Status st = Converse();
@@ -393,7 +393,7 @@ Status Server::Serve() {
     Pending p{std::move(fd), PeerName(ss), next_id++};
     std::unique_lock<std::mutex> lock(mu_);
     const size_t ahead = queue_.size() + (busy_ ? 1 : 0);
-    if (queue_.size() >= options_.max_queue) {
+    if (ahead > 0 && queue_.size() >= options_.max_queue) {
       lock.unlock();
       counters_.busy++;
       (void)SendError(p.fd.get(),

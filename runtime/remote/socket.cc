@@ -174,8 +174,8 @@ Status ReadFull(int fd, void* data, size_t n, const IoLimits& limits, const char
       return DataLoss(std::string("reading ") + what + ": " + Errno());
     }
     if (rc == 0) {
-      return Deadline(std::string("no ") + what + " within " + std::to_string(limits.timeout_ms) +
-                      " ms (" + std::to_string(got) + " of " + std::to_string(n) + " bytes came)");
+      return Deadline("waited " + std::to_string(limits.timeout_ms) + " ms for " + what + " (" +
+                      std::to_string(got) + " of " + std::to_string(n) + " bytes came)");
     }
     if (limits.cancel_fd >= 0 && (fds[1].revents & POLLIN)) {
       return FailedPrecondition(std::string("cancelled while waiting for ") + what +
