@@ -389,6 +389,7 @@ Status Server::Serve() {
     socklen_t len = sizeof ss;
     Fd fd(::accept4(listen_.get(), reinterpret_cast<sockaddr*>(&ss), &len, SOCK_CLOEXEC));
     if (!fd.valid()) continue;  // the client gave up between poll and accept, or out of fds
+    SetNoDelay(fd.get());
     counters_.connections++;
     Pending p{std::move(fd), PeerName(ss), next_id++};
     std::unique_lock<std::mutex> lock(mu_);

@@ -152,8 +152,8 @@ Status Connect(const std::string& host, uint16_t port, int timeout_ms, Fd* out) 
     }
     const int flags = ::fcntl(fd.get(), F_GETFL);
     (void)::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    SetNoDelay(fd.get());
     const int one = 1;
-    (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     (void)::setsockopt(fd.get(), SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     *out = std::move(fd);
     return Status::Ok();
@@ -246,8 +246,20 @@ Status WriteFrame(int fd, MessageType type, const std::vector<uint8_t>& body, in
   const uint32_t len = static_cast<uint32_t>(body.size());
   for (int i = 0; i < 4; ++i) h[i] = static_cast<uint8_t>(len >> (8 * i));
   h[4] = static_cast<uint8_t>(type);
+  // A small message goes out in one send: header and body as two segments would wait for the
+  // peer's delayed ACK.
+  if (body.size() <= kMaxSmallMessageBytes) {
+    std::vector<uint8_t> frame(h, h + sizeof h);
+    frame.insert(frame.end(), body.begin(), body.end());
+    return WriteFull(fd, frame.data(), frame.size(), timeout_ms);
+  }
   LOOM_RETURN_IF_ERROR(WriteFull(fd, h, sizeof h, timeout_ms));
   return WriteFull(fd, body.data(), body.size(), timeout_ms);
+}
+
+void SetNoDelay(int fd) {
+  const int one = 1;
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
 void DrainAndClose(Fd* fd, size_t max_bytes, int timeout_ms) {

@@ -68,6 +68,9 @@ Status ReadFrame(int fd, const IoLimits& wait, int body_timeout_ms, FrameHeader*
                  std::vector<uint8_t>* body);
 Status WriteFrame(int fd, MessageType type, const std::vector<uint8_t>& body, int timeout_ms);
 
+// Sends small writes at once (no Nagle): every message is a request or a reply someone waits for.
+void SetNoDelay(int fd);
+
 // Ends a connection whose peer may still be sending (after an ERROR for garbage, or to a client
 // turned away): stops writing, then reads and discards until the peer closes, `max_bytes` came or
 // `timeout_ms` passed, and closes. Closing with unread bytes would send a reset, and the peer
