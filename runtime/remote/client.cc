@@ -197,9 +197,11 @@ Status Handshake(int fd, const Package& package, const std::string& device,
   }
   LOOM_RETURN_IF_ERROR(DecodeOpened(body.data(), body.size(), opened));
   if (opened->config_hash != package.config().CompatibilityHash()) {
-    return FailedPrecondition("the server opened a device of config hash " +
-                              std::to_string(opened->config_hash) + " for a package built for " +
-                              package.config().name + " (hash " + package.config().HashHex() + ")");
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(opened->config_hash));
+    return FailedPrecondition(std::string("the server opened a device of config hash ") + hex +
+                              " for a package built for " + package.config().name + " (hash " +
+                              package.config().HashHex() + ")");
   }
   return Status::Ok();
 }
