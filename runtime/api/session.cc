@@ -1,9 +1,44 @@
 #include "runtime/api/session.h"
 
+#ifdef LOOM_HAVE_REMOTE
+#include "runtime/remote/client.h"
+#endif
+
 namespace loom::runtime {
 namespace {
 
 HwConfigLoader g_config_loader = nullptr;
+
+bool IsRemote(const std::string& device) { return device.compare(0, 9, "remote://") == 0; }
+
+// A remote:// device: the package runs on a `loom-run serve` server (docs/remote.md).
+Status OpenRemoteSession(std::unique_ptr<Package> package, const SessionOptions& options,
+                         std::unique_ptr<Executor>* out) {
+#ifdef LOOM_HAVE_REMOTE
+  const std::string what = "device '" + options.device + "'";
+  if (!options.config.empty()) {
+    return InvalidArgument(what + ": a remote server opens the package's own config; leave the " +
+                           "config option ('" + options.config + "') out");
+  }
+  if (!options.waves.empty()) {
+    return InvalidArgument(what + ": waveforms are not brought back from a server; run tsim " +
+                           "locally for --waves");
+  }
+  remote::RemoteOptions ro;
+  ro.address = options.device.substr(9);
+  ro.trace = options.trace;
+  ro.timeline = options.timeline;
+  ro.timeout_ms = options.timeout_ms;
+  ro.wall_timeout_ms = options.wall_timeout_ms;
+  ro.max_device_memory = options.max_device_memory;
+  return remote::OpenRemote(std::move(package), ro, out);
+#else
+  (void)package;
+  (void)out;
+  return Unimplemented("device '" + options.device + "': this runtime was built without the " +
+                       "remote device (it needs POSIX sockets, which a bare-metal build lacks)");
+#endif
+}
 
 Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
             const std::string& device_args, const SessionOptions& options,
@@ -33,8 +68,17 @@ Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
 
 void SetHwConfigLoader(HwConfigLoader loader) { g_config_loader = loader; }
 
+std::string SessionDeviceNames() {
+#ifdef LOOM_HAVE_REMOTE
+  return DriverNames() + " remote://HOST:PORT[/DEVICE]";
+#else
+  return DriverNames();
+#endif
+}
+
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,
                    std::unique_ptr<Executor>* out) {
+  if (IsRemote(options.device)) return OpenRemoteSession(std::move(package), options, out);
   std::unique_ptr<Driver> driver;
   std::string device_args;
   LOOM_RETURN_IF_ERROR(CreateDriver(options.device, &driver, &device_args));
@@ -43,6 +87,13 @@ Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& optio
 
 Status OpenSessionFile(const std::string& path, const SessionOptions& options,
                        std::unique_ptr<Executor>* out) {
+  if (IsRemote(options.device)) {
+    std::unique_ptr<Package> package;
+    LoadOptions lo;
+    lo.max_device_memory = options.max_device_memory;
+    LOOM_RETURN_IF_ERROR(Package::LoadFile(path, &package, lo));
+    return OpenRemoteSession(std::move(package), options, out);
+  }
   // The device first: a device this runtime lacks is reported before any package is read.
   std::unique_ptr<Driver> driver;
   std::string device_args;

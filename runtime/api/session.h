@@ -12,7 +12,8 @@
 namespace loom::runtime {
 
 struct SessionOptions {
-  // A device string, NAME[:ARGS] (CreateDriver): "fsim", "zynq:dma=udmabuf:udmabuf1".
+  // A device string, NAME[:ARGS] (CreateDriver): "fsim", "zynq:dma=udmabuf:udmabuf1"; or
+  // "remote://HOST:PORT[/NAME[:ARGS]]", a device served by `loom-run serve` (docs/remote.md).
   std::string device = DefaultDeviceName();
   // HwConfig name or path to open the device with instead of the package's; needs a config
   // loader (SetHwConfigLoader). Empty: the package's config.
@@ -34,7 +35,12 @@ struct SessionOptions {
 using HwConfigLoader = Status (*)(const std::string& name_or_path, HwConfig* out);
 void SetHwConfigLoader(HwConfigLoader loader);
 
-// Loads (and verifies) the package, opens the device and places the package on it.
+// The device strings a session takes, for help texts: DriverNames() and, where the runtime has
+// the remote device (Linux), "remote://HOST:PORT[/DEVICE]".
+std::string SessionDeviceNames();
+
+// Loads (and verifies) the package, opens the device and places the package on it. A remote
+// device gets the package (uploaded unless the server has it cached) and runs it there.
 Status OpenSession(std::unique_ptr<Package> package, const SessionOptions& options,
                    std::unique_ptr<Executor>* out);
 Status OpenSessionFile(const std::string& path, const SessionOptions& options,

@@ -10,6 +10,10 @@
 // released by its destructor. The arena is sized by the package and everything else a run needs
 // at Create, so a run allocates nothing (on cpu and fsim; docs/runtime.md, "Allocation") unless it
 // fails or its output shapes change. Not thread-safe: one inference at a time.
+//
+// A remote device (runtime/remote/client.h) is an Executor whose package runs on a server: it
+// overrides Run and TraceJson and fills the same profile and timelines from the server's replies,
+// so loom-run, the C API and the profiler drive both alike.
 #ifndef LOOM_RUNTIME_EXEC_EXECUTOR_H_
 #define LOOM_RUNTIME_EXEC_EXECUTOR_H_
 
@@ -93,7 +97,7 @@ class Executor {
   // or the package needs more than options.max_device_memory.
   static Status Create(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
                        const ExecutorOptions& options, std::unique_ptr<Executor>* out);
-  ~Executor();
+  virtual ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
@@ -106,19 +110,29 @@ class Executor {
   // stacked along its leading dimension. Errors: NotFound (missing or unknown input name),
   // InvalidArgument (wrong shape, wrong dtype, wrong byte size, a shape whose byte size overflows,
   // stacked outputs too large for this host), and the device's errors.
-  Status Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
-             std::vector<HostTensor>* outputs);
+  virtual Status Run(const std::vector<HostTensor>& inputs, const RunOptions& options,
+                     std::vector<HostTensor>* outputs);
 
   const Profile& profile() const { return profile_; }
   void ResetProfile();
   // The device's instruction timeline over every accelerator submission (fsim).
-  Status TraceJson(std::string* out) { return driver_->TraceJson(out); }
+  virtual Status TraceJson(std::string* out) { return driver_->TraceJson(out); }
   // With ExecutorOptions::timeline: per-instruction timing of segment `index`'s last run on the
   // device, indexed like its program; empty for CPU segments and devices without a timeline.
   const std::vector<InsnTiming>& timeline(size_t index) const { return timelines_[index]; }
 
- private:
+ protected:
+  // For a subclass that runs the package elsewhere (remote): it sets package_, driver_ (a device
+  // that describes the remote one), device_programs_ and timelines_, then calls ResetProfile().
   Executor() = default;
+
+  std::unique_ptr<Package> package_;
+  std::unique_ptr<Driver> driver_;
+  bool device_programs_ = false;  // accelerator segments run on the device
+  Profile profile_;
+  std::vector<std::vector<InsnTiming>> timelines_;  // per segment
+
+ private:
   Status Place();
   Status RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t slice, uint64_t slices,
                  const RunOptions& options, std::vector<HostTensor>* outputs);
@@ -126,11 +140,8 @@ class Executor {
   Status CopyTensorIn(const pkg::Tensor* t);
   Status CopyTensorOut(const pkg::Tensor* t);
 
-  std::unique_ptr<Package> package_;
-  std::unique_ptr<Driver> driver_;
   ExecutorOptions options_;
   std::unique_ptr<CpuOpRunner> cpu_;
-  bool device_programs_ = false;  // accelerator segments run on the device
   bool host_mapped_ = false;      // the device's arena is host memory (no copies)
   uint64_t arena_addr_ = 0, constants_addr_ = 0;
   struct DeviceProgram {
@@ -146,8 +157,6 @@ class Executor {
   std::vector<std::vector<int64_t>> input_shapes_, output_shapes_;
   std::vector<const HostTensor*> bound_;  // per model input, during Run
   std::vector<int8_t> io_scratch_;        // the largest int8 input or output, unpacked
-  Profile profile_;
-  std::vector<std::vector<InsnTiming>> timelines_;  // per segment
 };
 
 }  // namespace loom::runtime

@@ -80,6 +80,8 @@ class Package {
   const FloatOpPlan* float_op(size_t segment, size_t op) const;
   // Total payload bytes (without the 32-byte header).
   size_t payload_bytes() const { return payload_size_; }
+  // The payload itself (the FlatBuffer); with EncodeHeader (format.h) it is the file image again.
+  const uint8_t* payload() const { return payload_; }
 
  private:
   Package() = default;

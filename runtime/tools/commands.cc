@@ -266,8 +266,8 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
   CLI::App* cmd = parent.add_subcommand(
       "profile", "Run one inference and print cycles, MACs, utilization, bytes and stalls per layer");
   AddSessionOptions(cmd, args.get(),
-                    "Device with an accelerator, NAME[:ARGS]: fsim, tsim (the RTL), zynq[:ARGS] "
-                    "(docs/runtime.md)",
+                    "Device with an accelerator, NAME[:ARGS]: fsim, tsim (the RTL), zynq[:ARGS], "
+                    "remote://HOST:PORT[/DEVICE] (docs/runtime.md)",
                     "Open the device with this HwConfig (name or path)",
                     "[NAME=]FILE.npy; repeatable (default: zeros)");
   cmd->add_option("--json", args->json, "Write the per-layer and per-segment profile as JSON");
@@ -279,7 +279,7 @@ CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
   AddSessionOptions(cmd, args.get(),
-                    "Device: NAME[:ARGS] (docs/runtime.md); devices: " + DriverNames(),
+                    "Device: NAME[:ARGS] (docs/runtime.md); devices: " + SessionDeviceNames(),
                     "Open the device with this HwConfig (name or path) instead of the package's",
                     "[NAME=]FILE.npy, float32 or int8; repeatable")
       ->required();
@@ -290,6 +290,21 @@ CLI::App* AddRunCommand(CLI::App& parent) {
   cmd->add_option("--waves", args->waves, "tsim: write an FST waveform");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress or summary on stderr");
   cmd->callback([args] { Run(*args); });
+  return cmd;
+}
+
+CLI::App* AddDevicesCommand(CLI::App& parent) {
+  CLI::App* cmd = parent.add_subcommand("devices", "List the device strings this runtime takes");
+  cmd->callback([] {
+    const std::string names = SessionDeviceNames();
+    size_t at = 0;
+    while (at < names.size()) {
+      const size_t sp = names.find(' ', at);
+      std::printf("%s\n", names.substr(at, sp - at).c_str());
+      if (sp == std::string::npos) break;
+      at = sp + 1;
+    }
+  });
   return cmd;
 }
 

@@ -29,6 +29,12 @@ CLI::App* AddRunCommand(CLI::App& parent);
 CLI::App* AddProfileCommand(CLI::App& parent);
 // `inspect PACKAGE [--disasm] [--json]`.
 CLI::App* AddInspectCommand(CLI::App& parent);
+// `devices`: the device strings this runtime takes (SessionDeviceNames), one a line.
+CLI::App* AddDevicesCommand(CLI::App& parent);
+#ifdef LOOM_HAVE_REMOTE
+// `serve --listen HOST:PORT [--device D] ...`: the remote device's server (runtime/tools/serve.cc).
+CLI::App* AddServeCommand(CLI::App& parent);
+#endif
 
 struct InspectOptions {
   bool disasm = false;

@@ -2,6 +2,8 @@
 //   loom-run OUT.loom --device fsim --input x.npy --output y.npy [--stats s.json] [--trace t.json]
 //   loom-run profile OUT.loom [--device fsim|tsim] [--json p.json] [--trace t.json]
 //   loom-run inspect OUT.loom [--disasm] [--json]
+//   loom-run devices
+//   loom-run serve --listen HOST:PORT [--device D]   (docs/remote.md)
 // Built twice: loom-run (LOOM_RUN_HOST: the simulators and configs by name) and loom-run-board
 // (the runtime a board carries: cpu and the hardware drivers only).
 #include <cstdio>
@@ -28,14 +30,18 @@ int main(int argc, char** argv) {
   loom::runtime::AddRunCommand(app);
   loom::runtime::AddProfileCommand(app);
   loom::runtime::AddInspectCommand(app);
+  loom::runtime::AddDevicesCommand(app);
+#ifdef LOOM_HAVE_REMOTE
+  loom::runtime::AddServeCommand(app);
+#endif
   // `loom-run PACKAGE ...` means `loom-run run PACKAGE ...`.
   std::vector<char*> args(argv, argv + argc);
   static char run[] = "run";
-  if (argc > 1 && std::strcmp(argv[1], "run") != 0 && std::strcmp(argv[1], "inspect") != 0 &&
-      std::strcmp(argv[1], "profile") != 0 &&
-      argv[1][0] != '-') {
-    args.insert(args.begin() + 1, run);
+  bool command = argc < 2 || argv[1][0] == '-';
+  for (const char* c : {"run", "inspect", "profile", "devices", "serve"}) {
+    command = command || std::strcmp(argv[1], c) == 0;
   }
+  if (!command) args.insert(args.begin() + 1, run);
   CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
   return 0;
 }
