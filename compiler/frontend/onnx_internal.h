@@ -137,6 +137,13 @@ Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapInstanceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapLrn(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapGlobalMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Reduction family (onnx_ops_reduce.cc); LogSoftmax and Hardmax use MapSoftmax.
+Status MapReduce(ImportContext& ctx, const onnx::NodeProto& n, int since);     // Reduce*
+Status MapArgReduce(ImportContext& ctx, const onnx::NodeProto& n, int since);  // ArgMax, ArgMin
+Status MapCumSum(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapTopK(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapNllLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSoftmaxCrossEntropyLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

@@ -24,6 +24,13 @@ const AttrSpec kPreShift{"pre_shift", K::kInt, true};
 const AttrSpec kPostShift{"post_shift", K::kInt, true};
 const AttrSpec kClipLo{"clip_lo", K::kInt, true};
 const AttrSpec kClipHi{"clip_hi", K::kInt, true};
+// Reduction family.
+const AttrSpec kAxis{"axis", K::kInt, true};
+const AttrSpec kAxes{"axes", K::kInts, true};
+const AttrSpec kKeepDims{"keepdims", K::kInt, true};
+const AttrSpec kSelectLast{"select_last_index", K::kInt, true};
+const AttrSpec kReduction{"reduction", K::kString, true};  // none | sum | mean
+const AttrSpec kIgnoreIndex{"ignore_index", K::kInt, false};
 
 std::vector<OpDef> BuildTable() {
   return {
@@ -305,6 +312,75 @@ std::vector<OpDef> BuildTable() {
        shape::Lrn,
        "local response normalization across channels"},
       {"GlobalMaxPool", 1, 1, 1, 1, {}, shape::GlobalMaxPool, "max over spatial dims"},
+      // Reduction family (shape_functions_reduce.cc). axes: sorted, non-negative, non-empty (the
+      // importer turns a no-op reduction into Identity).
+      {"ReduceSum", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "sum over axes"},
+      {"ReduceMean", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "mean over axes"},
+      {"ReduceMax", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "maximum over axes"},
+      {"ReduceMin", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "minimum over axes"},
+      {"ReduceProd", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "product over axes"},
+      {"ReduceL1", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "sum of |x| over axes"},
+      {"ReduceL2", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "sqrt(sum of x^2) over axes"},
+      {"ReduceLogSum", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "log(sum) over axes"},
+      {"ReduceLogSumExp",
+       1,
+       1,
+       1,
+       1,
+       {kAxes, kKeepDims},
+       shape::Reduce,
+       "log(sum(exp)) over axes, max-shifted"},
+      {"ReduceSumSquare", 1, 1, 1, 1, {kAxes, kKeepDims}, shape::Reduce, "sum of x^2 over axes"},
+      {"ArgMax",
+       1,
+       1,
+       1,
+       1,
+       {kAxis, kKeepDims, kSelectLast},
+       shape::ArgReduce,
+       "i64 index of the maximum along axis"},
+      {"ArgMin",
+       1,
+       1,
+       1,
+       1,
+       {kAxis, kKeepDims, kSelectLast},
+       shape::ArgReduce,
+       "i64 index of the minimum along axis"},
+      {"LogSoftmax", 1, 1, 1, 1, {kAxis}, shape::Softmax, "log of softmax along axis (opset 13)"},
+      {"Hardmax", 1, 1, 1, 1, {kAxis}, shape::Softmax, "one-hot of the first maximum along axis"},
+      {"CumSum",
+       1,
+       1,
+       1,
+       1,
+       {kAxis, {"exclusive", K::kInt, true}, {"reverse", K::kInt, true}},
+       shape::CumSum,
+       "running sum along axis (the ONNX axis input as an attribute)"},
+      {"TopK",
+       1,
+       1,
+       1,
+       2,
+       {kAxis, {"k", K::kInt, true}, {"largest", K::kInt, true}, {"sorted", K::kInt, true}},
+       shape::TopK,
+       "k largest/smallest along axis -> values, i64 indices (k as an attribute)"},
+      {"NegativeLogLikelihoodLoss",
+       2,
+       3,
+       1,
+       1,
+       {kReduction, kIgnoreIndex},
+       shape::NllLoss,
+       "-x[n, target, d...] * weight[target] (x, target, weight?), reduced"},
+      {"SoftmaxCrossEntropyLoss",
+       2,
+       3,
+       1,
+       2,
+       {kReduction, kIgnoreIndex},
+       shape::SoftmaxCrossEntropyLoss,
+       "NLL of log-softmax over dim 1 (scores, labels, weight?) -> loss, log_prob?"},
   };
 }
 
