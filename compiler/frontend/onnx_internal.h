@@ -144,6 +144,8 @@ Status MapCumSum(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapTopK(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapNllLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapSoftmaxCrossEntropyLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int since);  // onnx_ops_einsum.cc
 
 }  // namespace loom::frontend
 

@@ -1,6 +1,6 @@
 // Mappers of the reduction family (issue 12): Reduce*, ArgMax/ArgMin, CumSum, TopK,
-// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (LogSoftmax and Hardmax share Softmax's
-// mapper, onnx_ops_tensor.cc). The opset differences go here: axes as an attribute (Reduce* < 18,
+// MeanVarianceNormalization, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (LogSoftmax
+// and Hardmax share Softmax's mapper, onnx_ops_tensor.cc; Einsum is onnx_ops_einsum.cc). The opset differences go here: axes as an attribute (Reduce* < 18,
 // ReduceSum < 13) or as an input, noop_with_empty_axes, TopK's k as an attribute (< 10) or an
 // input, CumSum's axis input. Every such input must be a constant by now; the IR carries them as
 // attributes (axes sorted, non-negative), so the kernels see fixed parameters.
@@ -170,6 +170,24 @@ Status MapTopK(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   attrs["largest"] = Attribute::Int(AttrInt(n, "largest", 1) != 0 ? 1 : 0);
   attrs["sorted"] = Attribute::Int(AttrInt(n, "sorted", 1) != 0 ? 1 : 0);
   return ctx.Emit(n, "TopK", {x}, std::move(attrs), {0, 1});
+}
+
+// MeanVarianceNormalization-9/13: axes default [0, 2, 3] (per channel of NCHW).
+Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int) {
+  ir::ValueId x;
+  LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
+  const int64_t rank = static_cast<int64_t>(ShapeOf(ctx, x).size());
+  std::vector<int64_t> axes = FindAttr(n, "axes") != nullptr ? AttrInts(n, "axes")
+                                                             : std::vector<int64_t>{0, 2, 3};
+  if (axes.empty()) return ctx.Invalid(n, "axes must name at least one dim");
+  for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(NormalizeAxisIn(ctx, n, rank, &a));
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    return ctx.Invalid(n, "axes name a dim twice");
+  }
+  ir::AttributeMap attrs;
+  attrs["axes"] = Attribute::Ints(axes);
+  return ctx.Emit(n, "MeanVarianceNormalization", {x}, std::move(attrs));
 }
 
 Status MapNllLoss(ImportContext& ctx, const onnx::NodeProto& n, int) {

@@ -399,6 +399,8 @@ const std::vector<OpMapper>& OpMappers() {
        {"ignore_index", "reduction"},
        {},
        MapSoftmaxCrossEntropyLoss},
+      {"MeanVarianceNormalization", 9, {"axes"}, {}, MapMeanVarianceNorm},
+      {"Einsum", 12, {"equation"}, {}, MapEinsum},
   };
   return table;
 }

@@ -75,6 +75,35 @@ Status ExecTopK(ExecContext& ctx) {
                                 n.GetInt("largest", 1) != 0, values, indices));
 }
 
+Status ExecMeanVarianceNorm(ExecContext& ctx) {
+  TensorView x, y;
+  LOOM_RETURN_IF_ERROR(ctx.In(0, &x));
+  LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
+  const std::vector<int64_t> axes = ctx.node().GetInts("axes");
+  uint32_t mask = 0;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(
+      kernels::ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), x.rank, &mask)));
+  return ctx.Wrap(kernels::MeanVarianceNorm(x, mask, y));
+}
+
+Status ExecEinsum(ExecContext& ctx) {
+  std::vector<TensorView> views(static_cast<size_t>(ctx.num_inputs()));
+  std::vector<const TensorView*> ins;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    LOOM_RETURN_IF_ERROR(ctx.In(i, &views[static_cast<size_t>(i)]));
+    ins.push_back(&views[static_cast<size_t>(i)]);
+  }
+  TensorView y;
+  LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
+  const std::vector<int64_t> labels = ctx.node().GetInts("labels");
+  const std::vector<int64_t> out = ctx.node().GetInts("out_labels");
+  kernels::EinsumSpec spec;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::EinsumSpecFrom(labels.data(), labels.size(), out.data(),
+                                                        out.size(), ins.data(),
+                                                        static_cast<int>(ins.size()), &spec)));
+  return ctx.Wrap(kernels::Einsum(spec, ins.data(), static_cast<int>(ins.size()), y));
+}
+
 kernels::LossParams LossParamsOf(const ir::Node& n) {
   kernels::LossParams p;
   const std::string r = n.GetString("reduction", "mean");
@@ -131,6 +160,8 @@ const Entry kReduceOps[] = {
     {"Hardmax", ExecHardmax},
     {"CumSum", ExecCumSum},
     {"TopK", ExecTopK},
+    {"MeanVarianceNormalization", ExecMeanVarianceNorm},
+    {"Einsum", ExecEinsum},
     {"NegativeLogLikelihoodLoss", ExecNllLoss},
     {"SoftmaxCrossEntropyLoss", ExecSoftmaxCrossEntropy},
 };

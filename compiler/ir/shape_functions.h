@@ -79,6 +79,8 @@ Status Reduce(InferContext& ctx);     // Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogS
 Status ArgReduce(InferContext& ctx);  // ArgMax, ArgMin
 Status CumSum(InferContext& ctx);
 Status TopK(InferContext& ctx);
+Status MeanVarianceNorm(InferContext& ctx);
+Status Einsum(InferContext& ctx);
 Status NllLoss(InferContext& ctx);
 Status SoftmaxCrossEntropyLoss(InferContext& ctx);
 

@@ -1,5 +1,5 @@
 // Shape functions of the reduction family (issue 12): Reduce*, ArgMax/ArgMin, LogSoftmax and
-// Hardmax (shape::Softmax), CumSum, TopK and the two losses. Attributes are the canonical ones
+// Hardmax (shape::Softmax), CumSum, TopK, MeanVarianceNormalization, Einsum and the two losses. Attributes are the canonical ones
 // the importer writes (op_registry.cc): axes sorted and non-negative, k and the CumSum axis
 // constants turned into attributes. Each function checks them too, so a hand-written IR file
 // gets the errors an ONNX import would.
@@ -114,6 +114,65 @@ Status TopK(InferContext& ctx) {
   out[static_cast<size_t>(axis)] = k;
   ctx.SetOutput(0, DType::kF32, out);
   if (ctx.num_outputs() > 1) ctx.SetOutput(1, DType::kI64, std::move(out));
+  return Status::Ok();
+}
+
+Status MeanVarianceNorm(InferContext& ctx) {
+  LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32}));
+  const Shape& x = ctx.input(0).shape;
+  const std::vector<int64_t> axes = ctx.node().GetInts("axes");
+  if (axes.empty()) return ctx.Error("axes must name at least one dim");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    LOOM_RETURN_IF_ERROR(CheckAxis(ctx, axes[i], x.size()));
+    if (i > 0 && axes[i] <= axes[i - 1]) return ctx.Error("axes must be sorted and distinct");
+  }
+  ctx.SetOutput(0, DType::kF32, x);
+  return Status::Ok();
+}
+
+// Labels: operand k's dims in turn, then y's (kMaxEinsumLabels in kernels_reduce.h). A label's
+// extent is the largest of its dims; every other dim carrying it must equal that or be 1.
+Status Einsum(InferContext& ctx) {
+  constexpr int64_t kMaxLabels = 16;
+  if (ctx.num_inputs() > 8) return ctx.Error("takes at most 8 operands");
+  const DType t = ctx.input(0).dtype;
+  for (int k = 0; k < ctx.num_inputs(); ++k) {
+    LOOM_RETURN_IF_ERROR(ExpectDType(ctx, k, {DType::kF32, DType::kF64}));
+    if (ctx.input(k).dtype != t) return ctx.Error("operands must share one element type");
+  }
+  const std::vector<int64_t> labels = ctx.node().GetInts("labels");
+  const std::vector<int64_t> out_labels = ctx.node().GetInts("out_labels");
+  std::vector<int64_t> extent(kMaxLabels, -1);
+  size_t at = 0;
+  for (int k = 0; k < ctx.num_inputs(); ++k) {
+    for (int64_t dim : ctx.input(k).shape) {
+      if (at >= labels.size()) return ctx.Error("labels has fewer entries than operand dims");
+      const int64_t l = labels[at++];
+      if (l < 0 || l >= kMaxLabels) {
+        return ctx.Error("label " + std::to_string(l) + " is outside [0, 16)");
+      }
+      int64_t& e = extent[static_cast<size_t>(l)];
+      if (e < 0 || e == 1) {
+        e = dim;
+      } else if (dim != 1 && dim != e) {
+        return ctx.Error("label " + std::to_string(l) + " has extents " + std::to_string(e) +
+                         " and " + std::to_string(dim));
+      }
+    }
+  }
+  if (at != labels.size()) return ctx.Error("labels has more entries than operand dims");
+  Shape out;
+  for (size_t d = 0; d < out_labels.size(); ++d) {
+    const int64_t l = out_labels[d];
+    if (l < 0 || l >= kMaxLabels || extent[static_cast<size_t>(l)] < 0) {
+      return ctx.Error("output label " + std::to_string(l) + " names no operand dim");
+    }
+    if (std::count(out_labels.begin(), out_labels.end(), l) > 1) {
+      return ctx.Error("output label " + std::to_string(l) + " repeats");
+    }
+    out.push_back(extent[static_cast<size_t>(l)]);
+  }
+  ctx.SetOutput(0, t, std::move(out));
   return Status::Ok();
 }
 

@@ -235,6 +235,26 @@ Status PrepCumSum(const AttrReader& a, const TensorView* const* in, size_t, cons
   p->reverse = a.GetInt("reverse", 0) != 0;
   return ResolveAxis("CumSum", a.GetInt("axis", 0), in[0]->rank, &p->axis);
 }
+Status PrepMvn(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+               FloatOpParams* p) {
+  const std::vector<int64_t> axes = a.GetInts("axes");
+  if (axes.empty()) return InvalidArgument("MeanVarianceNormalization: axes is missing or empty");
+  return ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), in[0]->rank, &p->reduce_axes);
+}
+Status PrepEinsum(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView&,
+                  FloatOpParams* p) {
+  const std::vector<int64_t> labels = a.GetInts("labels");
+  const std::vector<int64_t> out = a.GetInts("out_labels");
+  return EinsumSpecFrom(labels.data(), labels.size(), out.data(), out.size(), in,
+                        static_cast<int>(n), &p->einsum);
+}
+Status RunMvn(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return MeanVarianceNorm(*in[0], p.reduce_axes, y);
+}
+Status RunEinsum(const FloatOpParams& p, const TensorView* const* in, size_t n,
+                 const TensorView& y) {
+  return Einsum(p.einsum, in, static_cast<int>(n), y);
+}
 Status RunReduce(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
   return Reduce(p.reduce, *in[0], p.reduce_axes, y);
 }
@@ -317,6 +337,8 @@ constexpr FloatOpDef kFloatOps[] = {
     {"LogSoftmax", 1, 0, false, true, "axis", "", PrepLogSoftmax, RunLogSoftmax},
     {"Hardmax", 1, 0, false, true, "axis", "", PrepHardmax, RunHardmax},
     {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum},
+    {"MeanVarianceNormalization", 1, 0, false, true, "axes", "", PrepMvn, RunMvn},
+    {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum},
 };
 
 }  // namespace

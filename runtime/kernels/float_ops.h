@@ -58,9 +58,10 @@ struct FloatOpParams {
   LrnParams lrn;
   // Reduction family (kernels_reduce.h); LogSoftmax, Hardmax and CumSum use axis.
   ReduceOp reduce = ReduceOp::kSum;
-  uint32_t reduce_axes = 0;  // bit d: dim d of the input is reduced
+  uint32_t reduce_axes = 0;  // bit d: dim d of the input is reduced (also MVN)
   bool exclusive = false;    // CumSum
   bool reverse = false;      // CumSum
+  EinsumSpec einsum;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -74,6 +74,30 @@ Status SoftmaxCrossEntropy(const LossParams& p, const TensorView& scores, const 
                            const TensorView* weight, const TensorView& y,
                            const TensorView* log_prob);
 
+// einsum.cc — ONNX Einsum once the importer has parsed the equation: every dim of every operand
+// and of y carries a label in [0, num_labels). A label repeated within one operand walks that
+// operand's diagonal; a label missing from y is summed over; an operand dim of 1 broadcasts
+// against the label's extent. f32 or f64, one type for all operands and y; sums in double.
+constexpr int kMaxEinsumInputs = 8;
+constexpr int kMaxEinsumLabels = 2 * kMaxRank;
+struct EinsumSpec {
+  int num_inputs = 0;
+  int num_labels = 0;
+  int8_t labels[kMaxEinsumInputs][kMaxRank] = {};  // per operand, per dim
+  int8_t out_labels[kMaxRank] = {};                // per dim of y
+};
+// The spec from labels concatenated over the operands (operand k's rank entries in turn, ranks
+// from `in`) and y's labels; checks ranges and that y names each label at most once.
+Status EinsumSpecFrom(const int64_t* labels, size_t num_labels_listed, const int64_t* out_labels,
+                      size_t out_count, const TensorView* const* in, int num_inputs,
+                      EinsumSpec* spec);
+Status Einsum(const EinsumSpec& s, const TensorView* const* in, int num_inputs,
+              const TensorView& y);
+
+// mvn.cc — ONNX MeanVarianceNormalization (f32): over the dims set in `axes` (bit d = dim d),
+// y = (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), the ONNX function body's formula.
+Status MeanVarianceNorm(const TensorView& x, uint32_t axes, const TensorView& y);
+
 }  // namespace loom::kernels
 
 #endif  // LOOM_RUNTIME_KERNELS_KERNELS_REDUCE_H_
