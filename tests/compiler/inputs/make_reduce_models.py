@@ -10,7 +10,7 @@ Same conventions as make_models.py (whose helpers it uses); the outputs are comm
 import numpy as np
 from onnx import TensorProto, helper
 
-from make_models import INPUTS, f32, const, model
+from make_models import CORPUS, INPUTS, f32, const, model
 
 n = helper.make_node
 
@@ -58,6 +58,14 @@ def main():
                reduction="none")],
             [f32("x", 2, 3, 4), i64("t", 2, 4)], [f32("nll"), f32("sce", 2, 4), f32("lp", 2, 3, 4)],
             [const("w", np.array([1, 2, 0.5], dtype=np.float32))], opset=13),
+        # Einsum: spaces, an ellipsis over a diagonal, an implicit output; MVN's default axes.
+        "einsum_mvn": model(
+            [n("Einsum", ["x", "x"], ["d"], name="diag", equation="...ii, ...ii -> ...i"),
+             n("Einsum", ["d", "m"], ["e"], name="implicit", equation="bij,jk"),
+             n("MeanVarianceNormalization", ["x"], ["v"], name="mvn")],
+            [f32("x", 2, 3, 3, 3)],
+            [f32("d", 2, 3, 3), f32("e", 2, 3, 4), f32("v", 2, 3, 3, 3)],
+            [const("m", np.ones((3, 4), dtype=np.float32))], opset=13),
     }
     bad = {
         # k fed at run time: Loom needs the output shape at compile time.
@@ -70,12 +78,18 @@ def main():
         "reduce_bad_axis": model(
             [n("ReduceMax", ["x"], ["s"], name="max", axes=[2])],
             [f32("x", 2, 5)], [f32("s", None, None)], opset=13),
+        "einsum_bad_equation": model(
+            [n("Einsum", ["x"], ["y"], name="es", equation="i1->i")],
+            [f32("x", 3)], [f32("y", 3)], opset=13),
         "sce_bad_reduction": model(
             [n("SoftmaxCrossEntropyLoss", ["x", "t"], ["l"], name="sce", reduction="average")],
             [f32("x", 2, 3), i64("t", 2)], [f32("l")], opset=13),
     }
     for name, m in {**good, **bad}.items():
         (INPUTS / f"{name}.onnx").write_bytes(m.SerializeToString(deterministic=True))
+    # Seeds for the importer's fuzz target: the equation parser and the axes/k handling.
+    for name in ("einsum_mvn", "reduce_axes", "scans", "einsum_bad_equation"):
+        (CORPUS / f"{name}.onnx").write_bytes((INPUTS / f"{name}.onnx").read_bytes())
 
 
 if __name__ == "__main__":
