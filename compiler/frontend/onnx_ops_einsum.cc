@@ -55,8 +55,8 @@ Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int) {
     pos = comma + 1;
   }
   if (n.input_size() > 8) {
-    return ctx.Unsupported(n, "Loom's Einsum kernel takes at most 8 operands, got " +
-                                  std::to_string(n.input_size()));
+    return ctx.Unsupported(
+        n, "Loom's Einsum kernel takes at most 8 operands, got " + std::to_string(n.input_size()));
   }
   if (static_cast<int>(terms.size()) != n.input_size()) {
     return ctx.Invalid(n, "equation '" + eq + "' has " + std::to_string(terms.size()) +

@@ -1,9 +1,10 @@
 // Mappers of the reduction family (issue 12): Reduce*, ArgMax/ArgMin, CumSum, TopK,
 // MeanVarianceNormalization, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (LogSoftmax
-// and Hardmax share Softmax's mapper, onnx_ops_tensor.cc; Einsum is onnx_ops_einsum.cc). The opset differences go here: axes as an attribute (Reduce* < 18,
-// ReduceSum < 13) or as an input, noop_with_empty_axes, TopK's k as an attribute (< 10) or an
-// input, CumSum's axis input. Every such input must be a constant by now; the IR carries them as
-// attributes (axes sorted, non-negative), so the kernels see fixed parameters.
+// and Hardmax share Softmax's mapper, onnx_ops_tensor.cc; Einsum is onnx_ops_einsum.cc). The opset
+// differences go here: axes as an attribute (Reduce* < 18, ReduceSum < 13) or as an input,
+// noop_with_empty_axes, TopK's k as an attribute (< 10) or an input, CumSum's axis input. Every
+// such input must be a constant by now; the IR carries them as attributes (axes sorted,
+// non-negative), so the kernels see fixed parameters.
 #include <algorithm>
 
 #include "compiler/frontend/onnx_internal.h"
@@ -27,8 +28,8 @@ Status ConstantInts(ImportContext& ctx, const onnx::NodeProto& n, int i, const c
                                   "it folds");
   }
   if (t->dtype() != DType::kI64 && t->dtype() != DType::kI32) {
-    return ctx.Invalid(n, std::string(what) + " must be int32 or int64, got " +
-                              DTypeName(t->dtype()));
+    return ctx.Invalid(n,
+                       std::string(what) + " must be int32 or int64, got " + DTypeName(t->dtype()));
   }
   if (t->shape().size() > 1) return ctx.Invalid(n, std::string(what) + " must be 0-D or 1-D");
   for (int64_t k = 0; k < t->num_elements(); ++k) {
@@ -177,8 +178,8 @@ Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int) {
   ir::ValueId x;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   const int64_t rank = static_cast<int64_t>(ShapeOf(ctx, x).size());
-  std::vector<int64_t> axes = FindAttr(n, "axes") != nullptr ? AttrInts(n, "axes")
-                                                             : std::vector<int64_t>{0, 2, 3};
+  std::vector<int64_t> axes =
+      FindAttr(n, "axes") != nullptr ? AttrInts(n, "axes") : std::vector<int64_t>{0, 2, 3};
   if (axes.empty()) return ctx.Invalid(n, "axes must name at least one dim");
   for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(NormalizeAxisIn(ctx, n, rank, &a));
   std::sort(axes.begin(), axes.end());

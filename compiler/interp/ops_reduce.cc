@@ -19,8 +19,8 @@ Status ExecReduce(ExecContext& ctx) {
   }
   const std::vector<int64_t> axes = ctx.node().GetInts("axes");
   uint32_t mask = 0;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(
-      kernels::ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), x.rank, &mask)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(kernels::ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), x.rank, &mask)));
   return ctx.Wrap(kernels::Reduce(op, x, mask, y));
 }
 
@@ -81,8 +81,8 @@ Status ExecMeanVarianceNorm(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   const std::vector<int64_t> axes = ctx.node().GetInts("axes");
   uint32_t mask = 0;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(
-      kernels::ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), x.rank, &mask)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(kernels::ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), x.rank, &mask)));
   return ctx.Wrap(kernels::MeanVarianceNorm(x, mask, y));
 }
 
@@ -98,9 +98,9 @@ Status ExecEinsum(ExecContext& ctx) {
   const std::vector<int64_t> labels = ctx.node().GetInts("labels");
   const std::vector<int64_t> out = ctx.node().GetInts("out_labels");
   kernels::EinsumSpec spec;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::EinsumSpecFrom(labels.data(), labels.size(), out.data(),
-                                                        out.size(), ins.data(),
-                                                        static_cast<int>(ins.size()), &spec)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(kernels::EinsumSpecFrom(labels.data(), labels.size(), out.data(), out.size(),
+                                       ins.data(), static_cast<int>(ins.size()), &spec)));
   return ctx.Wrap(kernels::Einsum(spec, ins.data(), static_cast<int>(ins.size()), y));
 }
 
@@ -134,8 +134,8 @@ Status ExecSoftmaxCrossEntropy(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   const bool has_lp = ctx.num_outputs() > 1;
   if (has_lp) LOOM_RETURN_IF_ERROR(ctx.Out(1, &lp));
-  return ctx.Wrap(kernels::SoftmaxCrossEntropy(LossParamsOf(ctx.node()), s, t,
-                                               has_w ? &w : nullptr, y, has_lp ? &lp : nullptr));
+  return ctx.Wrap(kernels::SoftmaxCrossEntropy(LossParamsOf(ctx.node()), s, t, has_w ? &w : nullptr,
+                                               y, has_lp ? &lp : nullptr));
 }
 
 struct Entry {

@@ -1,8 +1,8 @@
 // Shape functions of the reduction family (issue 12): Reduce*, ArgMax/ArgMin, LogSoftmax and
-// Hardmax (shape::Softmax), CumSum, TopK, MeanVarianceNormalization, Einsum and the two losses. Attributes are the canonical ones
-// the importer writes (op_registry.cc): axes sorted and non-negative, k and the CumSum axis
-// constants turned into attributes. Each function checks them too, so a hand-written IR file
-// gets the errors an ONNX import would.
+// Hardmax (shape::Softmax), CumSum, TopK, MeanVarianceNormalization, Einsum and the two losses.
+// Attributes are the canonical ones the importer writes (op_registry.cc): axes sorted and
+// non-negative, k and the CumSum axis constants turned into attributes. Each function checks them
+// too, so a hand-written IR file gets the errors an ONNX import would.
 #include <algorithm>
 
 #include "compiler/ir/shape_functions.h"
@@ -54,8 +54,7 @@ Status Reduce(InferContext& ctx) {
   if (IsLogReduce(op)) {
     LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32, DType::kF64}));
   } else {
-    LOOM_RETURN_IF_ERROR(
-        ExpectDType(ctx, 0, {DType::kF32, DType::kF64, DType::kI32, DType::kI64}));
+    LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32, DType::kF64, DType::kI32, DType::kI64}));
   }
   const Shape& x = ctx.input(0).shape;
   const std::vector<int64_t> axes = ctx.node().GetInts("axes");

@@ -12,7 +12,8 @@ namespace {
 
 template <typename T>
 void Run(const EinsumSpec& s, const TensorView* const* in, const int64_t* extent,
-         const int64_t (*stride)[kMaxEinsumLabels], const int64_t* out_stride, const TensorView& y) {
+         const int64_t (*stride)[kMaxEinsumLabels], const int64_t* out_stride,
+         const TensorView& y) {
   T* yd = y.As<T>();
   const int64_t total = y.NumElements();
   for (int64_t i = 0; i < total; ++i) yd[i] = 0;
@@ -24,7 +25,8 @@ void Run(const EinsumSpec& s, const TensorView* const* in, const int64_t* extent
   int64_t out = 0;
   while (true) {
     double term = 1.0;
-    for (int k = 0; k < s.num_inputs; ++k) term *= static_cast<double>(in[k]->As<const T>()[offset[k]]);
+    for (int k = 0; k < s.num_inputs; ++k)
+      term *= static_cast<double>(in[k]->As<const T>()[offset[k]]);
     yd[out] = static_cast<T>(static_cast<double>(yd[out]) + term);
     int l = s.num_labels - 1;
     for (; l >= 0; --l) {

@@ -9,8 +9,8 @@ namespace {
 
 using testing::Buf;
 
-Status RunEinsum(std::vector<int64_t> labels, std::vector<int64_t> out,
-                 std::vector<TensorView> in, const TensorView& y) {
+Status RunEinsum(std::vector<int64_t> labels, std::vector<int64_t> out, std::vector<TensorView> in,
+                 const TensorView& y) {
   std::vector<const TensorView*> ptrs;
   for (const TensorView& v : in) ptrs.push_back(&v);
   EinsumSpec s;

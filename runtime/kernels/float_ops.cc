@@ -320,12 +320,10 @@ constexpr FloatOpDef kFloatOps[] = {
     // Reduction family. keepdims is already in y's shape. ArgMax/ArgMin, TopK and the losses
     // have integer operands and stay in the interpreter until packages carry integer tensors.
     {"ReduceSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSum>, RunReduce},
-    {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>,
-     RunReduce},
+    {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>, RunReduce},
     {"ReduceMax", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMax>, RunReduce},
     {"ReduceMin", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMin>, RunReduce},
-    {"ReduceProd", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kProd>,
-     RunReduce},
+    {"ReduceProd", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kProd>, RunReduce},
     {"ReduceL1", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL1>, RunReduce},
     {"ReduceL2", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL2>, RunReduce},
     {"ReduceLogSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kLogSum>,

@@ -16,8 +16,8 @@ struct Dims {
 };
 
 inline Status CheckOperands(const char* name, const TensorView& x, const TensorView& target,
-                            const TensorView* weight, LossReduction reduction,
-                            const TensorView& y, Dims* d) {
+                            const TensorView* weight, LossReduction reduction, const TensorView& y,
+                            Dims* d) {
   const std::string op(name);
   if (x.dtype != DType::kF32 || y.dtype != DType::kF32 ||
       (weight != nullptr && weight->dtype != DType::kF32)) {

@@ -8,10 +8,9 @@ Status NllLoss(const LossParams& p, const TensorView& x, const TensorView& targe
   loss::Dims d;
   LOOM_RETURN_IF_ERROR(loss::CheckOperands("nll-loss", x, target, weight, p.reduction, y, &d));
   const float* xd = x.As<const float>();
-  return loss::Accumulate("nll-loss", p, d, target, weight, y,
-                          [&](int64_t n, int64_t c, int64_t i) {
-                            return xd[(n * d.c + c) * d.inner + i];
-                          });
+  return loss::Accumulate(
+      "nll-loss", p, d, target, weight, y,
+      [&](int64_t n, int64_t c, int64_t i) { return xd[(n * d.c + c) * d.inner + i]; });
 }
 
 }  // namespace loom::kernels

@@ -17,11 +17,16 @@ struct NameOp {
   ReduceOp op;
 };
 constexpr NameOp kNames[] = {
-    {"ReduceSum", ReduceOp::kSum},         {"ReduceMean", ReduceOp::kMean},
-    {"ReduceMax", ReduceOp::kMax},         {"ReduceMin", ReduceOp::kMin},
-    {"ReduceProd", ReduceOp::kProd},       {"ReduceL1", ReduceOp::kL1},
-    {"ReduceL2", ReduceOp::kL2},           {"ReduceLogSum", ReduceOp::kLogSum},
-    {"ReduceLogSumExp", ReduceOp::kLogSumExp}, {"ReduceSumSquare", ReduceOp::kSumSquare},
+    {"ReduceSum", ReduceOp::kSum},
+    {"ReduceMean", ReduceOp::kMean},
+    {"ReduceMax", ReduceOp::kMax},
+    {"ReduceMin", ReduceOp::kMin},
+    {"ReduceProd", ReduceOp::kProd},
+    {"ReduceL1", ReduceOp::kL1},
+    {"ReduceL2", ReduceOp::kL2},
+    {"ReduceLogSum", ReduceOp::kLogSum},
+    {"ReduceLogSumExp", ReduceOp::kLogSumExp},
+    {"ReduceSumSquare", ReduceOp::kSumSquare},
 };
 
 template <typename Acc>

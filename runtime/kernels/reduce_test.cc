@@ -77,8 +77,8 @@ TEST(Reduce, IntegersAndIdentities) {
 TEST(Reduce, RefusesBadShapesAndAxes) {
   Buf<float> x({2, 3});
   Buf<float> y({2});
-  EXPECT_FALSE(Reduce(ReduceOp::kSum, x.view(), 1u, y.view()).ok());   // wants 3 cells
-  EXPECT_FALSE(Reduce(ReduceOp::kSum, x.view(), 4u, y.view()).ok());   // axis 2 of rank 2
+  EXPECT_FALSE(Reduce(ReduceOp::kSum, x.view(), 1u, y.view()).ok());  // wants 3 cells
+  EXPECT_FALSE(Reduce(ReduceOp::kSum, x.view(), 4u, y.view()).ok());  // axis 2 of rank 2
   const int64_t axes[] = {0, 0};
   uint32_t mask = 0;
   EXPECT_FALSE(ReduceAxesMask(axes, 2, 2, &mask).ok());
