@@ -151,6 +151,15 @@ Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapInstanceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapLrn(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapGlobalMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Reduction family (onnx_ops_reduce.cc); LogSoftmax and Hardmax use MapSoftmax.
+Status MapReduce(ImportContext& ctx, const onnx::NodeProto& n, int since);     // Reduce*
+Status MapArgReduce(ImportContext& ctx, const onnx::NodeProto& n, int since);  // ArgMax, ArgMin
+Status MapCumSum(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapTopK(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapNllLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSoftmaxCrossEntropyLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int since);  // onnx_ops_einsum.cc
 
 }  // namespace loom::frontend
 

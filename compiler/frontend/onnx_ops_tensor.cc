@@ -1,7 +1,8 @@
 // Mappers for the elementwise and data-movement ops, Constant, and the op-mapper table. Version
 // differences are removed here: Clip-6's attribute bounds become inputs, Softmax < 13's 2-D
-// coercion becomes Reshape -> Softmax -> Reshape, Flatten becomes Reshape, Reshape's 0/-1 are
-// resolved, Pad-2's attributes and Pad-11's inputs both become attributes.
+// coercion (LogSoftmax's and Hardmax's too) becomes Reshape -> op -> Reshape, Flatten becomes
+// Reshape, Reshape's 0/-1 are resolved, Pad-2's attributes and Pad-11's inputs both become
+// attributes.
 #include <cmath>
 #include <limits>
 
@@ -223,7 +224,7 @@ Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   if (since >= 13 || axis == rank - 1) {
     // Same result under both semantics when the axis is the last one.
     attrs["axis"] = Attribute::Int(axis);
-    return ctx.Emit(n, "Softmax", {x}, std::move(attrs));
+    return ctx.Emit(n, n.op_type(), {x}, std::move(attrs));
   }
   // Softmax < 13 normalizes over all dims from `axis` on, as one flattened row.
   const size_t ax = static_cast<size_t>(axis);
@@ -234,7 +235,7 @@ Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   ir::ValueId flat, normed;
   LOOM_RETURN_IF_ERROR(ctx.EmitInternal(n, "Reshape", {x}, std::move(to_2d), "flatten", &flat));
   LOOM_RETURN_IF_ERROR(
-      ctx.EmitInternal(n, "Softmax", {flat}, std::move(softmax), "softmax", &normed));
+      ctx.EmitInternal(n, n.op_type(), {flat}, std::move(softmax), "softmax", &normed));
   return ctx.Emit(n, "Reshape", {normed}, std::move(back));
 }
 
@@ -374,6 +375,32 @@ const std::vector<OpMapper>& OpMappers() {
       {"InstanceNormalization", 6, {"epsilon"}, {}, MapInstanceNorm},
       {"LRN", 1, {"alpha", "beta", "bias", "size"}, {}, MapLrn},
       {"GlobalMaxPool", 1, {}, {}, MapGlobalMaxPool},
+      // Reduction family (onnx_ops_reduce.cc). Axes, k and CumSum's axis as inputs must be
+      // constants (static inputs).
+      {"ReduceSum", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceMean", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceMax", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceMin", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceProd", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceL1", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceL2", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceLogSum", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceLogSumExp", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ReduceSumSquare", 1, {"axes", "keepdims", "noop_with_empty_axes"}, {1}, MapReduce},
+      {"ArgMax", 1, {"axis", "keepdims", "select_last_index"}, {}, MapArgReduce},
+      {"ArgMin", 1, {"axis", "keepdims", "select_last_index"}, {}, MapArgReduce},
+      {"LogSoftmax", 1, {"axis"}, {}, MapSoftmax},
+      {"Hardmax", 1, {"axis"}, {}, MapSoftmax},
+      {"CumSum", 11, {"exclusive", "reverse"}, {1}, MapCumSum},
+      {"TopK", 1, {"axis", "k", "largest", "sorted"}, {1}, MapTopK},
+      {"NegativeLogLikelihoodLoss", 12, {"ignore_index", "reduction"}, {}, MapNllLoss},
+      {"SoftmaxCrossEntropyLoss",
+       12,
+       {"ignore_index", "reduction"},
+       {},
+       MapSoftmaxCrossEntropyLoss},
+      {"MeanVarianceNormalization", 9, {"axes"}, {}, MapMeanVarianceNorm},
+      {"Einsum", 12, {"equation"}, {}, MapEinsum},
   };
   return table;
 }

@@ -73,6 +73,17 @@ Status InstanceNormalization(InferContext& ctx);
 Status Lrn(InferContext& ctx);
 Status GlobalMaxPool(InferContext& ctx);
 
+// shape_functions_reduce.cc: reductions, arg/top-k, cumulative sums, losses (LogSoftmax and
+// Hardmax use Softmax)
+Status Reduce(InferContext& ctx);     // Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,...}
+Status ArgReduce(InferContext& ctx);  // ArgMax, ArgMin
+Status CumSum(InferContext& ctx);
+Status TopK(InferContext& ctx);
+Status MeanVarianceNorm(InferContext& ctx);
+Status Einsum(InferContext& ctx);
+Status NllLoss(InferContext& ctx);
+Status SoftmaxCrossEntropyLoss(InferContext& ctx);
+
 }  // namespace shape
 }  // namespace loom::ir
 

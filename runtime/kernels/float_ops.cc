@@ -229,6 +229,65 @@ Status RunGlobalMaxPool(const FloatOpParams&, const TensorView* const* in, size_
   return GlobalMaxPool(*in[0], y);
 }
 
+// --- reduction family (kernels_reduce.h) -----------------------------------------------------
+
+template <ReduceOp kOp>
+Status PrepReduce(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                  FloatOpParams* p) {
+  p->reduce = kOp;
+  const std::vector<int64_t> axes = a.GetInts("axes");
+  if (axes.empty()) return InvalidArgument("Reduce: axes is missing or empty");
+  return ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), in[0]->rank, &p->reduce_axes);
+}
+Status PrepLogSoftmax(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                      FloatOpParams* p) {
+  return ResolveAxis("LogSoftmax", a.GetInt("axis", -1), in[0]->rank, &p->axis);
+}
+Status PrepHardmax(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                   FloatOpParams* p) {
+  return ResolveAxis("Hardmax", a.GetInt("axis", -1), in[0]->rank, &p->axis);
+}
+Status PrepCumSum(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                  FloatOpParams* p) {
+  p->exclusive = a.GetInt("exclusive", 0) != 0;
+  p->reverse = a.GetInt("reverse", 0) != 0;
+  return ResolveAxis("CumSum", a.GetInt("axis", 0), in[0]->rank, &p->axis);
+}
+Status PrepMvn(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+               FloatOpParams* p) {
+  const std::vector<int64_t> axes = a.GetInts("axes");
+  if (axes.empty()) return InvalidArgument("MeanVarianceNormalization: axes is missing or empty");
+  return ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), in[0]->rank, &p->reduce_axes);
+}
+Status PrepEinsum(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView&,
+                  FloatOpParams* p) {
+  const std::vector<int64_t> labels = a.GetInts("labels");
+  const std::vector<int64_t> out = a.GetInts("out_labels");
+  return EinsumSpecFrom(labels.data(), labels.size(), out.data(), out.size(), in,
+                        static_cast<int>(n), &p->einsum);
+}
+Status RunMvn(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return MeanVarianceNorm(*in[0], p.reduce_axes, y);
+}
+Status RunEinsum(const FloatOpParams& p, const TensorView* const* in, size_t n,
+                 const TensorView& y) {
+  return Einsum(p.einsum, in, static_cast<int>(n), y);
+}
+Status RunReduce(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Reduce(p.reduce, *in[0], p.reduce_axes, y);
+}
+Status RunLogSoftmax(const FloatOpParams& p, const TensorView* const* in, size_t,
+                     const TensorView& y) {
+  return LogSoftmax(*in[0], p.axis, y);
+}
+Status RunHardmax(const FloatOpParams& p, const TensorView* const* in, size_t,
+                  const TensorView& y) {
+  return Hardmax(*in[0], p.axis, y);
+}
+Status RunCumSum(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return CumSum(*in[0], p.axis, p.exclusive, p.reverse, y);
+}
+
 // Ignored attributes, and why they cannot matter: the output shape is fixed in the package, so
 // Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
@@ -279,6 +338,26 @@ constexpr FloatOpDef kFloatOps[] = {
     {"InstanceNormalization", 3, 0, false, true, "epsilon", "", PrepBatchNorm, RunInstanceNorm},
     {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
     {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
+    // Reduction family. keepdims is already in y's shape. ArgMax/ArgMin, TopK and the losses
+    // have integer operands and stay in the interpreter until packages carry integer tensors.
+    {"ReduceSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSum>, RunReduce},
+    {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>, RunReduce},
+    {"ReduceMax", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMax>, RunReduce},
+    {"ReduceMin", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMin>, RunReduce},
+    {"ReduceProd", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kProd>, RunReduce},
+    {"ReduceL1", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL1>, RunReduce},
+    {"ReduceL2", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL2>, RunReduce},
+    {"ReduceLogSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kLogSum>,
+     RunReduce},
+    {"ReduceLogSumExp", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kLogSumExp>,
+     RunReduce},
+    {"ReduceSumSquare", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSumSquare>,
+     RunReduce},
+    {"LogSoftmax", 1, 0, false, true, "axis", "", PrepLogSoftmax, RunLogSoftmax},
+    {"Hardmax", 1, 0, false, true, "axis", "", PrepHardmax, RunHardmax},
+    {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum},
+    {"MeanVarianceNormalization", 1, 0, false, true, "axes", "", PrepMvn, RunMvn},
+    {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum},
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/kernels_reduce.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -55,6 +56,12 @@ struct FloatOpParams {
   // Vision and normalization family (kernels_vision.h); LayerNormalization uses axis, epsilon.
   ResizeParams resize;
   LrnParams lrn;
+  // Reduction family (kernels_reduce.h); LogSoftmax, Hardmax and CumSum use axis.
+  ReduceOp reduce = ReduceOp::kSum;
+  uint32_t reduce_axes = 0;  // bit d: dim d of the input is reduced (also MVN)
+  bool exclusive = false;    // CumSum
+  bool reverse = false;      // CumSum
+  EinsumSpec einsum;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -230,6 +231,36 @@ TEST(FloatOps, ConvTransposeAndNormsThroughTheTable) {
   float g[1] = {};
   ASSERT_TRUE(RunRow("GlobalMaxPool", MapAttrs{}, {&xv}, View(DType::kF32, g, {1, 1, 1})).ok());
   EXPECT_EQ(g[0], 3.0f);
+}
+
+TEST(FloatOps, ReductionFamilyThroughTheTable) {
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  const TensorView xv = View(DType::kF32, x, {2, 3});
+  MapAttrs attrs;
+  attrs.ints["axes"] = {1};
+  attrs.ints["keepdims"] = {0};  // listed as ignored: y's shape has it
+  float y[2] = {};
+  ASSERT_TRUE(RunRow("ReduceSumSquare", attrs, {&xv}, View(DType::kF32, y, {2})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(14.0f, 77.0f));
+  ASSERT_TRUE(RunRow("ReduceMax", attrs, {&xv}, View(DType::kF32, y, {2})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(3.0f, 6.0f));
+  attrs.ints["axes"] = {2};
+  EXPECT_THAT(RunRow("ReduceSum", attrs, {&xv}, View(DType::kF32, y, {2})).message(),
+              HasSubstr("axis 2 is outside"));
+  EXPECT_THAT(RunRow("ReduceSum", MapAttrs{}, {&xv}, View(DType::kF32, y, {2})).message(),
+              HasSubstr("axes is missing"));
+  float c[6] = {};
+  MapAttrs cs;
+  cs.ints["axis"] = {-1};
+  cs.ints["reverse"] = {1};
+  ASSERT_TRUE(RunRow("CumSum", cs, {&xv}, View(DType::kF32, c, {2, 3})).ok());
+  EXPECT_THAT(c, ::testing::ElementsAre(6.0f, 5.0f, 3.0f, 15.0f, 11.0f, 6.0f));
+  MapAttrs ax;
+  ax.ints["axis"] = {0};
+  ASSERT_TRUE(RunRow("Hardmax", ax, {&xv}, View(DType::kF32, c, {2, 3})).ok());
+  EXPECT_THAT(c, ::testing::ElementsAre(0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 1.0f));
+  ASSERT_TRUE(RunRow("LogSoftmax", ax, {&xv}, View(DType::kF32, c, {2, 3})).ok());
+  EXPECT_NEAR(c[3], -std::log1p(std::exp(-3.0f)), 1e-6);
 }
 
 }  // namespace
