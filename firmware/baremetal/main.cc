@@ -84,6 +84,7 @@ std::unique_ptr<runtime::Driver> MakeDevice() {
 
 // *allocations: heap calls during the second run.
 Status Run(uint32_t* allocations) {
+  const uint32_t at_start = AllocationCount();
   const size_t package_bytes = static_cast<size_t>(loom_package_end - loom_package_start);
   Print("package " LOOM_IMAGE_NAME ", " + std::to_string(package_bytes) + " bytes");
   std::unique_ptr<runtime::Package> package;
@@ -113,8 +114,12 @@ Status Run(uint32_t* allocations) {
   // The first run sizes the outputs; the second must allocate nothing and give the same bytes.
   std::vector<HostTensor> outputs, first;
   runtime::RunOptions run_options;
+  const uint32_t created = AllocationCount();
   LOOM_RETURN_IF_ERROR(executor->Run(inputs, run_options, &outputs).WithContext("run 1"));
+  const uint32_t first_run = AllocationCount() - created;
   first = outputs;
+  Print("heap calls: load and create " + std::to_string(created - at_start) + ", first run " +
+        std::to_string(first_run));
   const uint32_t before = AllocationCount();
   const uint64_t start = MonotonicNanos();
   LOOM_RETURN_IF_ERROR(executor->Run(inputs, run_options, &outputs).WithContext("run 2"));
