@@ -12,13 +12,13 @@
 //   loom-baremetal: checksum 0123456789abcdef allocations-during-run 0 run-ns 123456
 //   loom-baremetal: PASS
 // Exit status (semihosting): 0 pass, 1 a runtime error (printed), 2 the run allocated, 3 a fault.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "firmware/baremetal/allocation_count.h"
 #include "firmware/baremetal/zynq_uart.h"
@@ -106,8 +106,8 @@ Status Run(uint32_t* allocations) {
   const std::string device_name = device->name();
   runtime::ExecutorOptions options;
   options.max_device_memory = static_cast<uint64_t>(__loom_arena_end - __loom_arena_start);
-  LOOM_RETURN_IF_ERROR(runtime::Executor::Create(std::move(package), std::move(device), options,
-                                                 &executor));
+  LOOM_RETURN_IF_ERROR(
+      runtime::Executor::Create(std::move(package), std::move(device), options, &executor));
   Print("device " + device_name + ", " + std::to_string(executor->package().num_segments()) +
         " segments");
 
@@ -143,8 +143,8 @@ Status Run(uint32_t* allocations) {
 }  // namespace loom::baremetal
 
 extern "C" void loom_fault(uint32_t kind, uint32_t pc, uint32_t address) {
-  static const char* const kKinds[] = {"?", "undefined instruction", "prefetch abort",
-                                       "data abort", "unexpected interrupt"};
+  static const char* const kKinds[] = {"?", "undefined instruction", "prefetch abort", "data abort",
+                                       "unexpected interrupt"};
   char line[128];
   std::snprintf(line, sizeof line, "loom-baremetal: FAULT %s at pc 0x%08lx, address 0x%08lx\n",
                 kKinds[kind < 5 ? kind : 0], static_cast<unsigned long>(pc),

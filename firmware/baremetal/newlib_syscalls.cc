@@ -3,10 +3,11 @@
 // semihosting, and "not supported" for files. Plus the allocation counter that main.cc reads to
 // prove a run allocates nothing: the link wraps newlib's allocator entry points
 // (-Wl,--wrap=...), so every operator new, malloc, calloc and realloc passes through here.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <sys/stat.h>
 
 #include "firmware/baremetal/allocation_count.h"
 #include "firmware/baremetal/semihosting.h"

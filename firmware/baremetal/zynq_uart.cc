@@ -17,7 +17,9 @@ constexpr uint32_t kBaudGenValue = 124, kBaudDivValue = 6;
 // A bound on every wait for the transmitter, so a UART that is not clocked cannot hang the image.
 constexpr uint32_t kSpinLimit = 1u << 22;
 
-volatile uint32_t& Reg(uint32_t offset) { return *reinterpret_cast<volatile uint32_t*>(kBase + offset); }
+volatile uint32_t& Reg(uint32_t offset) {
+  return *reinterpret_cast<volatile uint32_t*>(kBase + offset);
+}
 
 void PutByte(char c) {
   for (uint32_t i = 0; (Reg(kSr) & kSrTxFull) && i < kSpinLimit; ++i) {

@@ -12,6 +12,8 @@ uint64_t MonotonicNanos() {
                                    .count());
 }
 
-void PauseMicros(uint32_t micros) { std::this_thread::sleep_for(std::chrono::microseconds(micros)); }
+void PauseMicros(uint32_t micros) {
+  std::this_thread::sleep_for(std::chrono::microseconds(micros));
+}
 
 }  // namespace loom

@@ -2,6 +2,8 @@
 // and the DMA region are plain memory here, so each test can see exactly which register the
 // protocol wrote and where a buffer landed. The device's side of a run is played between two
 // polls, in the clock's pause hook, the only moment a polled device can change under the CPU.
+#include "runtime/drivers/mmio/mmio_transport.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 
 #include "runtime/drivers/cpu/cpu_driver.h"
 #include "runtime/drivers/mmio/mmio_driver.h"
-#include "runtime/drivers/mmio/mmio_transport.h"
 #include "runtime/drivers/protocol/accelerator.h"
 #include "runtime/drivers/protocol/registers.h"
 

@@ -17,7 +17,8 @@ class MmioDriver final : public ProtocolDriver {
           "mmio: the device map has no register base or no DMA region; set MmioDeviceMap from "
           "the board's memory map");
     }
-    out->regs = std::make_unique<MmioRegisters>(map_.register_base, map_.register_bytes, map_.clock);
+    out->regs =
+        std::make_unique<MmioRegisters>(map_.register_base, map_.register_bytes, map_.clock);
     out->dma = std::make_unique<StaticDmaMemory>(map_.dma_host, map_.dma_device, map_.dma_bytes,
                                                  map_.coherence, map_.cache);
     return Status::Ok();

@@ -14,14 +14,14 @@
 namespace loom::runtime {
 
 struct MmioDeviceMap {
-  uintptr_t register_base = 0;   // boards/*.json register_base (pynq-z1: 0x43C00000)
+  uintptr_t register_base = 0;  // boards/*.json register_base (pynq-z1: 0x43C00000)
   uint32_t register_bytes = 0x1000;
-  void* dma_host = nullptr;      // the DMA region as the CPU addresses it
-  uint64_t dma_device = 0;       // ... and as the accelerator does (identity on Zynq's HP ports)
+  void* dma_host = nullptr;  // the DMA region as the CPU addresses it
+  uint64_t dma_device = 0;   // ... and as the accelerator does (identity on Zynq's HP ports)
   uint64_t dma_bytes = 0;
   Coherence coherence = Coherence::kUncached;
-  DmaCacheOps cache;             // required when coherence is kNonCoherent
-  MmioClock clock;               // default: the platform's
+  DmaCacheOps cache;  // required when coherence is kNonCoherent
+  MmioClock clock;    // default: the platform's
 };
 
 // A driver named "mmio"; Open checks VERSION and CONFIG_HASH like every hardware driver and
