@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "firmware/baremetal/allocation_count.h"
+#include "firmware/baremetal/mmu_a9.h"
 #include "firmware/baremetal/zynq_uart.h"
 #include "runtime/core/platform.h"
 #include "runtime/drivers/cpu/cpu_driver.h"
@@ -86,6 +87,7 @@ std::unique_ptr<runtime::Driver> MakeDevice() {
 Status Run(uint32_t* allocations) {
   const uint32_t at_start = AllocationCount();
   const size_t package_bytes = static_cast<size_t>(loom_package_end - loom_package_start);
+  Print(MmuState());
   Print("package " LOOM_IMAGE_NAME ", " + std::to_string(package_bytes) + " bytes");
   std::unique_ptr<runtime::Package> package;
   LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(loom_package_start, package_bytes, &package)

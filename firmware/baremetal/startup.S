@@ -1,6 +1,6 @@
-/* Reset and exception entry for the Cortex-A9 image: vector table, stacks, .bss clear, VFP/NEON
- * on, static constructors, main, exit. Runs with the MMU and caches off (the state a boot loader
- * or QEMU's -kernel leaves), so every access is strongly ordered and nothing needs maintenance.
+/* Reset and exception entry for the Cortex-A9 image: vector table, stacks, VFP/NEON on, .bss
+ * clear, the MMU and caches on (mmu_a9.cc), static constructors, main, exit. Starts with the MMU
+ * and caches off, the state a boot loader or QEMU's -kernel leaves.
  * ARM state: exception entry is ARM on this core (SCTLR.TE = 0); C and C++ code is Thumb-2. */
   .syntax unified
   .arm
@@ -59,6 +59,9 @@ _loom_reset:
   cmp r0, r1
   strlo r2, [r0], #4
   blo 1b
+  /* Flat map, caches on (mmu_a9.cc). */
+  ldr r3, =loom_mmu_enable
+  blx r3
   ldr r3, =__libc_init_array
   blx r3
   mov r0, #0

@@ -11,8 +11,8 @@ set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(LOOM_A9_FLAGS "-mcpu=cortex-a9 -mfpu=neon -mfloat-abi=hard -mthumb")
-# -mno-unaligned-access: the image runs with the MMU off, where every access is strongly ordered
-# and an unaligned one faults. -ffp-contract=off: no fused multiply-adds, so float results are the
+# -mno-unaligned-access: code that runs before the MMU is on (where every access is strongly
+# ordered and an unaligned one faults) must not make one. -ffp-contract=off: no fused multiply-adds, so float results are the
 # host's bit for bit.
 set(CMAKE_C_FLAGS_INIT "${LOOM_A9_FLAGS} -mno-unaligned-access -ffp-contract=off -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${CMAKE_C_FLAGS_INIT} -fno-exceptions -fno-rtti -fno-threadsafe-statics")
