@@ -156,8 +156,8 @@ TEST(MmioRegisters, OpenRefusesAnotherConfigsBitstream) {
   Window w;
   w.PowerOn(TestConfig());
   HwConfig other = TestConfig();
-  other.name = "1x8x8";
-  other.block_in = other.block_out = 8;
+  other.name = "shallow-queues";
+  other.token_queue_depth = 16;  // part of the hash, and still a valid layout
   MmioRegisters regs(w.base(), 0x1000, w.clock());
   Accelerator acc;
   const Status s = acc.Open(&regs, other, "mmio");
