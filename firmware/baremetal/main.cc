@@ -75,7 +75,7 @@ std::unique_ptr<runtime::Driver> MakeDevice() {
   map.dma_host = __loom_dma_start;
   map.dma_device = reinterpret_cast<uintptr_t>(__loom_dma_start);  // flat: physical == virtual
   map.dma_bytes = static_cast<uint64_t>(__loom_dma_end - __loom_dma_start);
-  map.coherence = runtime::Coherence::kUncached;  // caches are off
+  map.coherence = runtime::Coherence::kUncached;  // mapped non-cacheable (mmu_a9.cc)
   return runtime::CreateMmioDriver(map);
 #else
   return runtime::CreateCpuDriverOver(__loom_arena_start,
