@@ -66,13 +66,16 @@ Status HwConfig::Validate() const {
 }
 
 std::string HwConfig::CompatibilityKey() const {
+  // uint32_t is unsigned int on Linux and unsigned long on newlib: print through one type so the
+  // key, and the hash a package records, are the same on every target.
+  auto u = [](uint32_t v) { return static_cast<unsigned long>(v); };
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "loom-hw-v1;batch=%u;block_in=%u;block_out=%u;inp_bits=%u;wgt_bits=%u;acc_bits=%u;"
-                "out_bits=%u;uop=%u;inp=%u;wgt=%u;acc=%u;tokens=%u",
-                batch, block_in, block_out, inp_bits, wgt_bits, acc_bits, out_bits,
-                uop_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes, acc_buffer_bytes,
-                token_queue_depth);
+                "loom-hw-v1;batch=%lu;block_in=%lu;block_out=%lu;inp_bits=%lu;wgt_bits=%lu;"
+                "acc_bits=%lu;out_bits=%lu;uop=%lu;inp=%lu;wgt=%lu;acc=%lu;tokens=%lu",
+                u(batch), u(block_in), u(block_out), u(inp_bits), u(wgt_bits), u(acc_bits),
+                u(out_bits), u(uop_buffer_bytes), u(inp_buffer_bytes), u(wgt_buffer_bytes),
+                u(acc_buffer_bytes), u(token_queue_depth));
   return buf;
 }
 

@@ -1,12 +1,12 @@
 #include "runtime/exec/executor.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 #include "runtime/core/checked_math.h"
+#include "runtime/core/platform.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::runtime {
@@ -230,7 +230,7 @@ Status Executor::RunSegment(size_t index) {
   const pkg::Package& r = package_->root();
   const pkg::Segment* seg = r.segments()->Get(static_cast<fbu>(index));
   SegmentProfile& prof = profile_.segments[index];
-  const auto start = std::chrono::steady_clock::now();
+  const uint64_t start = MonotonicNanos();
   if (prof.on_device) {
     const DeviceProgram& dp = programs_[index];
     driver_->Annotate(prof.name);
@@ -281,9 +281,7 @@ Status Executor::RunSegment(size_t index) {
     prof.macs += seg->macs();
   }
   prof.runs += 1;
-  prof.wall_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                            std::chrono::steady_clock::now() - start)
-                                            .count());
+  prof.wall_ns += MonotonicNanos() - start;
   return Status::Ok();
 }
 

@@ -13,14 +13,30 @@ constexpr uint64_t kBase = 0x1000;
 
 class CpuDriver final : public Driver {
  public:
+  CpuDriver() = default;
+  // Over the caller's memory instead of a vector of our own.
+  CpuDriver(uint8_t* memory, uint64_t bytes) : external_(memory), external_bytes_(bytes) {}
+
   const char* name() const override { return "cpu"; }
   bool executes_programs() const override { return false; }
 
   Status Open(const DriverOptions& options) override {
     if (open_) return FailedPrecondition("cpu device is already open");
     LOOM_RETURN_IF_ERROR(CheckNoDeviceArgs("cpu", options));
+    if (external_ != nullptr) {
+      if (options.memory_bytes > external_bytes_) {
+        return OutOfRange("cpu device: the package needs " + std::to_string(options.memory_bytes) +
+                          " bytes of device memory, the memory region given to the device holds " +
+                          std::to_string(external_bytes_));
+      }
+      // Zeroed like the vector, so a run never sees what a previous package left.
+      std::memset(external_, 0, static_cast<size_t>(options.memory_bytes));
+      base_ptr_ = external_;
+    } else {
+      memory_.assign(options.memory_bytes, 0);
+      base_ptr_ = memory_.data();
+    }
     config_ = options.config;
-    memory_.assign(options.memory_bytes, 0);
     heap_.Reset(kBase, options.memory_bytes);
     open_ = true;
     return Status::Ok();
@@ -66,6 +82,7 @@ class CpuDriver final : public Driver {
     open_ = false;
     memory_.clear();
     memory_.shrink_to_fit();
+    base_ptr_ = nullptr;
     heap_.Reset(kBase, 0);
   }
 
@@ -79,18 +96,25 @@ class CpuDriver final : public Driver {
       return OutOfRange("device range [" + std::to_string(addr) + ", +" + std::to_string(bytes) +
                         ") is not inside an allocation");
     }
-    *p = memory_.data() + (addr - kBase);
+    *p = base_ptr_ + (addr - kBase);
     return Status::Ok();
   }
 
   bool open_ = false;
   HwConfig config_;
   std::vector<uint8_t> memory_;
+  uint8_t* external_ = nullptr;  // the caller's memory, when given
+  uint64_t external_bytes_ = 0;
+  uint8_t* base_ptr_ = nullptr;  // device address kBase
   DeviceHeap heap_;
 };
 
 }  // namespace
 
 std::unique_ptr<Driver> CreateCpuDriver() { return std::make_unique<CpuDriver>(); }
+
+std::unique_ptr<Driver> CreateCpuDriverOver(uint8_t* memory, uint64_t bytes) {
+  return std::make_unique<CpuDriver>(memory, bytes);
+}
 
 }  // namespace loom::runtime

@@ -10,10 +10,9 @@
 #ifndef LOOM_RUNTIME_DRIVERS_PROTOCOL_TRANSPORT_H_
 #define LOOM_RUNTIME_DRIVERS_PROTOCOL_TRANSPORT_H_
 
-#include <chrono>
 #include <cstdint>
-#include <thread>
 
+#include "runtime/core/platform.h"
 #include "runtime/core/status.h"
 
 namespace loom::runtime {
@@ -35,17 +34,12 @@ class RegisterTransport {
   virtual Status WaitInterrupt(int timeout_ms, bool* fired) = 0;
 
   // Time as the device lives it, which is what a wait's timeout counts. Hardware keeps the
-  // defaults: the steady clock, and a sleep between two polls. A simulator overrides both so that
-  // its simulated time is the clock (Pause then simulates `micros` of device time), and a timeout
-  // means the same number of accelerator cycles on the model as on the board.
-  virtual uint64_t NowNanos() {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
-  }
-  virtual void Pause(uint32_t micros) {
-    std::this_thread::sleep_for(std::chrono::microseconds(micros));
-  }
+  // defaults: the platform's monotonic clock and pause (runtime/core/platform.h; a bare-metal
+  // image supplies its own). A simulator overrides both so that its simulated time is the clock
+  // (Pause then simulates `micros` of device time), and a timeout means the same number of
+  // accelerator cycles on the model as on the board.
+  virtual uint64_t NowNanos() { return MonotonicNanos(); }
+  virtual void Pause(uint32_t micros) { PauseMicros(micros); }
 
   // Simulators only: the host-time (wall-clock) limit in ms when it ran out during the current run,
   // else 0. A simulator can need hours for a second of device time, so it bounds its own waits by
