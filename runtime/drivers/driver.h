@@ -26,15 +26,18 @@
 namespace loom::runtime {
 
 // What the device counted during the last completed submission. `valid` is false on devices
-// that count nothing (cpu); then every field is zero.
+// that count nothing (cpu); then every field is zero. `timed` is false on devices that execute
+// programs but model no time (opencl): cycles and busy are then absent (zero), not measured.
 struct DeviceCounters {
   bool valid = false;
+  bool timed = true;
   uint64_t cycles = 0;        // accelerator cycles from start to done
   uint64_t macs = 0;          // GEMM multiply-accumulates
   uint64_t bytes_loaded = 0;  // DRAM bytes read by LOAD instructions (not instruction fetch)
   uint64_t bytes_stored = 0;  // DRAM bytes written by STORE instructions
   uint64_t insns = 0;         // instructions executed
   std::array<uint64_t, isa::kNumModules> busy{};  // busy cycles per module (load, compute, store)
+  std::array<uint64_t, isa::kNumModules> module_insns{};  // instructions executed per module
 };
 
 // Where one instruction of a submission spent its cycles (devices with an instruction timeline:

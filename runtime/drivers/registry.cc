@@ -11,6 +11,9 @@
 #ifdef LOOM_HAVE_ZYNQ
 #include "runtime/drivers/zynq/zynq_driver.h"
 #endif
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+#include "runtime/drivers/opencl/opencl_driver.h"
+#endif
 
 namespace loom::runtime {
 namespace {
@@ -28,6 +31,9 @@ constexpr Entry kBuiltIn[] = {
 #endif
 #ifdef LOOM_HAVE_XRT_DRIVER
     {"xrt", &CreateXrtDriver},  // Alveo (and XRT edge) through XRT's native API (docs/boards.md)
+#endif
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+    {"opencl", &CreateOpenclDriver},  // the ISA as an OpenCL kernel (docs/runtime.md)
 #endif
     {"null", &CreateNullDriver},  // last: DriverNames lists the template after the real devices
 };
