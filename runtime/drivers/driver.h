@@ -153,6 +153,9 @@ Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
                     std::string* device_args = nullptr);
 // Space-separated names of the registered drivers, for help texts.
 std::string DriverNames();
+// `loom-run devices`: one line per registered driver with what it is, and under a driver that
+// reaches several devices (opencl) one line per device it can select.
+std::string DescribeDevices();
 // The device used when none is named: fsim where it is registered (it needs no board and counts
 // cycles), else cpu, which every runtime has.
 const char* DefaultDeviceName();

@@ -305,4 +305,11 @@ CLI::App* AddInspectCommand(CLI::App& parent) {
   return cmd;
 }
 
+CLI::App* AddDevicesCommand(CLI::App& parent) {
+  CLI::App* cmd = parent.add_subcommand(
+      "devices", "List the devices this runtime has, and what each can reach (OpenCL platforms)");
+  cmd->callback([] { std::fputs(DescribeDevices().c_str(), stdout); });
+  return cmd;
+}
+
 }  // namespace loom::runtime

@@ -29,6 +29,8 @@ CLI::App* AddRunCommand(CLI::App& parent);
 CLI::App* AddProfileCommand(CLI::App& parent);
 // `inspect PACKAGE [--disasm] [--json]`.
 CLI::App* AddInspectCommand(CLI::App& parent);
+// `devices`: the registered devices, one per line (DescribeDevices, runtime/drivers/driver.h).
+CLI::App* AddDevicesCommand(CLI::App& parent);
 
 struct InspectOptions {
   bool disasm = false;

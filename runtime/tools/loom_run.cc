@@ -2,6 +2,7 @@
 //   loom-run OUT.loom --device fsim --input x.npy --output y.npy [--stats s.json] [--trace t.json]
 //   loom-run profile OUT.loom [--device fsim|tsim] [--json p.json] [--trace t.json]
 //   loom-run inspect OUT.loom [--disasm] [--json]
+//   loom-run devices
 // Built twice: loom-run (LOOM_RUN_HOST: the simulators and configs by name) and loom-run-board
 // (the runtime a board carries: cpu and the hardware drivers only).
 #include <cstdio>
@@ -28,11 +29,12 @@ int main(int argc, char** argv) {
   loom::runtime::AddRunCommand(app);
   loom::runtime::AddProfileCommand(app);
   loom::runtime::AddInspectCommand(app);
+  loom::runtime::AddDevicesCommand(app);
   // `loom-run PACKAGE ...` means `loom-run run PACKAGE ...`.
   std::vector<char*> args(argv, argv + argc);
   static char run[] = "run";
   if (argc > 1 && std::strcmp(argv[1], "run") != 0 && std::strcmp(argv[1], "inspect") != 0 &&
-      std::strcmp(argv[1], "profile") != 0 &&
+      std::strcmp(argv[1], "profile") != 0 && std::strcmp(argv[1], "devices") != 0 &&
       argv[1][0] != '-') {
     args.insert(args.begin() + 1, run);
   }

@@ -31,41 +31,41 @@
 #define Q_STORE_TO_COMPUTE 3
 
 /* The machine state (64-bit words): the run's progress, kept between launches. */
-#define S_PHASE 0        /* PHASE_* */
-#define S_ERR_CODE 1     /* ERR_* when PHASE_ERROR */
-#define S_ERR_INSN 2     /* the instruction the error names */
-#define S_ERR_A 3        /* values the message names (see ERR_*) */
+#define S_PHASE 0    /* PHASE_* */
+#define S_ERR_CODE 1 /* ERR_* when PHASE_ERROR */
+#define S_ERR_INSN 2 /* the instruction the error names */
+#define S_ERR_A 3    /* values the message names (see ERR_*) */
 #define S_ERR_B 4
-#define S_FETCH 5        /* instructions fetched so far */
-#define S_NEXT 6         /* [3] per module: instructions started */
-#define S_COUNT 9        /* [3] per module: its instructions in the stream */
-#define S_BASE 12        /* [3] per module: where its list starts in `order` */
-#define S_PEND_N 15      /* [3] per module: pushes waiting for room */
-#define S_PEND_Q 18      /* [3][2] per module: the queues of those pushes, oldest first */
-#define S_TOKENS 24      /* [4] per queue: tokens held */
-#define S_BUSY_INSN 28   /* the instruction started and not completed, or 0xffffffff */
-#define S_BUSY_ITER 29   /* GEMM/ALU: its next loop iteration (i0 * loop_in + i1) */
-#define S_INSNS 30       /* [3] per module: instructions completed */
+#define S_FETCH 5      /* instructions fetched so far */
+#define S_NEXT 6       /* [3] per module: instructions started */
+#define S_COUNT 9      /* [3] per module: its instructions in the stream */
+#define S_BASE 12      /* [3] per module: where its list starts in `order` */
+#define S_PEND_N 15    /* [3] per module: pushes waiting for room */
+#define S_PEND_Q 18    /* [3][2] per module: the queues of those pushes, oldest first */
+#define S_TOKENS 24    /* [4] per queue: tokens held */
+#define S_BUSY_INSN 28 /* the instruction started and not completed, or 0xffffffff */
+#define S_BUSY_ITER 29 /* GEMM/ALU: its next loop iteration (i0 * loop_in + i1) */
+#define S_INSNS 30     /* [3] per module: instructions completed */
 #define S_BYTES_LOADED 33
 #define S_BYTES_STORED 34
 #define S_MACS 35
 #define S_FINISH_INSN 36
 #define S_WORDS 40
 
-#define PHASE_START 0   /* nothing decoded yet */
+#define PHASE_START 0 /* nothing decoded yet */
 #define PHASE_RUNNING 1
-#define PHASE_DONE 2    /* FINISH retired; the host checks the token queues */
+#define PHASE_DONE 2 /* FINISH retired; the host checks the token queues */
 #define PHASE_ERROR 3
 
 /* Errors. A: S_ERR_A, B: S_ERR_B. */
-#define ERR_DECODE 1        /* the word breaks a static rule; the host's isa::Decode says which */
-#define ERR_FINISH_EARLY 2  /* FINISH before the end; A: instructions after it */
-#define ERR_NO_FINISH 3     /* the last instruction is not FINISH */
-#define ERR_DMA_READ 4      /* A: DRAM byte address, B: bytes */
-#define ERR_DMA_WRITE 5     /* A: DRAM byte address, B: bytes */
-#define ERR_INDEX 6         /* A: buffer code, B: index */
-#define ERR_UOP 7           /* A: the micro-op word with reserved bits set */
-#define ERR_DEADLOCK 8      /* no module can make progress */
+#define ERR_DECODE 1       /* the word breaks a static rule; the host's isa::Decode says which */
+#define ERR_FINISH_EARLY 2 /* FINISH before the end; A: instructions after it */
+#define ERR_NO_FINISH 3    /* the last instruction is not FINISH */
+#define ERR_DMA_READ 4     /* A: DRAM byte address, B: bytes */
+#define ERR_DMA_WRITE 5    /* A: DRAM byte address, B: bytes */
+#define ERR_INDEX 6        /* A: buffer code, B: index */
+#define ERR_UOP 7          /* A: the micro-op word with reserved bits set */
+#define ERR_DEADLOCK 8     /* no module can make progress */
 
 /* One decoded instruction (32-bit words). */
 #define P_OP 0

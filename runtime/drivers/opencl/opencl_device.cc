@@ -101,24 +101,59 @@ std::string LoaderReport(cl_int err) {
 std::string ClErrorName(cl_int err) {
   const char* name = "an OpenCL error";
   switch (err) {
-    case CL_DEVICE_NOT_FOUND: name = "CL_DEVICE_NOT_FOUND"; break;
-    case CL_DEVICE_NOT_AVAILABLE: name = "CL_DEVICE_NOT_AVAILABLE"; break;
-    case CL_COMPILER_NOT_AVAILABLE: name = "CL_COMPILER_NOT_AVAILABLE"; break;
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE: name = "CL_MEM_OBJECT_ALLOCATION_FAILURE"; break;
-    case CL_OUT_OF_RESOURCES: name = "CL_OUT_OF_RESOURCES"; break;
-    case CL_OUT_OF_HOST_MEMORY: name = "CL_OUT_OF_HOST_MEMORY"; break;
-    case CL_BUILD_PROGRAM_FAILURE: name = "CL_BUILD_PROGRAM_FAILURE"; break;
-    case CL_INVALID_VALUE: name = "CL_INVALID_VALUE"; break;
-    case CL_INVALID_PLATFORM: name = "CL_INVALID_PLATFORM"; break;
-    case CL_INVALID_DEVICE: name = "CL_INVALID_DEVICE"; break;
-    case CL_INVALID_BINARY: name = "CL_INVALID_BINARY"; break;
-    case CL_INVALID_BUFFER_SIZE: name = "CL_INVALID_BUFFER_SIZE"; break;
-    case CL_INVALID_KERNEL_NAME: name = "CL_INVALID_KERNEL_NAME"; break;
-    case CL_INVALID_KERNEL_ARGS: name = "CL_INVALID_KERNEL_ARGS"; break;
-    case CL_INVALID_BUILD_OPTIONS: name = "CL_INVALID_BUILD_OPTIONS"; break;
-    case CL_INVALID_PROGRAM_EXECUTABLE: name = "CL_INVALID_PROGRAM_EXECUTABLE"; break;
-    case -1001: name = "CL_PLATFORM_NOT_FOUND_KHR"; break;
-    default: break;
+    case CL_DEVICE_NOT_FOUND:
+      name = "CL_DEVICE_NOT_FOUND";
+      break;
+    case CL_DEVICE_NOT_AVAILABLE:
+      name = "CL_DEVICE_NOT_AVAILABLE";
+      break;
+    case CL_COMPILER_NOT_AVAILABLE:
+      name = "CL_COMPILER_NOT_AVAILABLE";
+      break;
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+      name = "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+      break;
+    case CL_OUT_OF_RESOURCES:
+      name = "CL_OUT_OF_RESOURCES";
+      break;
+    case CL_OUT_OF_HOST_MEMORY:
+      name = "CL_OUT_OF_HOST_MEMORY";
+      break;
+    case CL_BUILD_PROGRAM_FAILURE:
+      name = "CL_BUILD_PROGRAM_FAILURE";
+      break;
+    case CL_INVALID_VALUE:
+      name = "CL_INVALID_VALUE";
+      break;
+    case CL_INVALID_PLATFORM:
+      name = "CL_INVALID_PLATFORM";
+      break;
+    case CL_INVALID_DEVICE:
+      name = "CL_INVALID_DEVICE";
+      break;
+    case CL_INVALID_BINARY:
+      name = "CL_INVALID_BINARY";
+      break;
+    case CL_INVALID_BUFFER_SIZE:
+      name = "CL_INVALID_BUFFER_SIZE";
+      break;
+    case CL_INVALID_KERNEL_NAME:
+      name = "CL_INVALID_KERNEL_NAME";
+      break;
+    case CL_INVALID_KERNEL_ARGS:
+      name = "CL_INVALID_KERNEL_ARGS";
+      break;
+    case CL_INVALID_BUILD_OPTIONS:
+      name = "CL_INVALID_BUILD_OPTIONS";
+      break;
+    case CL_INVALID_PROGRAM_EXECUTABLE:
+      name = "CL_INVALID_PROGRAM_EXECUTABLE";
+      break;
+    case -1001:
+      name = "CL_PLATFORM_NOT_FOUND_KHR";
+      break;
+    default:
+      break;
   }
   return std::string(name) + " (" + std::to_string(err) + ")";
 }
@@ -185,7 +220,8 @@ Status SelectDevice(const DeviceArgs& args, SelectedDevice* out) {
     const std::vector<cl_device_id> devices = Devices(platforms[pi]);
     seen += (pi ? "; " : "") + std::to_string(pi) + ": '" + pname + "' (";
     for (size_t di = 0; di < devices.size(); ++di) {
-      seen += (di ? ", " : "") + std::to_string(di) + ": '" + DeviceInfo(devices[di], CL_DEVICE_NAME) + "'";
+      seen += (di ? ", " : "") + std::to_string(di) + ": '" +
+              DeviceInfo(devices[di], CL_DEVICE_NAME) + "'";
     }
     seen += devices.empty() ? "no devices)" : ")";
     if (!Matches(args.platform, pi, pname)) continue;

@@ -96,9 +96,8 @@ Status OpenclDriver::NewBuffer(size_t bytes, cl_mem* out) {
   cl_int err = CL_SUCCESS;
   *out = clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 64), nullptr, &err);
   if (err != CL_SUCCESS) {
-    return ClError("clCreateBuffer of " + std::to_string(bytes) + " bytes on '" +
-                       dev_.device_name + "'",
-                   err);
+    return ClError(
+        "clCreateBuffer of " + std::to_string(bytes) + " bytes on '" + dev_.device_name + "'", err);
   }
   return Status::Ok();
 }
@@ -129,8 +128,8 @@ Status OpenclDriver::Open(const DriverOptions& options) {
   }
   queue_ = queue;
   opencl::ProgramOrigin origin;
-  Status s = opencl::BuildProgram(context_, dev_, config_, args.binary, args.cache, &program_,
-                                  &origin);
+  Status s =
+      opencl::BuildProgram(context_, dev_, config_, args.binary, args.cache, &program_, &origin);
   if (s.ok()) {
     kernel_ = clCreateKernel(program_, "loom_run", &err);
     if (err != CL_SUCCESS) s = ClError("clCreateKernel(loom_run)", err);
@@ -157,8 +156,8 @@ Status OpenclDriver::Open(const DriverOptions& options) {
     // a finished state, so Wait's time limits measure execution only.
     opencl::RunState st;
     st.s[S_PHASE] = PHASE_DONE;
-    err = clEnqueueWriteBuffer(queue_, buffers_[kState], CL_TRUE, 0, sizeof st.s, st.s, 0,
-                               nullptr, nullptr);
+    err = clEnqueueWriteBuffer(queue_, buffers_[kState], CL_TRUE, 0, sizeof st.s, st.s, 0, nullptr,
+                               nullptr);
     s = err == CL_SUCCESS ? Launch(1, &st) : ClError("clEnqueueWriteBuffer(state)", err);
   }
   if (!s.ok()) {
@@ -194,8 +193,8 @@ void OpenclDriver::Close() {
 Status OpenclDriver::CopyIn(uint64_t dst, const void* src, uint64_t bytes) {
   LOOM_RETURN_IF_ERROR(CheckRange(dst, bytes));
   if (bytes == 0) return Status::Ok();
-  const cl_int err = clEnqueueWriteBuffer(queue_, buffers_[kDram], CL_TRUE, dst - kDramBase,
-                                          bytes, src, 0, nullptr, nullptr);
+  const cl_int err = clEnqueueWriteBuffer(queue_, buffers_[kDram], CL_TRUE, dst - kDramBase, bytes,
+                                          src, 0, nullptr, nullptr);
   return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueWriteBuffer (CopyIn)", err);
 }
 
@@ -299,16 +298,15 @@ Status OpenclDriver::Wait(uint32_t timeout_ms) {
                         " ms (the opencl device's time is the host's)");
     }
     if (wall_timeout_ms_ != 0 && elapsed >= wall_timeout_ms_) {
-      return Report(st, insn_addr_, insn_count_,
-                    "no FINISH within the wall-clock limit of " +
-                        std::to_string(wall_timeout_ms_) + " ms");
+      return Report(
+          st, insn_addr_, insn_count_,
+          "no FINISH within the wall-clock limit of " + std::to_string(wall_timeout_ms_) + " ms");
     }
     if (took < kLaunchMs / 2) budget_ = std::min(budget_ * 2, kMaxBudget);
     if (took > kLaunchMs * 2) budget_ = std::max(budget_ / 2, kFirstBudget);
   }
   const bool clean = st.s[S_PHASE] == PHASE_DONE && st.s[S_TOKENS + 0] == 0 &&
-                     st.s[S_TOKENS + 1] == 0 && st.s[S_TOKENS + 2] == 0 &&
-                     st.s[S_TOKENS + 3] == 0;
+                     st.s[S_TOKENS + 1] == 0 && st.s[S_TOKENS + 2] == 0 && st.s[S_TOKENS + 3] == 0;
   if (!clean) return Report(st, insn_addr_, insn_count_, "");
   DeviceCounters c;
   c.valid = true;

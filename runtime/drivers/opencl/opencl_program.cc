@@ -103,13 +103,20 @@ std::string BuildOptions(const HwConfig& c) {
     const char* name;
     uint32_t value;
   } defs[] = {
-      {"BATCH", c.batch},           {"BLOCK_IN", c.block_in},
-      {"BLOCK_OUT", c.block_out},   {"UOP_DEPTH", l.uop_depth},
-      {"INP_DEPTH", l.inp_depth},   {"WGT_DEPTH", l.wgt_depth},
-      {"ACC_DEPTH", l.acc_depth},   {"UOP_BITS", l.uop_idx_bits},
-      {"INP_BITS", l.inp_idx_bits}, {"WGT_BITS", l.wgt_idx_bits},
-      {"ACC_BITS", l.acc_idx_bits}, {"SRAM_BITS", l.sram_bits},
-      {"TOKEN_DEPTH", c.token_queue_depth}, {"CMD_DEPTH", c.cmd_queue_depth},
+      {"BATCH", c.batch},
+      {"BLOCK_IN", c.block_in},
+      {"BLOCK_OUT", c.block_out},
+      {"UOP_DEPTH", l.uop_depth},
+      {"INP_DEPTH", l.inp_depth},
+      {"WGT_DEPTH", l.wgt_depth},
+      {"ACC_DEPTH", l.acc_depth},
+      {"UOP_BITS", l.uop_idx_bits},
+      {"INP_BITS", l.inp_idx_bits},
+      {"WGT_BITS", l.wgt_idx_bits},
+      {"ACC_BITS", l.acc_idx_bits},
+      {"SRAM_BITS", l.sram_bits},
+      {"TOKEN_DEPTH", c.token_queue_depth},
+      {"CMD_DEPTH", c.cmd_queue_depth},
   };
   std::string s = "-cl-std=CL1.2";
   for (const auto& d : defs) s += std::string(" -D LOOM_") + d.name + "=" + std::to_string(d.value);

@@ -80,8 +80,9 @@ Status StreamReport::KernelError(const RunState& st) const {
   switch (st.s[S_ERR_CODE]) {
     case ERR_DECODE: {
       isa::Insn insn;
-      const Status s = i < count() ? isa::Decode(layout_, isa::LoadWord(&bytes_[size_t{i} * 16]), &insn)
-                                   : Internal("out of the stream");
+      const Status s = i < count()
+                           ? isa::Decode(layout_, isa::LoadWord(&bytes_[size_t{i} * 16]), &insn)
+                           : Internal("out of the stream");
       if (!s.ok()) return s.WithContext(at);
       return Internal("opencl: the kernel rejected " + in + "which isa::Decode accepts (a bug in " +
                       "vta.cl's decoder)");
@@ -97,7 +98,8 @@ Status StreamReport::KernelError(const RunState& st) const {
                         " bytes");
     case ERR_DMA_WRITE: {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "DMA DRAM write of %llu bytes at 0x%llx is outside [0x%llx, 0x%llx)",
+      std::snprintf(buf, sizeof buf,
+                    "DMA DRAM write of %llu bytes at 0x%llx is outside [0x%llx, 0x%llx)",
                     static_cast<unsigned long long>(b), static_cast<unsigned long long>(a),
                     static_cast<unsigned long long>(dram_base_),
                     static_cast<unsigned long long>(dram_base_ + dram_bytes_));
@@ -116,8 +118,10 @@ Status StreamReport::KernelError(const RunState& st) const {
       return Internal("opencl: the kernel rejected micro-op word " + std::to_string(a) + " in " +
                       at + ", which isa::DecodeUop accepts (a bug in vta.cl)");
     }
-    case ERR_DEADLOCK: return Deadlock(st);
-    default: break;
+    case ERR_DEADLOCK:
+      return Deadlock(st);
+    default:
+      break;
   }
   return Internal("opencl: the kernel stopped with unknown error code " +
                   std::to_string(st.s[S_ERR_CODE]) + " at " + at);

@@ -49,7 +49,7 @@ class StreamReport {
   isa::Layout layout_;
   std::vector<uint8_t> bytes_;
   uint64_t dram_base_, dram_bytes_;
-  std::vector<isa::Insn> insns_;           // decoded; meaningful only where ok_
+  std::vector<isa::Insn> insns_;  // decoded; meaningful only where ok_
   std::vector<bool> ok_;
   std::vector<uint32_t> modules_[isa::kNumModules];  // each module's instructions, in order
 };
