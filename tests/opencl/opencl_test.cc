@@ -3,11 +3,10 @@
 // programs that must fail fail with fsim's status code and message, and the device string,
 // binary cache and the no-platform report behave as docs/runtime.md says. Runs on whatever OpenCL
 // platform the machine has (PoCL's CPU device in CI).
+#include <dirent.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -136,9 +135,9 @@ TEST_P(OpenclIsa, MatchesFsimBitForBit) {
   const Outcome got = RunProgram("opencl", all.config, ic->program);
   ASSERT_TRUE(got.status.ok()) << got.status.ToString() << "\n" << ic->program.Listing();
   for (const programs::Check& check : ic->checks) {
-    const std::vector<uint8_t> bytes(got.dram.begin() + static_cast<std::ptrdiff_t>(check.addr),
-                                     got.dram.begin() + static_cast<std::ptrdiff_t>(
-                                                            check.addr + check.expected.size()));
+    const std::vector<uint8_t> bytes(
+        got.dram.begin() + static_cast<std::ptrdiff_t>(check.addr),
+        got.dram.begin() + static_cast<std::ptrdiff_t>(check.addr + check.expected.size()));
     EXPECT_EQ(bytes, check.expected) << check.what;
   }
   EXPECT_EQ(got.dram, want.dram) << "the DRAM image differs from fsim's";
@@ -152,10 +151,9 @@ TEST_P(OpenclIsa, MatchesFsimBitForBit) {
   EXPECT_EQ(got.counters.bytes_stored, want.counters.bytes_stored);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, OpenclIsa, ::testing::ValuesIn(AllCases()),
-                         [](const auto& p) {
-                           return std::get<0>(p.param) + "_" + std::get<1>(p.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, OpenclIsa, ::testing::ValuesIn(AllCases()), [](const auto& p) {
+  return std::get<0>(p.param) + "_" + std::get<1>(p.param);
+});
 
 // Programs that must fail: the same code and message as fsim, word for word.
 struct BadProgram {
@@ -169,9 +167,11 @@ struct BadProgram {
 std::vector<BadProgram> BadPrograms(const HwConfig& c) {
   const std::string far_acc = std::to_string((uint64_t{1} << 31) / c.acc_elem_bytes());
   const std::string far_out = std::to_string((uint64_t{1} << 31) / c.out_elem_bytes());
-  std::string full_cmd = "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
-                         "gemm uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev\n";
-  for (uint32_t i = 0; i < c.cmd_queue_depth; ++i) full_cmd += "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\n";
+  std::string full_cmd =
+      "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+      "gemm uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0 @pop_prev\n";
+  for (uint32_t i = 0; i < c.cmd_queue_depth; ++i)
+    full_cmd += "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\n";
   full_cmd += "load.inp sram=0 dram=0 y=1 x=1 stride=1 @push_next\nfinish\n";
   std::string full_push = "load.uop sram=0 dram=0 y=1 x=1 stride=1\n";
   for (uint32_t i = 0; i <= c.token_queue_depth; ++i) {
@@ -199,26 +199,25 @@ std::vector<BadProgram> BadPrograms(const HwConfig& c) {
        "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0 @push_next\n"
        "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0 @push_next\nfinish\n",
        "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kFailedPrecondition},
-      {"dma_read_outside_dram",
-       "load.acc sram=0 dram=" + far_acc + " y=1 x=1 stride=1\nfinish\n", "uop dst=0 src=0 wgt=0",
-       nullptr, StatusCode::kOutOfRange},
-      {"dma_write_outside_dram",
-       "store.out sram=0 dram=" + far_out + " y=2 x=1 stride=1\nfinish\n",
+      {"dma_read_outside_dram", "load.acc sram=0 dram=" + far_acc + " y=1 x=1 stride=1\nfinish\n",
+       "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kOutOfRange},
+      {"dma_write_outside_dram", "store.out sram=0 dram=" + far_out + " y=2 x=1 stride=1\nfinish\n",
        "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kOutOfRange},
       {"acc_index_out_of_range",
        "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
-       "alu.add uop=0:1 loop=2x1 dst=" + acc_last + ",0 imm=1\nfinish\n",
+       "alu.add uop=0:1 loop=2x1 dst=" +
+           acc_last + ",0 imm=1\nfinish\n",
        "uop dst=1 src=0 wgt=0", nullptr, StatusCode::kOutOfRange},
       {"inp_index_out_of_range",
        "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
-       "gemm uop=0:1 loop=1x2 dst=0,0 src=0," + std::to_string(c.inp_depth() - 1) +
-           " wgt=0,0\nfinish\n",
+       "gemm uop=0:1 loop=1x2 dst=0,0 src=0," +
+           std::to_string(c.inp_depth() - 1) + " wgt=0,0\nfinish\n",
        "uop dst=0 src=1 wgt=0", nullptr, StatusCode::kOutOfRange},
-      {"uop_reserved_bits",
-       "load.uop sram=0 dram=0 y=1 x=1 stride=1\nfinish\n", "uop dst=0 src=0 wgt=0",
-       [](std::vector<uint8_t>& image, uint64_t) { image[3] = 0xff; }, StatusCode::kInvalidArgument},
-      {"reserved_instruction_bit",
-       "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n", "uop dst=0 src=0 wgt=0",
+      {"uop_reserved_bits", "load.uop sram=0 dram=0 y=1 x=1 stride=1\nfinish\n",
+       "uop dst=0 src=0 wgt=0", [](std::vector<uint8_t>& image, uint64_t) { image[3] = 0xff; },
+       StatusCode::kInvalidArgument},
+      {"reserved_instruction_bit", "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n",
+       "uop dst=0 src=0 wgt=0",
        [](std::vector<uint8_t>& image, uint64_t insn) { image[insn + 15] = 0x80; },
        StatusCode::kInvalidArgument},
       {"unknown_opcode", "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n",
