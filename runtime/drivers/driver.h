@@ -37,7 +37,9 @@ struct DeviceCounters {
   uint64_t bytes_stored = 0;  // DRAM bytes written by STORE instructions
   uint64_t insns = 0;         // instructions executed
   std::array<uint64_t, isa::kNumModules> busy{};  // busy cycles per module (load, compute, store)
-  std::array<uint64_t, isa::kNumModules> module_insns{};  // instructions executed per module
+  // Instructions executed per module; zero on devices that count only the total (the register
+  // protocol's hardware).
+  std::array<uint64_t, isa::kNumModules> module_insns{};
 };
 
 // Where one instruction of a submission spent its cycles (devices with an instruction timeline:
