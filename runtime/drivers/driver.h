@@ -26,15 +26,20 @@
 namespace loom::runtime {
 
 // What the device counted during the last completed submission. `valid` is false on devices
-// that count nothing (cpu); then every field is zero.
+// that count nothing (cpu); then every field is zero. `timed` is false on devices that execute
+// programs but model no time (opencl): cycles and busy are then absent (zero), not measured.
 struct DeviceCounters {
   bool valid = false;
+  bool timed = true;
   uint64_t cycles = 0;        // accelerator cycles from start to done
   uint64_t macs = 0;          // GEMM multiply-accumulates
   uint64_t bytes_loaded = 0;  // DRAM bytes read by LOAD instructions (not instruction fetch)
   uint64_t bytes_stored = 0;  // DRAM bytes written by STORE instructions
   uint64_t insns = 0;         // instructions executed
   std::array<uint64_t, isa::kNumModules> busy{};  // busy cycles per module (load, compute, store)
+  // Instructions executed per module; zero on devices that count only the total (the register
+  // protocol's hardware).
+  std::array<uint64_t, isa::kNumModules> module_insns{};
 };
 
 // Where one instruction of a submission spent its cycles (devices with an instruction timeline:
@@ -150,6 +155,9 @@ Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
                     std::string* device_args = nullptr);
 // Space-separated names of the registered drivers, for help texts.
 std::string DriverNames();
+// `loom-run devices`: one line per registered driver with what it is, and under a driver that
+// reaches several devices (opencl) one line per device it can select.
+std::string DescribeDevices();
 // The device used when none is named: fsim where it is registered (it needs no board and counts
 // cycles), else cpu, which every runtime has.
 const char* DefaultDeviceName();

@@ -11,6 +11,9 @@
 #ifdef LOOM_HAVE_ZYNQ
 #include "runtime/drivers/zynq/zynq_driver.h"
 #endif
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+#include "runtime/drivers/opencl/opencl_driver.h"
+#endif
 
 namespace loom::runtime {
 namespace {
@@ -28,6 +31,9 @@ constexpr Entry kBuiltIn[] = {
 #endif
 #ifdef LOOM_HAVE_XRT_DRIVER
     {"xrt", &CreateXrtDriver},  // Alveo (and XRT edge) through XRT's native API (docs/boards.md)
+#endif
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+    {"opencl", &CreateOpenclDriver},  // the ISA as an OpenCL kernel (docs/runtime.md)
 #endif
     {"null", &CreateNullDriver},  // last: DriverNames lists the template after the real devices
 };
@@ -76,6 +82,37 @@ std::string DriverNames() {
     names += std::string(" ") + kBuiltIn[i].name;
   }
   return names;
+}
+
+std::string DescribeDevices() {
+  // What each name is; a driver registered from outside (a test's) gets no description.
+  const struct {
+    const char* name;
+    const char* what;
+  } kWhat[] = {
+      {"cpu", "the host CPU: every segment from its op-level description"},
+      {"fsim", "the C++ simulator: bit-exact, with the timing model"},
+      {"tsim", "the RTL under Verilator"},
+      {"zynq", "the accelerator in a Zynq/ZynqMP PL, Linux user space (docs/boards.md)"},
+      {"xrt", "the accelerator on an Alveo card (or XRT edge) through XRT (docs/boards.md)"},
+      {"opencl", "the ISA as an OpenCL kernel: opencl[:PLATFORM[:DEVICE]] (docs/runtime.md)"},
+      {"null", "the template driver: implements nothing"},
+  };
+  std::string out;
+  const std::string names = DriverNames() + " ";
+  for (size_t pos = 0, space; (space = names.find(' ', pos)) != std::string::npos;
+       pos = space + 1) {
+    const std::string name = names.substr(pos, space - pos);
+    out += name;
+    for (const auto& w : kWhat) {
+      if (name == w.name) out += std::string(name.size() < 8 ? 8 - name.size() : 1, ' ') + w.what;
+    }
+    out += "\n";
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+    if (name == "opencl") out += DescribeOpenclDevices();
+#endif
+  }
+  return out;
 }
 
 const char* DefaultDeviceName() { return Find("fsim") != nullptr ? "fsim" : kBuiltIn[0].name; }

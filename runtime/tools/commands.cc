@@ -293,21 +293,6 @@ CLI::App* AddRunCommand(CLI::App& parent) {
   return cmd;
 }
 
-CLI::App* AddDevicesCommand(CLI::App& parent) {
-  CLI::App* cmd = parent.add_subcommand("devices", "List the device strings this runtime takes");
-  cmd->callback([] {
-    const std::string names = SessionDeviceNames();
-    size_t at = 0;
-    while (at < names.size()) {
-      const size_t sp = names.find(' ', at);
-      std::printf("%s\n", names.substr(at, sp - at).c_str());
-      if (sp == std::string::npos) break;
-      at = sp + 1;
-    }
-  });
-  return cmd;
-}
-
 CLI::App* AddInspectCommand(CLI::App& parent) {
   auto path = std::make_shared<std::string>();
   auto options = std::make_shared<InspectOptions>();
@@ -321,6 +306,19 @@ CLI::App* AddInspectCommand(CLI::App& parent) {
     std::unique_ptr<Package> package;
     Check(Package::LoadFile(*path, &package, *load));
     std::fputs(InspectPackage(*package, *options).c_str(), stdout);
+  });
+  return cmd;
+}
+
+CLI::App* AddDevicesCommand(CLI::App& parent) {
+  CLI::App* cmd = parent.add_subcommand(
+      "devices", "List the devices this runtime has, and what each can reach (OpenCL platforms)");
+  cmd->callback([] {
+    std::fputs(DescribeDevices().c_str(), stdout);
+#ifdef LOOM_HAVE_REMOTE
+    std::fputs("remote://HOST:PORT[/DEVICE]  a device served by `loom-run serve` (docs/remote.md)\n",
+               stdout);
+#endif
   });
   return cmd;
 }

@@ -29,7 +29,8 @@ CLI::App* AddRunCommand(CLI::App& parent);
 CLI::App* AddProfileCommand(CLI::App& parent);
 // `inspect PACKAGE [--disasm] [--json]`.
 CLI::App* AddInspectCommand(CLI::App& parent);
-// `devices`: the device strings this runtime takes (SessionDeviceNames), one a line.
+// `devices`: the devices this runtime has, one a line with what each is (DescribeDevices), and
+// the remote device's form where the runtime has it.
 CLI::App* AddDevicesCommand(CLI::App& parent);
 #ifdef LOOM_HAVE_REMOTE
 // `serve --listen HOST:PORT [--device D] ...`: the remote device's server (runtime/tools/serve.cc).

@@ -166,6 +166,29 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
             << ")\n";
 }
 
+// The opencl device (the ISA as an OpenCL kernel; PoCL's CPU device in CI) runs the same packages
+// to fsim's outputs bit for bit, and counts what fsim counts, except time.
+TEST_P(EndToEnd, OpenclMatchesFsimBitForBit) {
+  const auto& [m, config] = GetParam();
+  std::unique_ptr<runtime::Driver> probe;
+  if (!runtime::CreateDriver("opencl", &probe).ok()) GTEST_SKIP() << "this build has no opencl";
+  const Compiled& c = Get(m, config);
+  ASSERT_FALSE(c.bytes.empty());
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, 2);
+  const DeviceRun fsim = RunOn("fsim", c, input);
+  ASSERT_TRUE(fsim.status.ok()) << fsim.status.ToString();
+  const DeviceRun ocl = RunOn("opencl", c, input);
+  ASSERT_TRUE(ocl.status.ok()) << ocl.status.ToString();
+  ASSERT_EQ(ocl.out.size(), fsim.out.size());
+  for (size_t i = 0; i < ocl.out.size(); ++i) {
+    EXPECT_EQ(ocl.out[i].data, fsim.out[i].data) << "opencl output " << ocl.out[i].name;
+  }
+  EXPECT_EQ(ocl.total.macs, fsim.total.macs);
+  EXPECT_EQ(ocl.total.insns, fsim.total.insns);
+}
+
 // The quantized blocks stay close to torch's fp32 output: every block measures 33.7–36.5 dB on both
 // configs today, so 30 dB catches a regression in quantization or lowering without being tuned to
 // one block.

@@ -56,7 +56,7 @@ done
 port=$(cat "$dir/port")
 echo "serve_roundtrip: server on 127.0.0.1:$port"
 
-"$client" devices | grep -q '^remote://HOST:PORT\[/DEVICE\]$' || fail "loom-run devices lists no remote://"
+"$client" devices | grep -q '^remote://HOST:PORT\[/DEVICE\]\( \|$\)' || fail "loom-run devices lists no remote://"
 
 IFS=';' read -r -a devs <<<"$devices"
 for dev in "${devs[@]}"; do

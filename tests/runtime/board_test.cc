@@ -29,7 +29,7 @@ std::unique_ptr<runtime::Package> ConvPackage() {
 }
 
 // The core drivers and the hardware drivers this build has (zynq on Linux, xrt when XRT was
-// found); no simulator.
+// found, opencl when OpenCL was); no simulator.
 constexpr const char* kBoardDevices =
     "cpu"
 #ifdef __linux__
@@ -37,6 +37,9 @@ constexpr const char* kBoardDevices =
 #endif
 #ifdef LOOM_HAVE_XRT_DRIVER
     " xrt"
+#endif
+#ifdef LOOM_HAVE_OPENCL_DRIVER
+    " opencl"
 #endif
     " null";
 

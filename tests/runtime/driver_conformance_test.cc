@@ -277,12 +277,18 @@ TEST_P(Conformance, SubmitRunsAProgram) {
   DeviceCounters c;
   ASSERT_TRUE(driver_->ReadCounters(&c).ok());
   EXPECT_TRUE(c.valid);
-  EXPECT_GT(c.cycles, 0u);
+  // A device that models no time (opencl) reports cycles and busy as absent: zero.
+  if (c.timed) {
+    EXPECT_GT(c.cycles, 0u);
+    EXPECT_GT(c.busy[1], 0u);
+  } else {
+    EXPECT_EQ(c.cycles, 0u);
+    EXPECT_EQ(c.busy[1], 0u);
+  }
   EXPECT_EQ(c.macs, 0u);
   EXPECT_EQ(c.bytes_stored, out.size());
   EXPECT_GE(c.bytes_loaded, p.acc.size() * 4);
   EXPECT_EQ(c.insns, p.count);
-  EXPECT_GT(c.busy[1], 0u);
 }
 
 TEST_P(Conformance, DeadlockOrTimeoutIsReported) {

@@ -20,7 +20,10 @@ DeviceCounters CountersOf(const fsim::Stats& s) {
   c.bytes_loaded = s.total_bytes_loaded();
   c.bytes_stored = s.bytes_stored;
   c.insns = s.insns;
-  for (int m = 0; m < isa::kNumModules; ++m) c.busy[m] = s.module[m].busy;
+  for (int m = 0; m < isa::kNumModules; ++m) {
+    c.busy[m] = s.module[m].busy;
+    c.module_insns[m] = s.module[m].insns;
+  }
   return c;
 }
 
