@@ -137,6 +137,9 @@ Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapInstanceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapLrn(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapGlobalMaxPool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Elementwise math, logic and activation family (onnx_ops_math.cc): its own mapper table,
+// appended to OpMappers().
+const std::vector<OpMapper>& MathOpMappers();
 
 }  // namespace loom::frontend
 

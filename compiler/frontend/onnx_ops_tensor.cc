@@ -291,7 +291,10 @@ Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int) {
   return Status::Ok();
 }
 
-const std::vector<OpMapper>& OpMappers() {
+namespace {
+
+// The core table; families with a table of their own are appended in OpMappers().
+const std::vector<OpMapper>& CoreOpMappers() {
   // op, first schema version with the semantics mapped, attributes understood, inputs that must
   // be constants, mapper.
   static const std::vector<OpMapper> table = {
@@ -376,6 +379,19 @@ const std::vector<OpMapper>& OpMappers() {
       {"GlobalMaxPool", 1, {}, {}, MapGlobalMaxPool},
   };
   return table;
+}
+
+}  // namespace
+
+const std::vector<OpMapper>& OpMappers() {
+  static const std::vector<OpMapper> all = [] {
+    std::vector<OpMapper> t = CoreOpMappers();
+    for (const std::vector<OpMapper>* family : {&MathOpMappers()}) {
+      t.insert(t.end(), family->begin(), family->end());
+    }
+    return t;
+  }();
+  return all;
 }
 
 const OpMapper* FindOpMapper(const std::string& op) {

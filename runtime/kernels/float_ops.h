@@ -26,6 +26,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/kernels_math.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -55,6 +56,8 @@ struct FloatOpParams {
   // Vision and normalization family (kernels_vision.h); LayerNormalization uses axis, epsilon.
   ResizeParams resize;
   LrnParams lrn;
+  // Elementwise math family (kernels_math.h); its binary ops use `binary`.
+  UnaryParams unary;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
