@@ -88,6 +88,25 @@ Status MapBitShift(ImportContext& ctx, const onnx::NodeProto& n, int) {
   return ctx.Emit(n, "BitShift", {a, b}, std::move(attrs));
 }
 
+Status MapPRelu(ImportContext& ctx, const onnx::NodeProto& n, int since) {
+  ir::ValueId x, slope;
+  LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
+  LOOM_RETURN_IF_ERROR(ctx.Input(n, 1, &slope));
+  const ir::Shape xs = ctx.graph().value(x).shape;
+  const ir::Shape ss = ctx.graph().value(slope).shape;
+  if (since < 7 && xs.size() > 2 && ss.size() == 1 && ss[0] == xs[1] && ss[0] != 1) {
+    // PRelu-6 applies a 1-D slope per channel (axis 1), as PyTorch exports it; numpy
+    // broadcasting needs it as [C, 1, ...].
+    ir::Shape target(xs.size() - 1, 1);
+    target[0] = ss[0];
+    ir::AttributeMap attrs;
+    attrs["shape"] = Attribute::Ints(target);
+    LOOM_RETURN_IF_ERROR(
+        ctx.EmitInternal(n, "Reshape", {slope}, std::move(attrs), "channel_slope", &slope));
+  }
+  return ctx.Emit(n, "PRelu", {x, slope}, {});
+}
+
 Status MapVariadic(ImportContext& ctx, const onnx::NodeProto& n, int) {
   std::vector<ir::ValueId> ins(static_cast<size_t>(n.input_size()));
   for (int i = 0; i < n.input_size(); ++i) {
@@ -127,7 +146,7 @@ const std::vector<OpMapper>& MathOpMappers() {
       {"Div", 6, {"broadcast", "axis"}, {}, MapBinary},
       {"Pow", 7, {}, {}, MapBinary},
       {"Mod", 10, {"fmod"}, {}, MapMod},
-      {"PRelu", 6, {}, {}, MapBinary},
+      {"PRelu", 6, {}, {}, MapPRelu},
       {"BitShift", 11, {"direction"}, {}, MapBitShift},
       {"And", 7, {}, {}, MapBinary},
       {"Or", 7, {}, {}, MapBinary},

@@ -76,6 +76,7 @@ Status MapBinary(ImportContext& ctx, const onnx::NodeProto& n, int since) {
     const ir::Shape& as = ctx.graph().value(a).shape;
     const ir::Shape bs = ctx.graph().value(b).shape;
     const int64_t ra = static_cast<int64_t>(as.size()), rb = static_cast<int64_t>(bs.size());
+    if (rb == 0) return ctx.Emit(n, n.op_type(), {a, b}, {});  // a scalar B needs no axis
     int64_t axis = AttrInt(n, "axis", ra - rb);
     LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, ra, 0, &axis));
     if (axis + rb > ra) return ctx.Invalid(n, "legacy broadcast of B runs past A's rank");

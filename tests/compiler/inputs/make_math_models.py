@@ -21,7 +21,8 @@ def vi(name, elem, *shape):
 def main():
     good = {
         # Defaults written out; IsInf's flags as ints; Mod's fmod kept; BitShift's direction a
-        # code; Mean as a chain of Adds over a count constant; one-input Max an Identity.
+        # code; Mean as a chain of Adds over a count constant; one-input Max an Identity. Neg and
+        # Abs of a constant fold away under the default pipeline.
         "math_ops": model(
             [n("Elu", ["x"], ["elu"], name="elu"),
              n("Selu", ["x"], ["selu"], name="selu", alpha=2.0),
@@ -33,7 +34,9 @@ def main():
              n("Max", ["x"], ["one"], name="max1"),
              n("Greater", ["x", "d"], ["gt"], name="gt"),
              n("Where", ["gt", "x", "d"], ["w"], name="where"),
-             n("Pow", ["x", "e"], ["p"], name="pow"),
+             n("Neg", ["e"], ["ne"], name="neg"),
+             n("Abs", ["ne"], ["ae"], name="abs"),
+             n("Pow", ["x", "ae"], ["p"], name="pow"),
              n("BitShift", ["u", "s"], ["shr"], name="shr", direction="RIGHT")],
             [f32("x", 2, 3), vi("u", TensorProto.UINT8, 3)],
             [f32("elu", 2, 3), f32("selu", 2, 3), f32("hs", 2, 3), f32("sh", 2, 3),
