@@ -255,6 +255,9 @@ const char* const kNames[] = {"Add",          "Sub",
                               "Less",         "GreaterOrEqual",
                               "LessOrEqual"};
 
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(BinaryOp::kLessOrEqual) + 1,
+              "one name per BinaryOp, in enum order");
+
 // The dtypes the op allows for a (and y, unless a comparison).
 Status CheckTypes(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
   const std::string name = BinaryOpName(op);
