@@ -4,12 +4,19 @@
 // / Mean chains of the binary IR ops (Mean divides the sum by the input count), so every kernel
 // of the family takes one or two operands.
 #include "compiler/frontend/onnx_internal.h"
-#include "runtime/kernels/math_attrs.h"
 
 namespace loom::frontend {
 namespace {
 
 using ir::Attribute;
+
+// ONNX's defaults (the kernels' math_attrs.h holds the same for hand-written IR; the frontend may
+// not include the runtime's kernels).
+constexpr float kSeluAlpha = 1.67326319217681884765625f;
+constexpr float kSeluGamma = 1.05070102214813232421875f;
+constexpr float kHardSigmoidAlpha = 0.2f;
+constexpr float kHardSigmoidBeta = 0.5f;
+constexpr float kShrinkLambd = 0.5f;
 
 // The scalar `v` as a tensor of the float type `t`.
 Status FloatScalar(DType t, double v, ir::Tensor* out) {
@@ -41,13 +48,13 @@ Status MapMathUnary(ImportContext& ctx, const onnx::NodeProto& n, int) {
   if (op == "Elu" || op == "Celu" || op == "ThresholdedRelu") {
     put("alpha", 1.0f);
   } else if (op == "Selu") {
-    put("alpha", kernels::kSeluAlpha);
-    put("gamma", kernels::kSeluGamma);
+    put("alpha", kSeluAlpha);
+    put("gamma", kSeluGamma);
   } else if (op == "HardSigmoid") {
-    put("alpha", kernels::kHardSigmoidAlpha);
-    put("beta", kernels::kHardSigmoidBeta);
+    put("alpha", kHardSigmoidAlpha);
+    put("beta", kHardSigmoidBeta);
   } else if (op == "Shrink") {
-    put("lambd", kernels::kShrinkLambd);
+    put("lambd", kShrinkLambd);
     put("bias", 0.0f);
   } else if (op == "IsInf") {
     attrs["detect_negative"] = Attribute::Int(AttrInt(n, "detect_negative", 1) != 0);
