@@ -160,6 +160,9 @@ Status MapNllLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapSoftmaxCrossEntropyLoss(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int since);  // onnx_ops_einsum.cc
+// Elementwise math, logic and activation family (onnx_ops_math.cc): its own mapper table,
+// appended to OpMappers().
+const std::vector<OpMapper>& MathOpMappers();
 
 }  // namespace loom::frontend
 

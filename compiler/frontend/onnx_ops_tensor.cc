@@ -77,6 +77,7 @@ Status MapBinary(ImportContext& ctx, const onnx::NodeProto& n, int since) {
     const ir::Shape& as = ctx.graph().value(a).shape;
     const ir::Shape bs = ctx.graph().value(b).shape;
     const int64_t ra = static_cast<int64_t>(as.size()), rb = static_cast<int64_t>(bs.size());
+    if (rb == 0) return ctx.Emit(n, n.op_type(), {a, b}, {});  // a scalar B needs no axis
     int64_t axis = AttrInt(n, "axis", ra - rb);
     LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, ra, 0, &axis));
     if (axis + rb > ra) return ctx.Invalid(n, "legacy broadcast of B runs past A's rank");
@@ -292,7 +293,10 @@ Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int) {
   return Status::Ok();
 }
 
-const std::vector<OpMapper>& OpMappers() {
+namespace {
+
+// The core table; families with a table of their own are appended in OpMappers().
+const std::vector<OpMapper>& CoreOpMappers() {
   // op, first schema version with the semantics mapped, attributes understood, inputs that must
   // be constants, mapper.
   static const std::vector<OpMapper> table = {
@@ -403,6 +407,19 @@ const std::vector<OpMapper>& OpMappers() {
       {"Einsum", 12, {"equation"}, {}, MapEinsum},
   };
   return table;
+}
+
+}  // namespace
+
+const std::vector<OpMapper>& OpMappers() {
+  static const std::vector<OpMapper> all = [] {
+    std::vector<OpMapper> t = CoreOpMappers();
+    for (const std::vector<OpMapper>* family : {&MathOpMappers()}) {
+      t.insert(t.end(), family->begin(), family->end());
+    }
+    return t;
+  }();
+  return all;
 }
 
 const OpMapper* FindOpMapper(const std::string& op) {

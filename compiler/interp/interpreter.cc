@@ -55,6 +55,7 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindShapeExecutor(op)) return f;
   if (ExecFn f = FindVisionExecutor(op)) return f;  // vision and normalization family
   if (ExecFn f = FindReduceExecutor(op)) return f;  // reduction family
+  if (ExecFn f = FindMathExecutor(op)) return f;    // elementwise math, logic, activations
   return FindTensorExecutor(op);
 }
 

@@ -64,6 +64,8 @@ ExecFn FindShapeExecutor(std::string_view op);  // ops_shape.cc: casts, shape an
 ExecFn FindVisionExecutor(std::string_view op);
 // Reduction family (ops_reduce.cc).
 ExecFn FindReduceExecutor(std::string_view op);
+// Elementwise math, logic and activation family (ops_math.cc).
+ExecFn FindMathExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

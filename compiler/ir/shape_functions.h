@@ -83,6 +83,20 @@ Status MeanVarianceNorm(InferContext& ctx);
 Status Einsum(InferContext& ctx);
 Status NllLoss(InferContext& ctx);
 Status SoftmaxCrossEntropyLoss(InferContext& ctx);
+// shape_functions_math.cc: the elementwise math, logic and activation family
+Status FloatMath(InferContext& ctx);     // f32/f64/f16 -> same (Exp, Tanh, Elu, ...)
+Status NumericUnary(InferContext& ctx);  // any numeric -> same (Abs, Neg, Sign, Shrink)
+Status FloatClass(InferContext& ctx);    // float -> bool (IsNaN)
+Status IsInf(InferContext& ctx);
+Status Not(InferContext& ctx);
+Status Arith(InferContext& ctx);  // same-typed numeric, broadcast (Div, Max, Min)
+Status Mod(InferContext& ctx);
+Status Pow(InferContext& ctx);
+Status PRelu(InferContext& ctx);
+Status BitShift(InferContext& ctx);
+Status Logic(InferContext& ctx);    // bool, bool -> bool
+Status Compare(InferContext& ctx);  // same-typed -> bool
+Status Where(InferContext& ctx);
 
 }  // namespace shape
 }  // namespace loom::ir

@@ -87,8 +87,9 @@ Status Clip(InferContext& ctx) {
 }
 
 Status Binary(InferContext& ctx) {
-  LOOM_RETURN_IF_ERROR(
-      ExpectDType(ctx, 0, {DType::kF32, DType::kI8, DType::kU8, DType::kI32, DType::kI64}));
+  LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0,
+                                   {DType::kF32, DType::kF64, DType::kF16, DType::kI8, DType::kU8,
+                                    DType::kI16, DType::kI32, DType::kI64}));
   LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 1, {ctx.input(0).dtype}));
   Shape out;
   if (!BroadcastShapes(ctx.input(0).shape, ctx.input(1).shape, &out)) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/kernels/math_attrs.h"
 #include "runtime/kernels/op_attrs.h"
 #include "runtime/kernels/vision_attrs.h"
 
@@ -288,6 +289,34 @@ Status RunCumSum(const FloatOpParams& p, const TensorView* const* in, size_t, co
   return CumSum(*in[0], p.axis, p.exclusive, p.reverse, y);
 }
 
+// --- elementwise math and activations (kernels_math.h) -----------------------------------------
+
+template <UnaryOp kOp>
+Status PrepUnary(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                 FloatOpParams* p) {
+  return UnaryParamsFrom(a, kOp, &p->unary);
+}
+template <BinaryOp kOp>
+Status PrepMathBinary(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                      FloatOpParams* p) {
+  return BinaryOpFrom(a, kOp, &p->binary);
+}
+Status PrepPRelu(const AttrReader&, const TensorView* const* in, size_t, const TensorView&,
+                 FloatOpParams* p) {
+  // The slope broadcasts to x; a slope that would grow the output is not PRelu.
+  int64_t dims[kMaxRank];
+  int rank = 0;
+  LOOM_RETURN_IF_ERROR(BroadcastShapes(*in[0], *in[1], dims, &rank).WithContext("PRelu"));
+  bool same = rank == in[0]->rank;
+  for (int i = 0; same && i < rank; ++i) same = dims[i] == in[0]->shape[i];
+  if (!same) return InvalidArgument("PRelu: the slope does not broadcast to x's shape");
+  p->binary = BinaryOp::kPRelu;
+  return Status::Ok();
+}
+Status RunUnary(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Unary(p.unary, *in[0], y);
+}
+
 // Ignored attributes, and why they cannot matter: the output shape is fixed in the package, so
 // Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
@@ -358,6 +387,48 @@ constexpr FloatOpDef kFloatOps[] = {
     {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum},
     {"MeanVarianceNormalization", 1, 0, false, true, "axes", "", PrepMvn, RunMvn},
     {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum},
+    // Elementwise math and activations: float32 rows only, as every CPU-segment tensor is;
+    // comparisons, logic, Where, IsNaN / IsInf (bool tensors) run in the interpreter.
+    {"Div", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kDiv>, RunBinary},
+    {"Pow", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kPow>, RunBinary},
+    {"Mod", 2, 0, false, false, "fmod", "", PrepMathBinary<BinaryOp::kMod>, RunBinary},
+    {"Max", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMax>, RunBinary},
+    {"Min", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMin>, RunBinary},
+    {"PRelu", 2, 0, false, true, "", "", PrepPRelu, RunBinary},
+    {"Abs", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAbs>, RunUnary},
+    {"Neg", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kNeg>, RunUnary},
+    {"Sign", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSign>, RunUnary},
+    {"Shrink", 1, 0, false, true, "lambd bias", "", PrepUnary<UnaryOp::kShrink>, RunUnary},
+    {"Ceil", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kCeil>, RunUnary},
+    {"Floor", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kFloor>, RunUnary},
+    {"Round", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kRound>, RunUnary},
+    {"Reciprocal", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kReciprocal>, RunUnary},
+    {"Exp", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kExp>, RunUnary},
+    {"Log", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kLog>, RunUnary},
+    {"Sqrt", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSqrt>, RunUnary},
+    {"Tanh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kTanh>, RunUnary},
+    {"Sin", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSin>, RunUnary},
+    {"Cos", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kCos>, RunUnary},
+    {"Tan", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kTan>, RunUnary},
+    {"Asin", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAsin>, RunUnary},
+    {"Acos", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAcos>, RunUnary},
+    {"Atan", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAtan>, RunUnary},
+    {"Sinh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSinh>, RunUnary},
+    {"Cosh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kCosh>, RunUnary},
+    {"Asinh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAsinh>, RunUnary},
+    {"Acosh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAcosh>, RunUnary},
+    {"Atanh", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAtanh>, RunUnary},
+    {"Erf", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kErf>, RunUnary},
+    {"Softsign", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSoftsign>, RunUnary},
+    {"Softplus", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kSoftplus>, RunUnary},
+    {"HardSwish", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kHardSwish>, RunUnary},
+    {"Elu", 1, 0, false, true, "alpha", "", PrepUnary<UnaryOp::kElu>, RunUnary},
+    {"Selu", 1, 0, false, true, "alpha gamma", "", PrepUnary<UnaryOp::kSelu>, RunUnary},
+    {"Celu", 1, 0, false, true, "alpha", "", PrepUnary<UnaryOp::kCelu>, RunUnary},
+    {"HardSigmoid", 1, 0, false, true, "alpha beta", "", PrepUnary<UnaryOp::kHardSigmoid>,
+     RunUnary},
+    {"ThresholdedRelu", 1, 0, false, true, "alpha", "", PrepUnary<UnaryOp::kThresholdedRelu>,
+     RunUnary},
 };
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/kernels_reduce.h"
+#include "runtime/kernels/kernels_math.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -62,6 +63,8 @@ struct FloatOpParams {
   bool exclusive = false;    // CumSum
   bool reverse = false;      // CumSum
   EinsumSpec einsum;
+  // Elementwise math family (kernels_math.h); its binary ops use `binary`.
+  UnaryParams unary;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

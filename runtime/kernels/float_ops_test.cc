@@ -263,5 +263,45 @@ TEST(FloatOps, ReductionFamilyThroughTheTable) {
   EXPECT_NEAR(c[3], -std::log1p(std::exp(-3.0f)), 1e-6);
 }
 
+// The elementwise math rows: attributes become kernel parameters (Mod's fmod picks the op,
+// an activation's alpha reaches the kernel), and PRelu refuses a slope that would grow x.
+TEST(FloatOps, MathRowsReadTheirAttributes) {
+  float a[4] = {-7, 7, -4.5f, 5.5f}, b[4] = {3, -3, 2, -2}, y[4] = {};
+  const TensorView av = View(DType::kF32, a, {4}), bv = View(DType::kF32, b, {4}),
+                   yv = View(DType::kF32, y, {4});
+  MapAttrs fmod;
+  fmod.ints["fmod"] = {1};
+  ASSERT_TRUE(RunRow("Mod", fmod, {&av, &bv}, yv).ok());
+  EXPECT_THAT(std::vector<float>(y, y + 4), ::testing::ElementsAre(-1, 1, -0.5f, 1.5f));
+  MapAttrs python_mod;
+  ASSERT_TRUE(RunRow("Mod", python_mod, {&av, &bv}, yv).ok());
+  EXPECT_THAT(std::vector<float>(y, y + 4), ::testing::ElementsAre(2, -2, 1.5f, -0.5f));
+
+  MapAttrs hs;
+  hs.floats["alpha"] = 0.5f;
+  hs.floats["beta"] = 0.25f;
+  ASSERT_TRUE(RunRow("HardSigmoid", hs, {&av}, yv).ok());
+  EXPECT_THAT(std::vector<float>(y, y + 4), ::testing::ElementsAre(0, 1, 0, 1));
+  MapAttrs shrink;
+  shrink.floats["lambd"] = 5.0f;
+  shrink.floats["bias"] = 1.0f;
+  ASSERT_TRUE(RunRow("Shrink", shrink, {&av}, yv).ok());
+  EXPECT_THAT(std::vector<float>(y, y + 4), ::testing::ElementsAre(-6, 6, 0, 4.5f));
+
+  MapAttrs none;
+  float slope[2] = {0.5f, 2}, x2[2] = {-2, -2};
+  const TensorView sv = View(DType::kF32, slope, {2}), xv = View(DType::kF32, x2, {1, 2}),
+                   y2 = View(DType::kF32, y, {1, 2});
+  ASSERT_TRUE(RunRow("PRelu", none, {&xv, &sv}, y2).ok());
+  EXPECT_THAT(std::vector<float>(y, y + 2), ::testing::ElementsAre(-1, -4));
+  const TensorView x1 = View(DType::kF32, x2, {1}), wide = View(DType::kF32, y, {2});
+  const Status grow = RunRow("PRelu", none, {&x1, &sv}, wide);
+  EXPECT_THAT(grow.message(), HasSubstr("slope does not broadcast to x"));
+
+  MapAttrs celu;
+  celu.floats["alpha"] = 0.0f;
+  EXPECT_THAT(RunRow("Celu", celu, {&av}, yv).message(), HasSubstr("alpha must be finite"));
+}
+
 }  // namespace
 }  // namespace loom::kernels

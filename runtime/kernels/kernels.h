@@ -111,11 +111,39 @@ Status Softmax(const TensorView& x, int axis, const TensorView& y);
 
 // --- elementwise binary --------------------------------------------------------------------------
 
-enum class BinaryOp : uint8_t { kAdd, kSub, kMul };
+enum class BinaryOp : uint8_t {
+  kAdd,
+  kSub,
+  kMul,
+  // The elementwise math and logic family (issue 12, docs/compiler.md).
+  kDiv,            // integers: truncating; x / 0 is 0 (ONNX leaves it undefined)
+  kPow,            // b may have any numeric type; y has a's
+  kMod,            // sign of the divisor (Python / NumPy mod); x mod 0 is 0
+  kFmod,           // sign of the dividend (C fmod / %)
+  kMax,            // NaN if either is NaN
+  kMin,            // NaN if either is NaN
+  kPRelu,          // a < 0 ? a * b : a (b is the slope)
+  kBitShiftLeft,   // integers; shifting by the type's width or more gives 0
+  kBitShiftRight,  // logical for unsigned types, arithmetic for signed ones
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
+  kAnd,  // bool operands and result
+  kOr,
+  kXor,
+  kEqual,  // same-typed operands, bool result
+  kGreater,
+  kLess,
+  kGreaterOrEqual,
+  kLessOrEqual,
+};
 
-// binary.cc — y = a op b with numpy broadcasting. f32, i8, u8, i32, i64; integer arithmetic wraps
-// (two's complement), as ONNX backends do for the uint8 tests.
+// binary.cc — y = a op b with numpy broadcasting. f32, f64, f16 (computed in float), i8, u8, i16,
+// i32, i64 and bool where the op allows it; integer arithmetic wraps (two's complement), as ONNX
+// backends do for the uint8 tests. Comparisons write bool; And/Or/Xor take bool.
 Status Binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
+// The op's ONNX name ("Add", ...), for messages.
+const char* BinaryOpName(BinaryOp op);
 
 // --- pooling -------------------------------------------------------------------------------------
 

@@ -277,11 +277,12 @@ TEST(OnnxImportBad, NotAModel) {
 TEST(OnnxImportBad, UnsupportedOpAttributeAndDomain) {
   ModelBuilder op;
   op.Input("x", {2}).Output("y", {2});
-  op.Node("Tanh", {"x"}, {"y"}, "t1");
+  op.Node("RandomUniformLike", {"x"}, {"y"}, "t1");
   ir::Graph g;
   Status s = Import(op, &g);
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(s.message(), "node 't1' (Tanh): operator Tanh is not supported");
+  EXPECT_EQ(s.message(),
+            "node 't1' (RandomUniformLike): operator RandomUniformLike is not supported");
 
   ModelBuilder attr;
   attr.Input("x", {1, 1, 3, 3}).Output("y", {1, 1, 3, 3});

@@ -316,10 +316,11 @@ TEST(PackageBad, OpWrongDtypeAndArity) {
 TEST(PackageBad, FloatOpTableAndOperandCounts) {
   package::PackageSpec spec = ConvSpec();
   auto& softmax = spec.segments[3].ops[2];
-  std::get<package::FloatOpParams>(softmax.params).op = "Erf";
+  std::get<package::FloatOpParams>(softmax.params).op = "RandomUniformLike";
   Status s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("op 2 'softmax': float operator 'Erf' is not supported"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("op 2 'softmax': float operator 'RandomUniformLike' is not supported"));
 
   spec = ConvSpec();
   spec.segments[3].ops[2].params = package::FloatOpParams{"Gemm", {}};

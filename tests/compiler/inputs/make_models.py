@@ -127,7 +127,8 @@ def main():
     q.input.extend(["a", "as", "az", "b", "bs", "bz", "ys", "yz"])
 
     bad = {
-        "unsupported_op": single("Tanh", [f32("x", 2)], [f32("y", 2)]),
+        # A random op: out of scope for good (issue 12), so it stays unsupported.
+        "unsupported_op": single("RandomUniformLike", [f32("x", 2)], [f32("y", 2)]),
         "bn_training": single(
             "BatchNormalization", [f32("x", 1, 2, 2, 2)],
             [f32("y", 1, 2, 2, 2), f32("running_mean", 2), f32("running_var", 2)],
