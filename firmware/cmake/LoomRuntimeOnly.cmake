@@ -64,6 +64,10 @@ endif()
 
 add_subdirectory(runtime)
 add_subdirectory(runtime/drivers)
+# The remote device (`loom-run serve` on a board) where the tree has it, as the full build adds it.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND EXISTS ${CMAKE_SOURCE_DIR}/runtime/remote/CMakeLists.txt)
+  add_subdirectory(runtime/remote)
+endif()
 add_subdirectory(runtime/api)
 add_subdirectory(runtime/tools)
 add_subdirectory(examples/runtime_api)
