@@ -68,8 +68,11 @@ NpyArray MakeNpy(std::vector<int64_t> shape, const std::vector<T>& values) {
   NpyArray a;
   a.dtype = DTypeOf<T>::value;
   a.shape = std::move(shape);
-  a.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  // The copy's size comes from `values`, not from a.bytes.size(): GCC 12's -Warray-bounds misreads
+  // the latter after resize() when cross-compiling for 32-bit ARM.
+  const size_t n = values.size() * sizeof(T);
+  a.bytes.resize(n);
+  if (n != 0) std::memcpy(a.bytes.data(), values.data(), n);
   return a;
 }
 
