@@ -291,10 +291,18 @@ Status MapConstant(ImportContext& ctx, const onnx::NodeProto& n, int) {
   return Status::Ok();
 }
 
+// The families with a mapper table of their own (onnx_internal.h), appended to this file's.
+std::vector<OpMapper> WithFamilies(std::vector<OpMapper> table) {
+  for (const std::vector<OpMapper>* family : {&IndexOpMappers()}) {
+    table.insert(table.end(), family->begin(), family->end());
+  }
+  return table;
+}
+
 const std::vector<OpMapper>& OpMappers() {
   // op, first schema version with the semantics mapped, attributes understood, inputs that must
   // be constants, mapper.
-  static const std::vector<OpMapper> table = {
+  static const std::vector<OpMapper> table = WithFamilies({
       {"Conv",
        1,
        {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"},
@@ -374,7 +382,7 @@ const std::vector<OpMapper>& OpMappers() {
       {"InstanceNormalization", 6, {"epsilon"}, {}, MapInstanceNorm},
       {"LRN", 1, {"alpha", "beta", "bias", "size"}, {}, MapLrn},
       {"GlobalMaxPool", 1, {}, {}, MapGlobalMaxPool},
-  };
+  });
   return table;
 }
 

@@ -54,6 +54,7 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindQuantExecutor(op)) return f;
   if (ExecFn f = FindShapeExecutor(op)) return f;
   if (ExecFn f = FindVisionExecutor(op)) return f;  // vision and normalization family
+  if (ExecFn f = FindIndexExecutor(op)) return f;   // shape and indexing family
   return FindTensorExecutor(op);
 }
 

@@ -62,6 +62,8 @@ ExecFn FindQuantExecutor(std::string_view op);  // ops_quant.cc: q.* on the int8
 ExecFn FindShapeExecutor(std::string_view op);  // ops_shape.cc: casts, shape and indexing ops
 // Vision and normalization family (ops_vision.cc).
 ExecFn FindVisionExecutor(std::string_view op);
+// Shape and indexing family (ops_index.cc).
+ExecFn FindIndexExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

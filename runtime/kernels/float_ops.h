@@ -26,6 +26,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/kernels_index.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -55,6 +56,13 @@ struct FloatOpParams {
   // Vision and normalization family (kernels_vision.h); LayerNormalization uses axis, epsilon.
   ResizeParams resize;
   LrnParams lrn;
+  // Shape and indexing family (kernels_index.h); Gather & co. use axis.
+  int64_t starts[kMaxRank] = {};  // Slice
+  int64_t steps[kMaxRank] = {};   // Slice
+  ScatterReduction reduction = ScatterReduction::kNone;
+  int64_t k = 0;        // Trilu
+  bool upper = true;    // Trilu
+  int second_axis = 0;  // ReverseSequence's time_axis (axis is batch_axis)
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
