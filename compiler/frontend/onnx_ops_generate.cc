@@ -89,7 +89,8 @@ Status MapCompress(ImportContext& ctx, const onnx::NodeProto& n, int) {
   ir::ValueId x;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   LOOM_RETURN_IF_ERROR(RequireConstant(ctx, n, 1, "condition"));
-  const ir::Tensor& cond = *ctx.ConstantInput(n, 1);
+  // Read before anything is emitted: new values may move the graph's constants.
+  const ir::Tensor cond = *ctx.ConstantInput(n, 1);
   if (cond.shape().size() != 1) return ctx.Invalid(n, "condition must be 1-D");
   const ir::Shape s = ctx.graph().value(x).shape;
   int64_t axis = 0, dim = 0;
@@ -209,8 +210,8 @@ Status MapReverseSequence(ImportContext& ctx, const onnx::NodeProto& n, int) {
   return ctx.Emit(n, "ReverseSequence", {x, lens}, std::move(attrs));
 }
 
-// MaxUnpool's geometry only decides the output shape: output_shape (input 2) when given, else
-// (in - 1) * stride - pads + kernel per spatial dim.
+// MaxUnpool's geometry decides the unpool shape, (in - 1) * stride - pads + kernel per spatial
+// dim, which MaxPool's flat indices refer to; the output is that or output_shape (input 2).
 Status MapMaxUnpool(ImportContext& ctx, const onnx::NodeProto& n, int) {
   ir::ValueId x, indices;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
@@ -218,28 +219,28 @@ Status MapMaxUnpool(ImportContext& ctx, const onnx::NodeProto& n, int) {
   const ir::Shape in = ctx.graph().value(x).shape;
   if (in.size() < 3) return ctx.Invalid(n, "needs an input [N, C, D...]");
   const size_t s = in.size() - 2;
-  ir::Shape out;
+  const std::vector<int64_t> kernel = AttrInts(n, "kernel_shape");
+  std::vector<int64_t> strides = AttrInts(n, "strides"), pads = AttrInts(n, "pads");
+  if (strides.empty()) strides.assign(s, 1);
+  if (pads.empty()) pads.assign(2 * s, 0);
+  if (kernel.size() != s || strides.size() != s || pads.size() != 2 * s) {
+    return ctx.Invalid(
+        n, "kernel_shape, strides and pads must cover the " + std::to_string(s) + " spatial dims");
+  }
+  ir::Shape unpooled = {in[0], in[1]};
+  for (size_t d = 0; d < s; ++d) {
+    unpooled.push_back((in[d + 2] - 1) * strides[d] - pads[d] - pads[d + s] + kernel[d]);
+  }
+  ir::Shape out = unpooled;
   if (ctx.HasInput(n, 2)) {
     LOOM_RETURN_IF_ERROR(RequireConstant(ctx, n, 2, "output_shape"));
     const ir::Tensor& t = *ctx.ConstantInput(n, 2);
     if (t.dtype() != DType::kI64) return ctx.Invalid(n, "output_shape must be int64");
     out.assign(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
-  } else {
-    const std::vector<int64_t> kernel = AttrInts(n, "kernel_shape");
-    std::vector<int64_t> strides = AttrInts(n, "strides"), pads = AttrInts(n, "pads");
-    if (strides.empty()) strides.assign(s, 1);
-    if (pads.empty()) pads.assign(2 * s, 0);
-    if (kernel.size() != s || strides.size() != s || pads.size() != 2 * s) {
-      return ctx.Invalid(n, "kernel_shape, strides and pads must cover the " + std::to_string(s) +
-                                " spatial dims");
-    }
-    out = {in[0], in[1]};
-    for (size_t d = 0; d < s; ++d) {
-      out.push_back((in[d + 2] - 1) * strides[d] - pads[d] - pads[d + s] + kernel[d]);
-    }
   }
   ir::AttributeMap attrs;
   attrs["shape"] = Attribute::Ints(out);
+  attrs["index_shape"] = Attribute::Ints(unpooled);
   return ctx.Emit(n, "MaxUnpool", {x, indices}, std::move(attrs));
 }
 

@@ -149,7 +149,8 @@ Status ExecMaxUnpool(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.In(0, &x));
   LOOM_RETURN_IF_ERROR(ctx.In(1, &indices));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
-  return ctx.Wrap(kernels::MaxUnpool(x, indices, y));
+  const std::vector<int64_t> index_shape = ctx.node().GetInts("index_shape");
+  return ctx.Wrap(kernels::MaxUnpool(x, indices, index_shape.data(), y));
 }
 
 struct Entry {

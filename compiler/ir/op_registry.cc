@@ -435,9 +435,9 @@ std::vector<OpDef> BuildTable() {
        2,
        1,
        1,
-       {{"shape", K::kInts, true}},
+       {{"shape", K::kInts, true}, {"index_shape", K::kInts, true}},
        shape::MaxUnpool,
-       "zeros of `shape` with x written at MaxPool's flat indices (x, indices)"},
+       "zeros of `shape` with x written where MaxPool's flat indices into `index_shape` point"},
   };
 }
 

@@ -323,8 +323,14 @@ Status MaxUnpool(InferContext& ctx) {
     return ctx.Error("shape " + ShapeToString(out) + " must keep the input's N and C (" +
                      ShapeToString(in) + ")");
   }
-  for (int64_t d : out) {
-    if (d < 0) return ctx.Error("shape " + ShapeToString(out) + " has a negative dim");
+  const Shape index_shape = ctx.node().GetInts("index_shape");
+  if (index_shape.size() != out.size())
+    return ctx.Error("index_shape needs one dim per output dim");
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (index_shape[d] < 0 || index_shape[d] > out[d]) {
+      return ctx.Error("index_shape " + ShapeToString(index_shape) + " must fit in shape " +
+                       ShapeToString(out));
+    }
   }
   ctx.SetOutput(0, ctx.input(0).dtype, out);
   return Status::Ok();

@@ -326,9 +326,19 @@ Status RunShape(const FloatOpParams& p, const TensorView* const* in, size_t, con
 Status RunSize(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
   return SizeOf(*in[0], y);
 }
-Status RunMaxUnpool(const FloatOpParams&, const TensorView* const* in, size_t,
+Status PrepMaxUnpool(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+                     FloatOpParams* p) {
+  const std::vector<int64_t> dims = a.GetInts("index_shape");
+  if (dims.size() != static_cast<size_t>(y.rank)) {
+    return InvalidArgument("MaxUnpool: index_shape needs one dim per output dim (" +
+                           std::to_string(y.rank) + ")");
+  }
+  for (size_t i = 0; i < dims.size(); ++i) p->starts[i] = dims[i];
+  return Status::Ok();
+}
+Status RunMaxUnpool(const FloatOpParams& p, const TensorView* const* in, size_t,
                     const TensorView& y) {
-  return MaxUnpool(*in[0], *in[1], y);
+  return MaxUnpool(*in[0], *in[1], p.starts, y);
 }
 Status RunReverseSequence(const FloatOpParams& p, const TensorView* const* in, size_t,
                           const TensorView& y) {
@@ -383,7 +393,8 @@ constexpr FloatOpDef kFloatOps[] = {
     {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
     {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
     // Shape and indexing family. The resolved output shape is y's, so Slice's ends, Expand's
-    // shape, Tile's repeats, OneHot's depth and MaxUnpool's shape are already in it. The index operands (Gather's
+    // shape, Tile's repeats, OneHot's depth and MaxUnpool's shape are already in it. The index
+    // operands (Gather's
     // indices, ReverseSequence's sequence_lens, OneHot's indices) are int32/int64 tensors: these
     // rows run once a CPU segment carries integer tensors (kernels take any dtype).
     {"Slice", 1, 0, false, false, "starts steps", "ends", PrepSlice, RunSlice},
@@ -398,7 +409,7 @@ constexpr FloatOpDef kFloatOps[] = {
     {"OneHot", 2, 0, false, false, "axis", "depth", PrepOneHot, RunOneHot},
     {"ReverseSequence", 2, 0, false, true, "batch_axis time_axis", "", PrepReverseSequence,
      RunReverseSequence},
-    {"MaxUnpool", 2, 0, false, false, "", "shape", PrepNothing, RunMaxUnpool},
+    {"MaxUnpool", 2, 0, false, false, "index_shape", "shape", PrepMaxUnpool, RunMaxUnpool},
     // i64 outputs, as above.
     {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape},
     {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize},

@@ -57,7 +57,7 @@ struct FloatOpParams {
   ResizeParams resize;
   LrnParams lrn;
   // Shape and indexing family (kernels_index.h); Gather & co. use axis.
-  int64_t starts[kMaxRank] = {};  // Slice
+  int64_t starts[kMaxRank] = {};  // Slice; MaxUnpool's index_shape
   int64_t steps[kMaxRank] = {};   // Slice
   ScatterReduction reduction = ScatterReduction::kNone;
   int64_t k = 0;        // Trilu

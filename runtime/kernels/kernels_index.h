@@ -85,9 +85,12 @@ Status NonZeroCount(const TensorView& x, int64_t* count);
 Status ReverseSequence(const TensorView& x, const TensorView& sequence_lens, int batch_axis,
                        int time_axis, const TensorView& y);
 
-// max_unpool.cc — ONNX MaxUnpool: y is zero except y.flat[indices[i]] = x[i] (indices as MaxPool
-// returns them: flat offsets into the whole output tensor). indices has x's shape. Any dtype.
-Status MaxUnpool(const TensorView& x, const TensorView& indices, const TensorView& y);
+// max_unpool.cc — ONNX MaxUnpool: y is zero except at x's elements. indices (x's shape) are flat
+// offsets as MaxPool returns them, into a tensor of `index_shape` (y.rank dims: the unpadded
+// unpool shape); each lands at the same coordinates in y, which may be larger (output_shape).
+// Any dtype.
+Status MaxUnpool(const TensorView& x, const TensorView& indices, const int64_t* index_shape,
+                 const TensorView& y);
 
 // shape.cc — ONNX Shape: y (i64, 1-D) = x.shape[start, start + y.shape[0]). ONNX Size: y (i64
 // scalar) = x's element count. Only x's shape is read.
