@@ -163,6 +163,32 @@ Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int since);  // o
 // Elementwise math, logic and activation family (onnx_ops_math.cc): its own mapper table,
 // appended to OpMappers().
 const std::vector<OpMapper>& MathOpMappers();
+// Shape and indexing family (onnx_ops_index.cc, onnx_ops_generate.cc), with its own mapper table
+// that OpMappers() appends.
+const std::vector<OpMapper>& IndexOpMappers();
+Status MapSqueeze(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapUnsqueeze(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSlice(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSplit(ImportContext& ctx, const onnx::NodeProto& n, int since);  // one Slice per output
+Status MapShape(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSize(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapGather(ImportContext& ctx, const onnx::NodeProto& n, int since);  // + GatherElements
+Status MapGatherND(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapScatter(ImportContext& ctx, const onnx::NodeProto& n,
+                  int since);  // ND, Elements, Scatter
+Status MapExpand(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapTile(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapTrilu(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapDepthToSpace(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapSpaceToDepth(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapCompress(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapRange(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapConstantOfShape(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapEyeLike(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapOneHot(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapNonZero(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapReverseSequence(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapMaxUnpool(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

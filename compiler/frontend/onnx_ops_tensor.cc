@@ -414,7 +414,7 @@ const std::vector<OpMapper>& CoreOpMappers() {
 const std::vector<OpMapper>& OpMappers() {
   static const std::vector<OpMapper> all = [] {
     std::vector<OpMapper> t = CoreOpMappers();
-    for (const std::vector<OpMapper>* family : {&MathOpMappers()}) {
+    for (const std::vector<OpMapper>* family : {&MathOpMappers(), &IndexOpMappers()}) {
       t.insert(t.end(), family->begin(), family->end());
     }
     return t;

@@ -56,6 +56,7 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindVisionExecutor(op)) return f;  // vision and normalization family
   if (ExecFn f = FindReduceExecutor(op)) return f;  // reduction family
   if (ExecFn f = FindMathExecutor(op)) return f;    // elementwise math, logic, activations
+  if (ExecFn f = FindIndexExecutor(op)) return f;   // shape and indexing family
   return FindTensorExecutor(op);
 }
 

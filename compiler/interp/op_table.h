@@ -66,6 +66,8 @@ ExecFn FindVisionExecutor(std::string_view op);
 ExecFn FindReduceExecutor(std::string_view op);
 // Elementwise math, logic and activation family (ops_math.cc).
 ExecFn FindMathExecutor(std::string_view op);
+// Shape and indexing family (ops_index.cc).
+ExecFn FindIndexExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

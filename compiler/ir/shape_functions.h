@@ -97,6 +97,25 @@ Status BitShift(InferContext& ctx);
 Status Logic(InferContext& ctx);    // bool, bool -> bool
 Status Compare(InferContext& ctx);  // same-typed -> bool
 Status Where(InferContext& ctx);
+// shape_functions_index.cc: the shape and indexing family
+Status Slice(InferContext& ctx);
+Status ShapeOf(InferContext& ctx);  // ONNX Shape (the name Shape is the type)
+Status SizeOf(InferContext& ctx);
+Status Gather(InferContext& ctx);
+Status GatherElements(InferContext& ctx);
+Status GatherND(InferContext& ctx);
+Status ScatterND(InferContext& ctx);
+Status ScatterElements(InferContext& ctx);
+Status Expand(InferContext& ctx);
+Status Tile(InferContext& ctx);
+Status Trilu(InferContext& ctx);
+Status Range(InferContext& ctx);
+Status ConstantOfShape(InferContext& ctx);
+Status EyeLike(InferContext& ctx);
+Status OneHot(InferContext& ctx);
+Status NonZero(InferContext& ctx);
+Status ReverseSequence(InferContext& ctx);
+Status MaxUnpool(InferContext& ctx);
 
 }  // namespace shape
 }  // namespace loom::ir

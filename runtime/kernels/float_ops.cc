@@ -317,6 +317,140 @@ Status RunUnary(const FloatOpParams& p, const TensorView* const* in, size_t, con
   return Unary(p.unary, *in[0], y);
 }
 
+// --- shape and indexing family (kernels_index.h) ---------------------------------------------
+
+// An int attribute that must lie in [lo, hi): the loader refuses a package where it does not.
+Status IntIn(const AttrReader& a, const char* op, const char* name, int64_t fallback, int64_t lo,
+             int64_t hi, int64_t* out) {
+  *out = a.GetInt(name, fallback);
+  if (*out < lo || *out >= hi) {
+    return InvalidArgument(std::string(op) + ": " + name + " " + std::to_string(*out) +
+                           " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+  }
+  return Status::Ok();
+}
+Status PrepSlice(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
+                 FloatOpParams* p) {
+  const std::vector<int64_t> starts = a.GetInts("starts"), steps = a.GetInts("steps");
+  const size_t rank = static_cast<size_t>(in[0]->rank);
+  if (starts.size() != rank || steps.size() != rank || y.rank != in[0]->rank) {
+    return InvalidArgument("Slice: starts and steps need one entry per dim (" +
+                           std::to_string(rank) + ")");
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    p->starts[i] = starts[i];
+    p->steps[i] = steps[i];
+  }
+  return Status::Ok();
+}
+Status PrepIndexAxis(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                     FloatOpParams* p) {
+  int64_t axis = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "Gather", "axis", 0, 0, in[0]->rank, &axis));
+  p->axis = static_cast<int>(axis);
+  int64_t r = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "Scatter", "reduction", 0, 0, 3, &r));
+  p->reduction = static_cast<ScatterReduction>(r);
+  return Status::Ok();
+}
+Status PrepGatherND(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+                    FloatOpParams* p) {
+  int64_t b = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "GatherND", "batch_dims", 0, 0, in[0]->rank, &b));
+  p->axis = static_cast<int>(b);
+  return Status::Ok();
+}
+Status PrepTrilu(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                 FloatOpParams* p) {
+  p->k = a.GetInt("k", 0);
+  p->upper = a.GetInt("upper", 1) != 0;
+  return Status::Ok();
+}
+Status PrepOneHot(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+                  FloatOpParams* p) {
+  int64_t axis = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "OneHot", "axis", 0, 0, y.rank, &axis));
+  p->axis = static_cast<int>(axis);
+  return Status::Ok();
+}
+Status PrepReverseSequence(const AttrReader& a, const TensorView* const* in, size_t,
+                           const TensorView&, FloatOpParams* p) {
+  int64_t b = 0, t = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "ReverseSequence", "batch_axis", 1, 0, in[0]->rank, &b));
+  LOOM_RETURN_IF_ERROR(IntIn(a, "ReverseSequence", "time_axis", 0, 0, in[0]->rank, &t));
+  p->axis = static_cast<int>(b);
+  p->second_axis = static_cast<int>(t);
+  return Status::Ok();
+}
+Status RunSlice(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Slice(*in[0], p.starts, p.steps, y);
+}
+Status RunGather(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Gather(*in[0], *in[1], p.axis, y);
+}
+Status RunGatherElements(const FloatOpParams& p, const TensorView* const* in, size_t,
+                         const TensorView& y) {
+  return GatherElements(*in[0], *in[1], p.axis, y);
+}
+Status RunGatherND(const FloatOpParams& p, const TensorView* const* in, size_t,
+                   const TensorView& y) {
+  return GatherND(*in[0], *in[1], p.axis, y);
+}
+Status RunScatterND(const FloatOpParams& p, const TensorView* const* in, size_t,
+                    const TensorView& y) {
+  return ScatterND(*in[0], *in[1], *in[2], p.reduction, y);
+}
+Status RunScatterElements(const FloatOpParams& p, const TensorView* const* in, size_t,
+                          const TensorView& y) {
+  return ScatterElements(*in[0], *in[1], *in[2], p.axis, p.reduction, y);
+}
+Status RunExpand(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
+  return Expand(*in[0], y);
+}
+Status RunTile(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
+  return Tile(*in[0], y);
+}
+Status RunTrilu(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Trilu(*in[0], p.k, p.upper, y);
+}
+Status RunOneHot(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return OneHot(*in[0], *in[1], p.axis, y);
+}
+Status PrepShape(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
+                 FloatOpParams* p) {
+  int64_t start = 0;
+  LOOM_RETURN_IF_ERROR(IntIn(a, "Shape", "start", 0, 0, in[0]->rank + 1, &start));
+  if (y.rank != 1 || start + y.shape[0] > in[0]->rank) {
+    return InvalidArgument("Shape: the output must be 1-D and within the input's rank");
+  }
+  p->starts[0] = start;
+  return Status::Ok();
+}
+Status RunShape(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return ShapeOf(*in[0], p.starts[0], y);
+}
+Status RunSize(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
+  return SizeOf(*in[0], y);
+}
+Status PrepMaxUnpool(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+                     FloatOpParams* p) {
+  const std::vector<int64_t> dims = a.GetInts("index_shape");
+  if (dims.size() != static_cast<size_t>(y.rank)) {
+    return InvalidArgument("MaxUnpool: index_shape needs one dim per output dim (" +
+                           std::to_string(y.rank) + ")");
+  }
+  for (size_t i = 0; i < dims.size(); ++i) p->starts[i] = dims[i];
+  return Status::Ok();
+}
+Status RunMaxUnpool(const FloatOpParams& p, const TensorView* const* in, size_t,
+                    const TensorView& y) {
+  return MaxUnpool(*in[0], *in[1], p.starts, y);
+}
+Status RunReverseSequence(const FloatOpParams& p, const TensorView* const* in, size_t,
+                          const TensorView& y) {
+  return ReverseSequence(*in[0], *in[1], p.axis, p.second_axis, y);
+}
+
 // Ignored attributes, and why they cannot matter: the output shape is fixed in the package, so
 // Reshape's `shape`, Flatten's `axis` and the pools' `ceil_mode` are already in it; Conv's
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
@@ -429,6 +563,27 @@ constexpr FloatOpDef kFloatOps[] = {
      RunUnary},
     {"ThresholdedRelu", 1, 0, false, true, "alpha", "", PrepUnary<UnaryOp::kThresholdedRelu>,
      RunUnary},
+    // Shape and indexing family. The resolved output shape is y's, so Slice's ends, Expand's
+    // shape, Tile's repeats, OneHot's depth and MaxUnpool's shape are already in it. The index
+    // operands (Gather's
+    // indices, ReverseSequence's sequence_lens, OneHot's indices) are int32/int64 tensors: these
+    // rows run once a CPU segment carries integer tensors (kernels take any dtype).
+    {"Slice", 1, 0, false, false, "starts steps", "ends", PrepSlice, RunSlice},
+    {"Gather", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGather},
+    {"GatherElements", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGatherElements},
+    {"GatherND", 2, 0, false, false, "batch_dims", "", PrepGatherND, RunGatherND},
+    {"ScatterND", 3, 0, false, true, "reduction", "", PrepIndexAxis, RunScatterND},
+    {"ScatterElements", 3, 0, false, true, "axis reduction", "", PrepIndexAxis, RunScatterElements},
+    {"Expand", 1, 0, false, false, "", "shape", PrepNothing, RunExpand},
+    {"Tile", 1, 0, false, false, "", "repeats", PrepNothing, RunTile},
+    {"Trilu", 1, 0, false, true, "upper k", "", PrepTrilu, RunTrilu},
+    {"OneHot", 2, 0, false, false, "axis", "depth", PrepOneHot, RunOneHot},
+    {"ReverseSequence", 2, 0, false, true, "batch_axis time_axis", "", PrepReverseSequence,
+     RunReverseSequence},
+    {"MaxUnpool", 2, 0, false, false, "index_shape", "shape", PrepMaxUnpool, RunMaxUnpool},
+    // i64 outputs, as above.
+    {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape},
+    {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize},
 };
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/kernels_reduce.h"
 #include "runtime/kernels/kernels_math.h"
+#include "runtime/kernels/kernels_index.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -65,6 +66,13 @@ struct FloatOpParams {
   EinsumSpec einsum;
   // Elementwise math family (kernels_math.h); its binary ops use `binary`.
   UnaryParams unary;
+  // Shape and indexing family (kernels_index.h); Gather & co. use axis.
+  int64_t starts[kMaxRank] = {};  // Slice; MaxUnpool's index_shape
+  int64_t steps[kMaxRank] = {};   // Slice
+  ScatterReduction reduction = ScatterReduction::kNone;
+  int64_t k = 0;        // Trilu
+  bool upper = true;    // Trilu
+  int second_axis = 0;  // ReverseSequence's time_axis (axis is batch_axis)
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -303,5 +303,43 @@ TEST(FloatOps, MathRowsReadTheirAttributes) {
   EXPECT_THAT(RunRow("Celu", celu, {&av}, yv).message(), HasSubstr("alpha must be finite"));
 }
 
+// --- shape and indexing family ---
+
+TEST(FloatOps, SliceAndTriluThroughTheTable) {
+  const float x[6] = {0, 1, 2, 3, 4, 5};
+  const TensorView xv = View(DType::kF32, x, {2, 3});
+  float y[2] = {};
+  MapAttrs attrs;
+  attrs.ints["starts"] = {1, 2};
+  attrs.ints["steps"] = {1, -2};
+  attrs.ints["ends"] = {2, -1};  // listed as ignored: y's shape has it
+  ASSERT_TRUE(RunRow("Slice", attrs, {&xv}, View(DType::kF32, y, {1, 2})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(5, 3));
+  attrs.ints["steps"] = {1};
+  EXPECT_THAT(RunRow("Slice", attrs, {&xv}, View(DType::kF32, y, {1, 2})).message(),
+              HasSubstr("one entry per dim (2)"));
+  float t[6] = {};
+  MapAttrs tri;
+  tri.ints["upper"] = {0};
+  ASSERT_TRUE(RunRow("Trilu", tri, {&xv}, View(DType::kF32, t, {2, 3})).ok());
+  EXPECT_THAT(t, ::testing::ElementsAre(0, 0, 0, 3, 4, 0));
+}
+
+TEST(FloatOps, GatherRowChecksItsAxisAtPrepare) {
+  const float x[4] = {1, 2, 3, 4};
+  const int64_t idx[2] = {1, -1};
+  const TensorView xv = View(DType::kF32, x, {2, 2});
+  const TensorView iv = View(DType::kI64, idx, {2});
+  float y[4] = {};
+  MapAttrs attrs;
+  attrs.ints["axis"] = {1};
+  ASSERT_TRUE(RunRow("Gather", attrs, {&xv, &iv}, View(DType::kF32, y, {2, 2})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(2, 2, 4, 4));
+  attrs.ints["axis"] = {2};
+  EXPECT_THAT(RunRow("Gather", attrs, {&xv, &iv}, View(DType::kF32, y, {2, 2})).message(),
+              HasSubstr("axis 2 is outside [0, 2)"));
+}
+
+
 }  // namespace
 }  // namespace loom::kernels
