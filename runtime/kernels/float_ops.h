@@ -26,9 +26,9 @@
 
 #include "runtime/core/status.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/kernels_reduce.h"
-#include "runtime/kernels/kernels_math.h"
 #include "runtime/kernels/kernels_index.h"
+#include "runtime/kernels/kernels_math.h"
+#include "runtime/kernels/kernels_reduce.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {

@@ -340,6 +340,5 @@ TEST(FloatOps, GatherRowChecksItsAxisAtPrepare) {
               HasSubstr("axis 2 is outside [0, 2)"));
 }
 
-
 }  // namespace
 }  // namespace loom::kernels

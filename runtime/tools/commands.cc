@@ -316,8 +316,9 @@ CLI::App* AddDevicesCommand(CLI::App& parent) {
   cmd->callback([] {
     std::fputs(DescribeDevices().c_str(), stdout);
 #ifdef LOOM_HAVE_REMOTE
-    std::fputs("remote://HOST:PORT[/DEVICE]  a device served by `loom-run serve` (docs/remote.md)\n",
-               stdout);
+    std::fputs(
+        "remote://HOST:PORT[/DEVICE]  a device served by `loom-run serve` (docs/remote.md)\n",
+        stdout);
 #endif
   });
   return cmd;
