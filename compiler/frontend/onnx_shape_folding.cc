@@ -613,6 +613,9 @@ const FoldRule* FindFoldRule(const std::string& op) {
 bool ShapeDependsOnData(const std::string& op) {
   return op == "NonZero" || op == "Unique" || op == "Compress" || op == "NonMaxSuppression";
 }
+// Whether input i's values decide the output shape: Compress's condition (not the data it
+// selects from); every input of the others.
+bool ShapeDependsOnInput(const std::string& op, int i) { return op != "Compress" || i == 1; }
 
 }  // namespace
 
@@ -626,7 +629,8 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::
   why_not->clear();
   if (ShapeDependsOnData(n.op_type())) {
     for (int i = 0; i < n.input_size(); ++i) {
-      if (ctx.HasInput(n, i) && ctx.ConstantInput(n, i) == nullptr) {
+      if (ShapeDependsOnInput(n.op_type(), i) && ctx.HasInput(n, i) &&
+          ctx.ConstantInput(n, i) == nullptr) {
         return ctx.Unsupported(n, "its output shape depends on the values of input '" + n.input(i) +
                                       "', known only at run time; Loom compiles "
                                       "static shapes (data-dependent shapes are not supported)");

@@ -394,6 +394,13 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   } else if (n.op == "q.relayout") {
     op->params = RelayoutParams{};
   } else {
+    // A CPU float op writes one tensor (docs/package.md); the optional extra outputs some ONNX
+    // ops declare (LayerNormalization's Mean and InvStdDev) exist only in the interpreter.
+    if (n.outputs.size() != 1) {
+      return Unimplemented(Where(n) + ": " + std::to_string(n.outputs.size()) +
+                           " outputs; a CPU float op in a package has one (the interpreter "
+                           "computes the others: drop them from the model to compile it)");
+    }
     FloatOpParams p;
     p.op = n.op;
     for (const auto& [name, a] : n.attrs) {
