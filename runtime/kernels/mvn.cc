@@ -1,9 +1,11 @@
 // ONNX MeanVarianceNormalization: per group of cells that share the kept dims, the mean and the
 // mean of squares (in double) over the reduced dims, then each cell normalized. The same two
-// strided walks as reduce.cc; the inner one runs twice per group (statistics, then writes).
+// strided walks as reduce.cc (axis_walk.h); the inner one runs twice per group (statistics, then
+// writes).
 #include <cmath>
 #include <string>
 
+#include "runtime/kernels/axis_walk.h"
 #include "runtime/kernels/kernels_reduce.h"
 
 namespace loom::kernels {
@@ -18,15 +20,7 @@ Status MeanVarianceNorm(const TensorView& x, uint32_t axes, const TensorView& y)
   }
   if (x.NumElements() == 0) return Status::Ok();
   IndexWalker<1> outer, inner;
-  outer.rank = inner.rank = x.rank;
-  int64_t count = 1;
-  for (int d = 0; d < x.rank; ++d) {
-    const bool reduced = (axes >> d) & 1u;
-    outer.shape[d] = reduced ? 1 : x.shape[d];
-    inner.shape[d] = reduced ? x.shape[d] : 1;
-    outer.strides[0][d] = inner.strides[0][d] = x.strides[d];
-    if (reduced) count *= x.shape[d];
-  }
+  const int64_t count = SplitReducedDims(x, axes, &outer, &inner);
   const float* xd = x.As<const float>();
   float* yd = y.As<float>();
   do {

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "runtime/kernels/axis_walk.h"
 #include "runtime/kernels/kernels_reduce.h"
 
 namespace loom::kernels {
@@ -116,15 +117,7 @@ Acc Fold(ReduceOp op, const T* x, IndexWalker<1> w, int64_t count) {
 template <typename T, typename Acc>
 void Run(ReduceOp op, const TensorView& x, uint32_t axes, const TensorView& y) {
   IndexWalker<1> outer, inner;
-  outer.rank = inner.rank = x.rank;
-  int64_t count = 1;
-  for (int d = 0; d < x.rank; ++d) {
-    const bool reduced = (axes >> d) & 1u;
-    outer.shape[d] = reduced ? 1 : x.shape[d];
-    inner.shape[d] = reduced ? x.shape[d] : 1;
-    outer.strides[0][d] = inner.strides[0][d] = x.strides[d];
-    if (reduced) count *= x.shape[d];
-  }
+  const int64_t count = SplitReducedDims(x, axes, &outer, &inner);
   const T* xd = x.As<const T>();
   T* yd = y.As<T>();
   int64_t o = 0;
