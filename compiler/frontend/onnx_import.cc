@@ -260,6 +260,39 @@ Status ImportContext::Invalid(const onnx::NodeProto& n, const std::string& what)
   return InvalidArgument(Label(n) + ": " + what);
 }
 
+Status ImportContext::ConstantInts(const onnx::NodeProto& n, int i, const char* what,
+                                   std::vector<int64_t>* out, bool* present) const {
+  out->clear();
+  *present = HasInput(n, i);
+  if (!*present) return Status::Ok();
+  const ir::Tensor* t = ConstantInput(n, i);
+  if (t == nullptr) {
+    return Unsupported(n, std::string(what) + " (input " + std::to_string(i) +
+                              ") must be a constant: it decides the output shape; pin the input "
+                              "shapes (--input-shape) so it folds");
+  }
+  if (t->shape().size() > 1) return Invalid(n, std::string(what) + " must be 0-D or 1-D");
+  if (t->dtype() == DType::kI64) {
+    out->assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
+  } else if (t->dtype() == DType::kI32) {
+    out->assign(t->data<int32_t>(), t->data<int32_t>() + t->num_elements());
+  } else {
+    return Invalid(n, std::string(what) + " must be int32 or int64, is " + DTypeName(t->dtype()));
+  }
+  return Status::Ok();
+}
+
+Status ImportContext::NormalizeAxis(const onnx::NodeProto& n, const char* what, int64_t rank,
+                                    int64_t* axis, int64_t extra) const {
+  if (*axis < -rank || *axis >= rank + extra) {
+    return Invalid(n, std::string(what) + " " + std::to_string(*axis) + " is outside [" +
+                          std::to_string(-rank) + ", " + std::to_string(rank + extra) +
+                          ") for rank " + std::to_string(rank));
+  }
+  if (*axis < 0) *axis += rank;
+  return Status::Ok();
+}
+
 ir::ValueId ImportContext::Lookup(const std::string& onnx_name) const {
   auto it = names_.find(onnx_name);
   return it == names_.end() ? ir::kNoValue : it->second;

@@ -62,6 +62,16 @@ class ImportContext {
   ir::ValueId OptionalInput(const onnx::NodeProto& n, int i) const;
   // The input's constant data, or nullptr if absent or not a constant.
   const ir::Tensor* ConstantInput(const onnx::NodeProto& n, int i) const;
+  // A constant 0-D or 1-D integer input (i32/i64) that decides a shape (axes, k, starts, repeats,
+  // ...) as int64s; *present is false when omitted. A value computed at run time is refused,
+  // naming `what` and the input: Loom fixes shapes at compile time.
+  Status ConstantInts(const onnx::NodeProto& n, int i, const char* what, std::vector<int64_t>* out,
+                      bool* present) const;
+  // An axis attribute or input in [-rank, rank + extra) to [0, rank + extra); `what` names it in
+  // the error ("axis", "batch_axis"). `extra` is 1 where the axis may point past the last dim
+  // (Unsqueeze-like ops).
+  Status NormalizeAxis(const onnx::NodeProto& n, const char* what, int64_t rank, int64_t* axis,
+                       int64_t extra = 0) const;
 
   // Emits an IR node whose outputs become the ONNX node's outputs `onnx_outputs` (indices into
   // n.output(); empty names are skipped). Types come from Loom's shape functions, which also

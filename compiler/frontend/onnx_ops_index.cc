@@ -12,45 +12,12 @@
 #include <limits>
 
 #include "compiler/frontend/onnx_internal.h"
+#include "compiler/ir/shape_functions.h"
 
 namespace loom::frontend {
 namespace {
 
 using ir::Attribute;
-
-Status ResolveAxis(const ImportContext& ctx, const onnx::NodeProto& n, const char* what,
-                   int64_t rank, int64_t* axis) {
-  if (*axis < -rank || *axis >= rank) {
-    return ctx.Invalid(n, std::string(what) + " " + std::to_string(*axis) +
-                              " is out of range for rank " + std::to_string(rank));
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
-
-// A constant integer input (i32 or i64, any shape) as int64s, exactly. *present is false when the
-// input is omitted. A non-constant input is refused: it decides a shape.
-Status ConstInts(const ImportContext& ctx, const onnx::NodeProto& n, int i, const char* what,
-                 std::vector<int64_t>* out, bool* present) {
-  out->clear();
-  *present = ctx.HasInput(n, i);
-  if (!*present) return Status::Ok();
-  const ir::Tensor* t = ctx.ConstantInput(n, i);
-  if (t == nullptr) {
-    return ctx.Unsupported(n, std::string(what) + " (input " + std::to_string(i) +
-                                  ") must be a constant: it decides the output shape (pin the "
-                                  "input shapes so it folds)");
-  }
-  if (t->dtype() == DType::kI64) {
-    out->assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
-  } else if (t->dtype() == DType::kI32) {
-    out->assign(t->data<int32_t>(), t->data<int32_t>() + t->num_elements());
-  } else {
-    return ctx.Invalid(n,
-                       std::string(what) + " must be int32 or int64, is " + DTypeName(t->dtype()));
-  }
-  return Status::Ok();
-}
 
 const ir::Shape& ShapeOf(ImportContext& ctx, ir::ValueId v) { return ctx.graph().value(v).shape; }
 
@@ -68,7 +35,7 @@ Status AxesOf(ImportContext& ctx, const onnx::NodeProto& n, int since, std::vect
     *axes = AttrInts(n, "axes");
     return Status::Ok();
   }
-  return ConstInts(ctx, n, 1, "axes", axes, present);
+  return ctx.ConstantInts(n, 1, "axes", axes, present);
 }
 
 }  // namespace
@@ -82,7 +49,7 @@ Status MapSqueeze(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   LOOM_RETURN_IF_ERROR(AxesOf(ctx, n, since, &axes, &present));
   std::vector<bool> drop(in.size(), false);
   for (int64_t a : axes) {
-    LOOM_RETURN_IF_ERROR(ResolveAxis(ctx, n, "axis", static_cast<int64_t>(in.size()), &a));
+    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(in.size()), &a));
     if (in[a] != 1) {
       return ctx.Invalid(n, "cannot squeeze dim " + std::to_string(a) + " of " +
                                 ir::ShapeToString(in) + ": it is not 1");
@@ -109,7 +76,7 @@ Status MapUnsqueeze(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
   std::vector<bool> inserted(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
-    LOOM_RETURN_IF_ERROR(ResolveAxis(ctx, n, "axis", rank, &a));
+    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &a));
     if (inserted[a]) return ctx.Invalid(n, "axis " + std::to_string(a) + " is repeated");
     inserted[a] = true;
   }
@@ -135,12 +102,12 @@ Status MapSlice(ImportContext& ctx, const onnx::NodeProto& n, int since) {
     has_axes = FindAttr(n, "axes") != nullptr;
   } else {
     bool present = false;
-    LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 1, "starts", &starts, &present));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "starts", &starts, &present));
     if (!present) return ctx.Invalid(n, "needs starts");
-    LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 2, "ends", &ends, &present));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 2, "ends", &ends, &present));
     if (!present) return ctx.Invalid(n, "needs ends");
-    LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 3, "axes", &axes, &has_axes));
-    LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 4, "steps", &steps, &has_steps));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 3, "axes", &axes, &has_axes));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 4, "steps", &steps, &has_steps));
   }
   if (!has_axes) {
     axes.clear();
@@ -155,7 +122,7 @@ Status MapSlice(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   std::vector<bool> seen(in.size(), false);
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = axes[i];
-    LOOM_RETURN_IF_ERROR(ResolveAxis(ctx, n, "axis", rank, &a));
+    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &a));
     if (seen[a]) return ctx.Invalid(n, "axis " + std::to_string(a) + " is repeated");
     seen[a] = true;
     const int64_t d = in[a], step = steps[i];
@@ -188,14 +155,14 @@ Status MapSplit(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   const ir::Shape in = ShapeOf(ctx, x);
   int64_t axis = AttrInt(n, "axis", 0);
-  LOOM_RETURN_IF_ERROR(ResolveAxis(ctx, n, "axis", static_cast<int64_t>(in.size()), &axis));
+  LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(in.size()), &axis));
   std::vector<int64_t> split;
   bool present = false;
   if (since < 13) {
     split = AttrInts(n, "split");
     present = !split.empty();
   } else {
-    LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 1, "split", &split, &present));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "split", &split, &present));
   }
   const int64_t outs = n.output_size();
   if (outs < 1) return ctx.Invalid(n, "has no outputs");
@@ -262,7 +229,7 @@ Status MapGather(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 1, &indices));
   int64_t axis = AttrInt(n, "axis", 0);
   LOOM_RETURN_IF_ERROR(
-      ResolveAxis(ctx, n, "axis", static_cast<int64_t>(ShapeOf(ctx, data).size()), &axis));
+      ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ShapeOf(ctx, data).size()), &axis));
   ir::AttributeMap attrs;
   attrs["axis"] = Attribute::Int(axis);
   return ctx.Emit(n, n.op_type(), {data, indices}, std::move(attrs));
@@ -297,7 +264,7 @@ Status MapScatter(ImportContext& ctx, const onnx::NodeProto& n, int) {
   if (n.op_type() == "ScatterND") return ctx.Emit(n, "ScatterND", {data, indices, updates}, attrs);
   int64_t axis = AttrInt(n, "axis", 0);
   LOOM_RETURN_IF_ERROR(
-      ResolveAxis(ctx, n, "axis", static_cast<int64_t>(ShapeOf(ctx, data).size()), &axis));
+      ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ShapeOf(ctx, data).size()), &axis));
   attrs["axis"] = Attribute::Int(axis);
   return ctx.Emit(n, "ScatterElements", {data, indices, updates}, std::move(attrs));
 }
@@ -309,19 +276,14 @@ Status MapExpand(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   std::vector<int64_t> target;
   bool present = false;
-  LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 1, "shape", &target, &present));
+  LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "shape", &target, &present));
   if (!present) return ctx.Invalid(n, "needs the shape input");
   const ir::Shape& in = ShapeOf(ctx, x);
-  const size_t rank = std::max(in.size(), target.size());
-  ir::Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t a = i + in.size() >= rank ? in[i + in.size() - rank] : 1;
-    const int64_t b = i + target.size() >= rank ? target[i + target.size() - rank] : 1;
-    if (b < 0 || (a != b && a != 1 && b != 1)) {
-      return ctx.Invalid(
-          n, ir::ShapeToString(in) + " does not broadcast with shape " + ir::ShapeToString(target));
-    }
-    out[i] = a == 1 ? b : a;
+  ir::Shape out;
+  const bool negative = std::any_of(target.begin(), target.end(), [](int64_t d) { return d < 0; });
+  if (negative || !ir::BroadcastShapes(in, target, &out)) {
+    return ctx.Invalid(
+        n, ir::ShapeToString(in) + " does not broadcast with shape " + ir::ShapeToString(target));
   }
   ir::AttributeMap attrs;
   attrs["shape"] = Attribute::Ints(out);
@@ -333,7 +295,7 @@ Status MapTile(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   std::vector<int64_t> repeats;
   bool present = false;
-  LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 1, "repeats", &repeats, &present));
+  LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "repeats", &repeats, &present));
   if (!present) return ctx.Invalid(n, "needs the repeats input");
   ir::AttributeMap attrs;
   attrs["repeats"] = Attribute::Ints(repeats);
@@ -345,7 +307,7 @@ Status MapTrilu(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   std::vector<int64_t> k;
   bool present = false;
-  LOOM_RETURN_IF_ERROR(ConstInts(ctx, n, 1, "k", &k, &present));
+  LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "k", &k, &present));
   if (present && k.size() != 1) return ctx.Invalid(n, "k must be a scalar");
   ir::AttributeMap attrs;
   attrs["k"] = Attribute::Int(present ? k[0] : 0);

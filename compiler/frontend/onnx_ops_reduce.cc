@@ -14,41 +14,6 @@ namespace {
 
 using ir::Attribute;
 
-// A constant integer input (axes, k, axis) as int64 values; *present is false when the input is
-// omitted. Anything computed at run time is refused: Loom fixes these at compile time.
-Status ConstantInts(ImportContext& ctx, const onnx::NodeProto& n, int i, const char* what,
-                    std::vector<int64_t>* out, bool* present) {
-  *present = false;
-  out->clear();
-  if (!ctx.HasInput(n, i)) return Status::Ok();
-  const ir::Tensor* t = ctx.ConstantInput(n, i);
-  if (t == nullptr) {
-    return ctx.Unsupported(n, std::string(what) + " (input " + std::to_string(i) +
-                                  ") must be a constant; pin the input shapes (--input-shape) so "
-                                  "it folds");
-  }
-  if (t->dtype() != DType::kI64 && t->dtype() != DType::kI32) {
-    return ctx.Invalid(n,
-                       std::string(what) + " must be int32 or int64, got " + DTypeName(t->dtype()));
-  }
-  if (t->shape().size() > 1) return ctx.Invalid(n, std::string(what) + " must be 0-D or 1-D");
-  for (int64_t k = 0; k < t->num_elements(); ++k) {
-    out->push_back(static_cast<int64_t>(t->ElementAsDouble(k)));
-  }
-  *present = true;
-  return Status::Ok();
-}
-
-Status NormalizeAxisIn(const ImportContext& ctx, const onnx::NodeProto& n, int64_t rank,
-                       int64_t* axis) {
-  if (*axis < -rank || *axis >= rank) {
-    return ctx.Invalid(n, "axis " + std::to_string(*axis) + " is outside [" +
-                              std::to_string(-rank) + ", " + std::to_string(rank) + ")");
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
-
 ir::Shape ShapeOf(ImportContext& ctx, ir::ValueId v) { return ctx.graph().value(v).shape; }
 
 Status EmitLoss(ImportContext& ctx, const onnx::NodeProto& n, const char* op,
@@ -89,7 +54,7 @@ Status MapReduce(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   std::vector<int64_t> axes;
   if (axes_input) {
     bool present = false;
-    LOOM_RETURN_IF_ERROR(ConstantInts(ctx, n, 1, "axes", &axes, &present));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "axes", &axes, &present));
   } else {
     axes = AttrInts(n, "axes");
   }
@@ -100,7 +65,7 @@ Status MapReduce(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   if (rank == 0) {
     return ctx.Unsupported(n, "reducing a 0-D tensor is not supported; give it shape [1]");
   }
-  for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(NormalizeAxisIn(ctx, n, rank, &a));
+  for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &a));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
     return ctx.Invalid(n, "axes name a dim twice");
@@ -116,7 +81,7 @@ Status MapArgReduce(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   int64_t axis = AttrInt(n, "axis", 0);
   LOOM_RETURN_IF_ERROR(
-      NormalizeAxisIn(ctx, n, static_cast<int64_t>(ShapeOf(ctx, x).size()), &axis));
+      ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ShapeOf(ctx, x).size()), &axis));
   ir::AttributeMap attrs;
   attrs["axis"] = Attribute::Int(axis);
   attrs["keepdims"] = Attribute::Int(AttrInt(n, "keepdims", 1) != 0 ? 1 : 0);
@@ -129,10 +94,10 @@ Status MapCumSum(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   std::vector<int64_t> axis;
   bool present = false;
-  LOOM_RETURN_IF_ERROR(ConstantInts(ctx, n, 1, "axis", &axis, &present));
+  LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "axis", &axis, &present));
   if (axis.size() != 1) return ctx.Invalid(n, "axis (input 1) must hold one value");
   LOOM_RETURN_IF_ERROR(
-      NormalizeAxisIn(ctx, n, static_cast<int64_t>(ShapeOf(ctx, x).size()), &axis[0]));
+      ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ShapeOf(ctx, x).size()), &axis[0]));
   ir::AttributeMap attrs;
   attrs["axis"] = Attribute::Int(axis[0]);
   attrs["exclusive"] = Attribute::Int(AttrInt(n, "exclusive", 0) != 0 ? 1 : 0);
@@ -154,13 +119,13 @@ Status MapTopK(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   if (since >= 10) {
     std::vector<int64_t> ks;
     bool present = false;
-    LOOM_RETURN_IF_ERROR(ConstantInts(ctx, n, 1, "k", &ks, &present));
+    LOOM_RETURN_IF_ERROR(ctx.ConstantInts(n, 1, "k", &ks, &present));
     if (ks.size() != 1) return ctx.Invalid(n, "k (input 1) must hold one value");
     k = ks[0];
   }
   const ir::Shape xs = ShapeOf(ctx, x);
   int64_t axis = AttrInt(n, "axis", -1);
-  LOOM_RETURN_IF_ERROR(NormalizeAxisIn(ctx, n, static_cast<int64_t>(xs.size()), &axis));
+  LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(xs.size()), &axis));
   if (k < 0 || k > xs[static_cast<size_t>(axis)]) {
     return ctx.Invalid(n, "k " + std::to_string(k) + " must lie in [0, " +
                               std::to_string(xs[static_cast<size_t>(axis)]) + "]");
@@ -181,7 +146,7 @@ Status MapMeanVarianceNorm(ImportContext& ctx, const onnx::NodeProto& n, int) {
   std::vector<int64_t> axes =
       FindAttr(n, "axes") != nullptr ? AttrInts(n, "axes") : std::vector<int64_t>{0, 2, 3};
   if (axes.empty()) return ctx.Invalid(n, "axes must name at least one dim");
-  for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(NormalizeAxisIn(ctx, n, rank, &a));
+  for (int64_t& a : axes) LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &a));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
     return ctx.Invalid(n, "axes name a dim twice");

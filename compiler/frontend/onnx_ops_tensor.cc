@@ -20,17 +20,6 @@ int64_t Product(const ir::Shape& s, size_t begin, size_t end) {
   return p;
 }
 
-// Normalizes an axis in [-rank, rank + extra) to [0, rank + extra).
-Status NormalizeAxis(const ImportContext& ctx, const onnx::NodeProto& n, int64_t rank,
-                     int64_t extra, int64_t* axis) {
-  if (*axis < -rank || *axis >= rank + extra) {
-    return ctx.Invalid(
-        n, "axis " + std::to_string(*axis) + " out of range for rank " + std::to_string(rank));
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
-
 ir::Tensor F32Scalar(float v) { return ir::Tensor::FromVector<float>(DType::kF32, {}, {v}); }
 
 }  // namespace
@@ -79,7 +68,7 @@ Status MapBinary(ImportContext& ctx, const onnx::NodeProto& n, int since) {
     const int64_t ra = static_cast<int64_t>(as.size()), rb = static_cast<int64_t>(bs.size());
     if (rb == 0) return ctx.Emit(n, n.op_type(), {a, b}, {});  // a scalar B needs no axis
     int64_t axis = AttrInt(n, "axis", ra - rb);
-    LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, ra, 0, &axis));
+    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", ra, &axis));
     if (axis + rb > ra) return ctx.Invalid(n, "legacy broadcast of B runs past A's rank");
     if (axis + rb < ra) {
       ir::Shape target = bs;
@@ -98,7 +87,7 @@ Status MapFlatten(ImportContext& ctx, const onnx::NodeProto& n, int) {
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &x));
   const ir::Shape& s = ctx.graph().value(x).shape;
   int64_t axis = AttrInt(n, "axis", 1);
-  LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, static_cast<int64_t>(s.size()), 1, &axis));
+  LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(s.size()), &axis, 1));
   ir::AttributeMap attrs;
   attrs["shape"] = Attribute::Ints(
       {Product(s, 0, static_cast<size_t>(axis)), Product(s, static_cast<size_t>(axis), s.size())});
@@ -172,7 +161,7 @@ Status MapConcat(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   if (since >= 4 && !FindAttr(n, "axis")) return ctx.Invalid(n, "attribute 'axis' is required");
   int64_t axis = AttrInt(n, "axis", 1);
   const int64_t rank = static_cast<int64_t>(ctx.graph().value(ins[0]).shape.size());
-  LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, rank, 0, &axis));
+  LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &axis));
   ir::AttributeMap attrs;
   attrs["axis"] = Attribute::Int(axis);
   return ctx.Emit(n, "Concat", ins, std::move(attrs));
@@ -220,7 +209,7 @@ Status MapSoftmax(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   const ir::Shape s = ctx.graph().value(x).shape;
   const int64_t rank = static_cast<int64_t>(s.size());
   int64_t axis = AttrInt(n, "axis", since >= 13 ? -1 : 1);
-  LOOM_RETURN_IF_ERROR(NormalizeAxis(ctx, n, rank, 0, &axis));
+  LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &axis));
   ir::AttributeMap attrs;
   if (since >= 13 || axis == rank - 1) {
     // Same result under both semantics when the axis is the last one.

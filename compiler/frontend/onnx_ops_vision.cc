@@ -13,16 +13,6 @@ namespace {
 
 using ir::Attribute;
 
-Status NormalizeAxisOf(const ImportContext& ctx, const onnx::NodeProto& n, int64_t rank,
-                       int64_t* axis) {
-  if (*axis < -rank || *axis >= rank) {
-    return ctx.Invalid(
-        n, "axis " + std::to_string(*axis) + " out of range for rank " + std::to_string(rank));
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
-
 // A constant 1-D shape/scale input as doubles; *present is false when omitted or empty (ONNX
 // passes an empty tensor for "not given").
 Status ConstantVector(ImportContext& ctx, const onnx::NodeProto& n, int i, const char* what,
@@ -211,7 +201,7 @@ Status MapResize(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   }
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t& a : axes) {
-    LOOM_RETURN_IF_ERROR(NormalizeAxisOf(ctx, n, rank, &a));
+    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "axis", rank, &a));
     if (seen[static_cast<size_t>(a)]) return ctx.Invalid(n, "axes repeat " + std::to_string(a));
     seen[static_cast<size_t>(a)] = true;
   }
@@ -302,7 +292,7 @@ Status MapLayerNorm(ImportContext& ctx, const onnx::NodeProto& n, int) {
   }
   int64_t axis = AttrInt(n, "axis", -1);
   LOOM_RETURN_IF_ERROR(
-      NormalizeAxisOf(ctx, n, static_cast<int64_t>(ctx.graph().value(x).shape.size()), &axis));
+      ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ctx.graph().value(x).shape.size()), &axis));
   std::vector<ir::ValueId> ins = {x, scale};
   if (ctx.HasInput(n, 2)) ins.push_back(ctx.OptionalInput(n, 2));
   ir::AttributeMap attrs;
