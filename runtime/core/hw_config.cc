@@ -10,22 +10,22 @@ bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 namespace {
 
-Status FieldError(const char* field, const std::string& why) {
-  return InvalidArgument(std::string("field '") + field + "': " + why);
+// "field 'batch': <why>", with why formatted as by Format.
+template <typename... A>
+Status FieldError(const char* field, const char* why, const A&... a) {
+  return InvalidArgument("field '{}': {}", field, Format(why, a...));
 }
 
 Status CheckPow2(const char* field, uint64_t v, uint64_t lo, uint64_t hi) {
   if (v < lo || v > hi || !IsPowerOfTwo(v)) {
-    return FieldError(field, "is " + std::to_string(v) + ", must be a power of two in [" +
-                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return FieldError(field, "is {}, must be a power of two in [{}, {}]", v, lo, hi);
   }
   return Status::Ok();
 }
 
 Status CheckRange(const char* field, uint64_t v, uint64_t lo, uint64_t hi) {
   if (v < lo || v > hi) {
-    return FieldError(field, "is " + std::to_string(v) + ", must be in [" + std::to_string(lo) +
-                                 ", " + std::to_string(hi) + "]");
+    return FieldError(field, "is {}, must be in [{}, {}]", v, lo, hi);
   }
   return Status::Ok();
 }
@@ -33,8 +33,7 @@ Status CheckRange(const char* field, uint64_t v, uint64_t lo, uint64_t hi) {
 Status CheckBuffer(const char* field, uint32_t bytes, uint32_t elem_bytes) {
   LOOM_RETURN_IF_ERROR(CheckPow2(field, bytes, 1, 1u << 30));
   if (bytes < elem_bytes) {
-    return FieldError(field, "is " + std::to_string(bytes) + " bytes, smaller than one element (" +
-                                 std::to_string(elem_bytes) + " bytes)");
+    return FieldError(field, "is {} bytes, smaller than one element ({} bytes)", bytes, elem_bytes);
   }
   return Status::Ok();
 }
@@ -45,10 +44,10 @@ Status HwConfig::Validate() const {
   LOOM_RETURN_IF_ERROR(CheckPow2("batch", batch, 1, 64));
   LOOM_RETURN_IF_ERROR(CheckPow2("block_in", block_in, 4, 256));
   LOOM_RETURN_IF_ERROR(CheckPow2("block_out", block_out, 4, 256));
-  if (inp_bits != 8) return FieldError("inp_bits", "is " + std::to_string(inp_bits) + ", only 8 is supported");
-  if (wgt_bits != 8) return FieldError("wgt_bits", "is " + std::to_string(wgt_bits) + ", only 8 is supported");
-  if (acc_bits != 32) return FieldError("acc_bits", "is " + std::to_string(acc_bits) + ", only 32 is supported");
-  if (out_bits != 8) return FieldError("out_bits", "is " + std::to_string(out_bits) + ", only 8 is supported");
+  if (inp_bits != 8) return FieldError("inp_bits", "is {}, only 8 is supported", inp_bits);
+  if (wgt_bits != 8) return FieldError("wgt_bits", "is {}, only 8 is supported", wgt_bits);
+  if (acc_bits != 32) return FieldError("acc_bits", "is {}, only 32 is supported", acc_bits);
+  if (out_bits != 8) return FieldError("out_bits", "is {}, only 8 is supported", out_bits);
   LOOM_RETURN_IF_ERROR(CheckBuffer("uop_buffer_bytes", uop_buffer_bytes, kUopBytes));
   LOOM_RETURN_IF_ERROR(CheckBuffer("inp_buffer_bytes", inp_buffer_bytes, inp_elem_bytes()));
   LOOM_RETURN_IF_ERROR(CheckBuffer("wgt_buffer_bytes", wgt_buffer_bytes, wgt_elem_bytes()));
@@ -59,7 +58,7 @@ Status HwConfig::Validate() const {
   LOOM_RETURN_IF_ERROR(CheckRange("dma_burst_latency", dma_burst_latency, 0, 10000));
   LOOM_RETURN_IF_ERROR(CheckRange("dma_max_burst_beats", dma_max_burst_beats, 1, 256));
   if (!(clock_mhz > 0.0 && clock_mhz <= 2000.0)) {
-    return FieldError("clock_mhz", "is " + std::to_string(clock_mhz) + ", must be in (0, 2000]");
+    return FieldError("clock_mhz", "is {}, must be in (0, 2000]", clock_mhz);
   }
   isa::Layout layout;
   return isa::Layout::Create(*this, &layout);

@@ -308,14 +308,15 @@ std::string Mnemonic(const Insn& insn) {
 
 namespace {
 
-Status Bad(const Insn& insn, const std::string& why) {
-  return InvalidArgument(Mnemonic(insn) + ": " + why);
+// "load.inp: <why>", with why formatted as by Format.
+template <typename... A>
+Status Bad(const Insn& insn, const char* why, const A&... a) {
+  return InvalidArgument("{}: {}", Mnemonic(insn), Format(why, a...));
 }
 
 Status VerifyMemory(const Layout& l, const Insn& insn) {
   if (static_cast<uint32_t>(insn.buffer) > static_cast<uint32_t>(Buffer::kOut)) {
-    return InvalidArgument("field 'buffer': unknown buffer " +
-                           std::to_string(static_cast<uint32_t>(insn.buffer)));
+    return InvalidArgument("field 'buffer': unknown buffer {}", static_cast<uint32_t>(insn.buffer));
   }
   const bool load = insn.opcode == Opcode::kLoad;
   if (load && insn.buffer == Buffer::kOut) return Bad(insn, "the out buffer cannot be loaded");
@@ -328,27 +329,23 @@ Status VerifyMemory(const Layout& l, const Insn& insn) {
     return Bad(insn, "padding on an empty transfer (y or x size 0)");
   }
   if (insn.y_size > 1 && insn.x_stride < insn.x_size) {
-    return Bad(insn, "x_stride " + std::to_string(insn.x_stride) + " is smaller than x_size " +
-                         std::to_string(insn.x_size));
+    return Bad(insn, "x_stride {} is smaller than x_size {}", insn.x_stride, insn.x_size);
   }
   const uint64_t extent = (insn.y_size == 0 || insn.x_size == 0) ? 0 : insn.sram_extent();
   const uint32_t depth = l.depth(insn.buffer);
   if (insn.sram_base + extent > depth) {
-    return Bad(insn, "sram range [" + std::to_string(insn.sram_base) + ", " +
-                         std::to_string(insn.sram_base + extent) + ") exceeds the " +
-                         BufferName(insn.buffer) + " buffer depth " + std::to_string(depth));
+    return Bad(insn, "sram range [{}, {}) exceeds the {} buffer depth {}", insn.sram_base,
+               insn.sram_base + extent, BufferName(insn.buffer), depth);
   }
   return Status::Ok();
 }
 
 Status VerifyLoops(const Layout& l, const Insn& insn) {
   if (insn.uop_bgn >= insn.uop_end) {
-    return Bad(insn, "empty micro-op range uop=" + std::to_string(insn.uop_bgn) + ":" +
-                         std::to_string(insn.uop_end));
+    return Bad(insn, "empty micro-op range uop={}:{}", insn.uop_bgn, insn.uop_end);
   }
   if (insn.uop_end > l.uop_depth) {
-    return Bad(insn, "uop_end " + std::to_string(insn.uop_end) + " exceeds the uop buffer depth " +
-                         std::to_string(l.uop_depth));
+    return Bad(insn, "uop_end {} exceeds the uop buffer depth {}", insn.uop_end, l.uop_depth);
   }
   return Status::Ok();
 }
@@ -387,9 +384,8 @@ Status Layout::Create(const HwConfig& c, Layout* out) {
       {"micro-op", l.uop_bits(), 32, "acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"}};
   for (const auto& chk : checks) {
     if (chk.bits > chk.limit) {
-      return InvalidArgument(std::string("buffer depths too large: the ") + chk.what + " needs " +
-                             std::to_string(chk.bits) + " bits, more than " +
-                             std::to_string(chk.limit) + "; reduce " + chk.fields);
+      return InvalidArgument("buffer depths too large: the {} needs {} bits, more than {}; reduce {}",
+                             chk.what, chk.bits, chk.limit, chk.fields);
     }
   }
   *out = l;
@@ -414,8 +410,7 @@ std::vector<FieldSpec> UopFields(const Layout& l) {
 
 Status Verify(const Layout& layout, const Insn& insn) {
   if (static_cast<uint32_t>(insn.opcode) > static_cast<uint32_t>(Opcode::kAlu)) {
-    return InvalidArgument("field 'opcode': unknown opcode " +
-                           std::to_string(static_cast<uint32_t>(insn.opcode)));
+    return InvalidArgument("field 'opcode': unknown opcode {}", static_cast<uint32_t>(insn.opcode));
   }
   // Fields of other formats must be zero, so that every Insn has exactly one encoding.
   const FieldDefs defs = FormatDefs(layout, insn.opcode);
@@ -425,17 +420,16 @@ Status Verify(const Layout& layout, const Insn& insn) {
     // imm's accessor returns its 16-bit encoding; an out-of-format imm must be 0 as a whole.
     const bool nonzero = std::strcmp(d.name, "imm") == 0 ? insn.imm != 0 : d.get(insn) != 0;
     if (!mine && nonzero) {
-      return Bad(insn, std::string("field '") + d.name + "' does not belong to " +
-                           OpcodeName(insn.opcode) + " and must be 0");
+      return Bad(insn, "field '{}' does not belong to {} and must be 0", d.name,
+                 OpcodeName(insn.opcode));
     }
   }
   if (insn.opcode == Opcode::kAlu) {
     if (static_cast<int>(insn.alu_op) >= kNumAluOps) {
-      return InvalidArgument("field 'alu_op': unknown ALU op " +
-                             std::to_string(static_cast<uint32_t>(insn.alu_op)));
+      return InvalidArgument("field 'alu_op': unknown ALU op {}", static_cast<uint32_t>(insn.alu_op));
     }
     if (insn.imm < -32768 || insn.imm > 32767) {
-      return Bad(insn, "field 'imm' = " + std::to_string(insn.imm) + " is outside [-32768, 32767]");
+      return Bad(insn, "field 'imm' = {} is outside [-32768, 32767]", insn.imm);
     }
     if (!insn.use_imm && insn.imm != 0) return Bad(insn, "imm is set but use_imm is not");
     // The immediate form has no second operand; nonzero src factors would be silently ignored.
@@ -450,8 +444,7 @@ Status Verify(const Layout& layout, const Insn& insn) {
     if (std::strcmp(d.name, "imm") == 0) continue;  // signed, checked above
     const uint64_t v = d.get(insn);
     if (d.width < 64 && (v >> d.width) != 0) {
-      return Bad(insn, std::string("field '") + d.name + "' = " + std::to_string(v) +
-                           " does not fit in " + std::to_string(d.width) + " bits");
+      return Bad(insn, "field '{}' = {} does not fit in {} bits", d.name, v, d.width);
     }
   }
   // Dependency flags that name a module that does not exist.
@@ -487,7 +480,7 @@ Status Encode(const Layout& layout, const Insn& insn, Word128* out) {
 Status Decode(const Layout& layout, const Word128& word, Insn* out) {
   const uint64_t op = GetBits(word, 0, Layout::kOpcodeBits);
   if (op > static_cast<uint64_t>(Opcode::kAlu)) {
-    return InvalidArgument("unknown opcode " + std::to_string(op));
+    return InvalidArgument("unknown opcode {}", op);
   }
   Insn insn;
   insn.opcode = static_cast<Opcode>(op);
@@ -498,9 +491,8 @@ Status Decode(const Layout& layout, const Word128& word, Insn* out) {
   }
   for (uint32_t pos = lsb; pos < 128; ++pos) {
     if (GetBits(word, pos, 1) != 0) {
-      return InvalidArgument(std::string(OpcodeName(insn.opcode)) + ": reserved bit " +
-                             std::to_string(pos) + " is set (bits " + std::to_string(lsb) +
-                             "..127 must be zero)");
+      return InvalidArgument("{}: reserved bit {} is set (bits {}..127 must be zero)",
+                             OpcodeName(insn.opcode), pos, lsb);
     }
   }
   if (insn.opcode == Opcode::kAlu && !insn.use_imm && insn.imm != 0) {
@@ -522,9 +514,8 @@ Status EncodeUop(const Layout& l, const Uop& uop, uint32_t* out) {
   uint32_t lsb = 0;
   for (const auto& x : f) {
     if ((uint64_t{x.value} >> x.width) != 0) {
-      return InvalidArgument(std::string("uop field '") + x.name + "' = " +
-                             std::to_string(x.value) + " does not fit in " +
-                             std::to_string(x.width) + " bits");
+      return InvalidArgument("uop field '{}' = {} does not fit in {} bits", x.name, x.value,
+                             x.width);
     }
     word |= uint64_t{x.value} << lsb;
     lsb += x.width;
@@ -536,7 +527,7 @@ Status EncodeUop(const Layout& l, const Uop& uop, uint32_t* out) {
 Status DecodeUop(const Layout& l, uint32_t word, Uop* out) {
   const uint32_t total = l.uop_bits();
   if (total < 32 && (word >> total) != 0) {
-    return InvalidArgument("uop: reserved bits " + std::to_string(total) + "..31 are not zero");
+    return InvalidArgument("uop: reserved bits {}..31 are not zero", total);
   }
   auto field = [word](uint32_t lsb, uint32_t width) -> uint32_t {
     return width == 0 ? 0 : static_cast<uint32_t>((uint64_t{word} >> lsb) & ((1ull << width) - 1));

@@ -13,8 +13,6 @@ namespace loom::isa {
 
 namespace {
 
-std::string U(uint64_t v) { return std::to_string(v); }
-
 void AppendDeps(const Deps& d, std::string* s) {
   if (d.pop_prev) *s += " @pop_prev";
   if (d.pop_next) *s += " @pop_next";
@@ -23,8 +21,8 @@ void AppendDeps(const Deps& d, std::string* s) {
 }
 
 void AppendLoops(const Insn& i, std::string* s) {
-  *s += " uop=" + U(i.uop_bgn) + ":" + U(i.uop_end) + " loop=" + U(i.loop_out) + "x" +
-        U(i.loop_in) + " dst=" + U(i.dst_factor_out) + "," + U(i.dst_factor_in);
+  FormatTo(s, " uop={}:{} loop={}x{} dst={},{}", i.uop_bgn, i.uop_end, i.loop_out, i.loop_in,
+           i.dst_factor_out, i.dst_factor_in);
 }
 
 }  // namespace
@@ -34,27 +32,26 @@ std::string Disassemble(const Insn& i) {
   switch (i.opcode) {
     case Opcode::kLoad:
     case Opcode::kStore:
-      s = std::string(OpcodeName(i.opcode)) + "." + BufferName(i.buffer) + " sram=" +
-          U(i.sram_base) + " dram=" + U(i.dram_base) + " y=" + U(i.y_size) + " x=" + U(i.x_size) +
-          " stride=" + U(i.x_stride);
+      s = Format("{}.{} sram={} dram={} y={} x={} stride={}", OpcodeName(i.opcode),
+                 BufferName(i.buffer), i.sram_base, i.dram_base, i.y_size, i.x_size, i.x_stride);
       if (i.y_pad_top || i.y_pad_bottom || i.x_pad_left || i.x_pad_right) {
-        s += " pad=" + U(i.y_pad_top) + "," + U(i.y_pad_bottom) + "," + U(i.x_pad_left) + "," +
-             U(i.x_pad_right);
+        FormatTo(&s, " pad={},{},{},{}", i.y_pad_top, i.y_pad_bottom, i.x_pad_left,
+                 i.x_pad_right);
       }
       break;
     case Opcode::kGemm:
       s = i.reset ? "gemm reset" : "gemm";
       AppendLoops(i, &s);
-      s += " src=" + U(i.src_factor_out) + "," + U(i.src_factor_in) + " wgt=" +
-           U(i.wgt_factor_out) + "," + U(i.wgt_factor_in);
+      FormatTo(&s, " src={},{} wgt={},{}", i.src_factor_out, i.src_factor_in, i.wgt_factor_out,
+               i.wgt_factor_in);
       break;
     case Opcode::kAlu:
       s = std::string("alu.") + AluOpName(i.alu_op);
       AppendLoops(i, &s);
       if (i.use_imm) {
-        s += " imm=" + std::to_string(i.imm);
+        FormatTo(&s, " imm={}", i.imm);
       } else {
-        s += " src=" + U(i.src_factor_out) + "," + U(i.src_factor_in);
+        FormatTo(&s, " src={},{}", i.src_factor_out, i.src_factor_in);
       }
       break;
     case Opcode::kFinish:
@@ -66,7 +63,7 @@ std::string Disassemble(const Insn& i) {
 }
 
 std::string DisassembleUop(const Uop& u) {
-  return "uop dst=" + U(u.dst) + " src=" + U(u.src) + " wgt=" + U(u.wgt);
+  return Format("uop dst={} src={} wgt={}", u.dst, u.src, u.wgt);
 }
 
 namespace {

@@ -1,10 +1,17 @@
 // One status type for the whole SDK: success is code kOk (0); every failure carries a message a
 // user can act on. No exceptions, so the same code builds for bare-metal ARM.
+//
+// A Status is one pointer: null when ok, else an owned {code, message}. Every call site returns,
+// moves and destroys statuses, so keeping those inline operations to a pointer test is what keeps
+// the runtime small (docs/firmware.md, "Code size"); the error path allocates, the ok path never.
 #ifndef LOOM_RUNTIME_CORE_STATUS_H_
 #define LOOM_RUNTIME_CORE_STATUS_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
+
+#include "runtime/core/format.h"
 
 namespace loom {
 
@@ -26,23 +33,42 @@ const char* StatusCodeName(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A kOk code makes an ok status; the message is then dropped.
+  Status(StatusCode code, std::string message);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&& other) noexcept : rep_(other.rep_) { other.rep_ = nullptr; }
+  Status& operator=(Status&& other) noexcept {
+    std::swap(rep_, other.rep_);
+    return *this;
+  }
+  ~Status() {
+    if (rep_ != nullptr) Free(rep_);
+  }
 
   static Status Ok() { return Status(); }
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  StatusCode code() const;
+  // Empty when ok.
+  const std::string& message() const;
   // "invalid-argument: <message>", or "ok".
   std::string ToString() const;
 
   // Prefixes the message with context ("config 1x8x8.json: "), keeping the code.
-  Status WithContext(const std::string& context) const {
-    return ok() ? *this : Status(code_, context + ": " + message_);
+  Status WithContext(const std::string& context) const;
+  // The same with a formatted context (runtime/core/format.h), built only for an error.
+  template <typename A0, typename... A>
+  Status WithContext(const char* format, const A0& a0, const A&... a) const {
+    if (ok()) return Status();
+    const FormatArg list[] = {FormatArg(a0), FormatArg(a)...};
+    return WithContextArgs(format, list, 1 + sizeof...(A));
   }
+  Status WithContextArgs(const char* format, const FormatArg* args, size_t count) const;
 
  private:
-  StatusCode code_ = StatusCode::kOk;
-  std::string message_;
+  struct Rep;
+  static void Free(Rep* rep);
+  Rep* rep_ = nullptr;
 };
 
 inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
@@ -54,6 +80,26 @@ inline Status FailedPrecondition(std::string m) {
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+
+// The same with a formatted message: InvalidArgument("{}: rank {} is above {}", where, n, 8)
+// (runtime/core/format.h). The text is built in one out-of-line call, so an error site costs
+// the call and its arguments instead of inlined std::string concatenations.
+Status MakeStatus(StatusCode code, const char* format, const FormatArg* args, size_t count);
+
+#define LOOM_STATUS_FORMATTED_(Name, Code)                                \
+  template <typename A0, typename... A>                                   \
+  Status Name(const char* format, const A0& a0, const A&... a) {          \
+    const FormatArg list[] = {FormatArg(a0), FormatArg(a)...};            \
+    return MakeStatus(StatusCode::Code, format, list, 1 + sizeof...(A));  \
+  }
+LOOM_STATUS_FORMATTED_(InvalidArgument, kInvalidArgument)
+LOOM_STATUS_FORMATTED_(NotFound, kNotFound)
+LOOM_STATUS_FORMATTED_(OutOfRange, kOutOfRange)
+LOOM_STATUS_FORMATTED_(FailedPrecondition, kFailedPrecondition)
+LOOM_STATUS_FORMATTED_(DataLoss, kDataLoss)
+LOOM_STATUS_FORMATTED_(Unimplemented, kUnimplemented)
+LOOM_STATUS_FORMATTED_(Internal, kInternal)
+#undef LOOM_STATUS_FORMATTED_
 
 }  // namespace loom
 

@@ -12,7 +12,7 @@ void DeviceHeap::Reset(uint64_t base, uint64_t bytes) {
 
 Status DeviceHeap::Allocate(uint64_t bytes, uint64_t align, uint64_t* addr) {
   if (align == 0 || (align & (align - 1)) != 0) {
-    return InvalidArgument("alignment " + std::to_string(align) + " is not a power of two");
+    return InvalidArgument("alignment {} is not a power of two", align);
   }
   const uint64_t need = bytes ? bytes : 1;  // distinct addresses for empty allocations
   uint64_t cursor = base_;
@@ -31,14 +31,13 @@ Status DeviceHeap::Allocate(uint64_t bytes, uint64_t align, uint64_t* addr) {
     if (it == live_.end()) break;
     cursor = it->first + it->second;
   }
-  return OutOfRange("device memory exhausted: cannot allocate " + std::to_string(bytes) +
-                    " bytes (aligned to " + std::to_string(align) + ") in " +
-                    std::to_string(size_) + " bytes");
+  return OutOfRange("device memory exhausted: cannot allocate {} bytes (aligned to {}) in {} bytes",
+                    bytes, align, size_);
 }
 
 Status DeviceHeap::Free(uint64_t addr) {
   if (live_.erase(addr) == 0) {
-    return InvalidArgument("device address " + std::to_string(addr) + " was not allocated");
+    return InvalidArgument("device address {} was not allocated", addr);
   }
   return Status::Ok();
 }

@@ -114,13 +114,13 @@ class Driver {
   // Optional. The timeline of every submission since Open as Chrome/Perfetto trace JSON, one
   // submission after another on one time axis.
   virtual Status TraceJson(std::string* /*out*/) {
-    return Unimplemented(std::string("the ") + name() + " device records no instruction timeline");
+    return Unimplemented("the {} device records no instruction timeline", name());
   }
 
   // Optional. Per-instruction timing of the last completed submission, indexed by instruction,
   // when opened with `timeline`.
   virtual Status InsnTimeline(std::vector<InsnTiming>* /*out*/) {
-    return Unimplemented(std::string("the ") + name() + " device records no per-instruction timing");
+    return Unimplemented("the {} device records no per-instruction timing", name());
   }
 
   virtual void Close() = 0;

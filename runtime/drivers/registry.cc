@@ -62,12 +62,11 @@ Status RegisterDriver(const char* name, DriverFactory create) {
   }
   if (const Entry* e = Find(name)) {
     if (e->create == create) return Status::Ok();
-    return FailedPrecondition(std::string("a different driver is already registered as '") + name +
-                              "'");
+    return FailedPrecondition("a different driver is already registered as '{}'", name);
   }
   if (g_num_registered == kMaxDrivers) {
-    return FailedPrecondition(std::string("cannot register driver '") + name + "': the registry " +
-                              "holds at most " + std::to_string(kMaxDrivers) + " drivers");
+    return FailedPrecondition("cannot register driver '{}': the registry holds at most {} drivers",
+                              name, kMaxDrivers);
   }
   g_registered[g_num_registered++] = Entry{name, create};
   return Status::Ok();
@@ -125,8 +124,8 @@ void SplitDeviceString(const std::string& device, std::string* name, std::string
 
 Status CheckNoDeviceArgs(const char* device, const DriverOptions& options) {
   if (options.device_args.empty()) return Status::Ok();
-  return InvalidArgument(std::string("device '") + device + "' takes no arguments, got '" + device +
-                         ":" + options.device_args + "'; name it alone");
+  return InvalidArgument("device '{}' takes no arguments, got '{}:{}'; name it alone", device,
+                         device, options.device_args);
 }
 
 Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
@@ -134,31 +133,36 @@ Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
   std::string name, args;
   SplitDeviceString(device, &name, &args);
   if (name.empty()) {
-    return InvalidArgument("device string '" + device + "' names no device (expected " +
-                           "NAME[:ARGS]); available: " + DriverNames());
+    return InvalidArgument("device string '{}' names no device (expected NAME[:ARGS]); available: {}",
+                           device, DriverNames());
   }
   if (const Entry* e = Find(name.c_str())) {
     if (device_args != nullptr) {
       *device_args = args;
     } else if (device.find(':') != std::string::npos) {
-      return InvalidArgument("device string '" + device + "': arguments after '" + name +
-                             ":' cannot be passed on from here; name the device alone");
+      return InvalidArgument(
+          "device string '{}': arguments after '{}:' cannot be passed on from here; name the device "
+          "alone",
+          device, name);
     }
     *out = e->create();
     return Status::Ok();
   }
   for (const char* sim : kSimulators) {
     if (name != sim) continue;
-    const std::string available = "; available: " + DriverNames();
     if (Find("fsim") == nullptr && Find("tsim") == nullptr) {
-      return NotFound("device '" + name + "' is a simulator, and this runtime was built without " +
-                      "simulators (a board runtime; host tools link loom_sim_drivers and call " +
-                      "RegisterSimulatorDrivers())" + available);
+      return NotFound(
+          "device '{}' is a simulator, and this runtime was built without simulators (a board "
+          "runtime; host tools link loom_sim_drivers and call RegisterSimulatorDrivers()); "
+          "available: {}",
+          name, DriverNames());
     }
-    return NotFound("device '" + name + "' is not built into this runtime (tsim needs Verilator " +
-                    "5 and zlib at build time and -DLOOM_DRIVER_TSIM=ON)" + available);
+    return NotFound(
+        "device '{}' is not built into this runtime (tsim needs Verilator 5 and zlib at build time "
+        "and -DLOOM_DRIVER_TSIM=ON); available: {}",
+        name, DriverNames());
   }
-  return NotFound("unknown device '" + name + "'; available: " + DriverNames());
+  return NotFound("unknown device '{}'; available: {}", name, DriverNames());
 }
 
 }  // namespace loom::runtime

@@ -19,15 +19,11 @@ constexpr uint64_t kRegionAlign = 4096;  // covers every buffer element size of 
 
 std::string ShapeText(const std::vector<int64_t>& s) {
   std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) t += Format(i ? ", {}" : "{}", s[i]);
   return t + "]";
 }
 std::vector<int64_t> BindingShape(const pkg::Binding* b) {
   return std::vector<int64_t>(b->shape()->begin(), b->shape()->end());
-}
-// "segment 2 'conv1'", for error messages only: the hot path builds no strings.
-std::string SegmentWhere(size_t index, const std::string& name) {
-  return "segment " + std::to_string(index) + " '" + name + "'";
 }
 uint64_t Count(const pkg::Tensor* t) {
   uint64_t n = 0;
@@ -95,15 +91,14 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   size_t host_bytes = 0;  // the cpu driver and the host arena copy live in host memory
   if (!fits || bytes > options.max_device_memory || !CheckedCast(bytes, &host_bytes)) {
     return FailedPrecondition(
-        std::string("device ") + e->driver_->name() + ": the package needs " +
-        (fits ? std::to_string(bytes) : std::string("more than 2^64")) +
-        " bytes of device memory (arena_bytes " + std::to_string(p.arena_bytes()) +
-        (e->device_programs_
-             ? ", constants " + std::to_string(p.constants_bytes()) + " and programs"
-             : std::string()) +
-        ", each region in whole 4 KiB pages), more than the limit of " +
-        std::to_string(std::min<uint64_t>(options.max_device_memory, SIZE_MAX)) +
-        " bytes (max_device_memory; loom-run --max-device-memory)");
+        "device {}: the package needs {} bytes of device memory (arena_bytes {}{}, each region in "
+        "whole 4 KiB pages), more than the limit of {} bytes (max_device_memory; loom-run "
+        "--max-device-memory)",
+        e->driver_->name(), fits ? Format("{}", bytes) : std::string("more than 2^64"),
+        p.arena_bytes(),
+        e->device_programs_ ? Format(", constants {} and programs", p.constants_bytes())
+                            : std::string(),
+        std::min<uint64_t>(options.max_device_memory, SIZE_MAX));
   }
   DriverOptions dopt;
   dopt.config = options.has_device_config ? options.device_config : p.config();
@@ -113,12 +108,12 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   dopt.timeline = options.timeline;
   dopt.waves = options.waves;
   dopt.wall_timeout_ms = options.wall_timeout_ms;
-  LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext(std::string("device ") + e->driver_->name()));
+  LOOM_RETURN_IF_ERROR(e->driver_->Open(dopt).WithContext("device {}", e->driver_->name()));
   const HwConfig& dev = e->driver_->config();
   if (dev.CompatibilityHash() != p.config().CompatibilityHash()) {
-    return FailedPrecondition("package built for config " + p.config().name + " (hash " +
-                              p.config().HashHex() + "), device " + e->driver_->name() + " is " +
-                              dev.name + " (hash " + dev.HashHex() + ")");
+    return FailedPrecondition("package built for config {} (hash {}), device {} is {} (hash {})",
+                              p.config().name, p.config().HashHex(), e->driver_->name(), dev.name,
+                              dev.HashHex());
   }
   e->timelines_.resize(p.num_segments());
   e->cpu_ = std::make_unique<CpuOpRunner>(p);
@@ -141,7 +136,7 @@ void Executor::ResetProfile() {
   for (fbu s = 0; s < r.segments()->size(); ++s) {
     const pkg::Segment* seg = r.segments()->Get(s);
     SegmentProfile sp;
-    sp.name = seg->name() ? seg->name()->str() : "segment" + std::to_string(s);
+    sp.name = seg->name() ? seg->name()->str() : Format("segment{}", s);
     sp.accel = seg->kind() == pkg::SegmentKind::Accel;
     sp.on_device = sp.accel && device_programs_;
     profile_.segments.push_back(sp);
@@ -200,14 +195,14 @@ Status Executor::Place() {
       for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<uint8_t>(prog->uop_words[i] >> (8 * b));
     }
     if (uop_bytes) LOOM_RETURN_IF_ERROR(d.CopyIn(dp.uops_addr, bytes.data(), uop_bytes));
-    const std::string where = "segment " + std::to_string(s);
     LOOM_RETURN_IF_ERROR(Link(p.config(), prog->insns.data(), prog->regions.data(), prog->insns.size(),
                               RegionBases{arena_addr_, constants_addr_, dp.uops_addr}, &linked)
-                             .WithContext(where));
+                             .WithContext("segment {}", s));
     bytes.resize(linked.size() * HwConfig::kInsnBytes);
     for (size_t i = 0; i < linked.size(); ++i) {
       isa::Word128 w;
-      LOOM_RETURN_IF_ERROR(isa::Encode(p.layout(), linked[i], &w).WithContext(where + " linked instruction " + std::to_string(i)));
+      LOOM_RETURN_IF_ERROR(isa::Encode(p.layout(), linked[i], &w)
+                               .WithContext("segment {} linked instruction {}", s, i));
       isa::StoreWord(w, bytes.data() + i * HwConfig::kInsnBytes);
     }
     LOOM_RETURN_IF_ERROR(alloc(bytes.size(), &dp.insns_addr));
@@ -235,10 +230,10 @@ Status Executor::RunSegment(size_t index) {
     const DeviceProgram& dp = programs_[index];
     driver_->Annotate(prof.name);
     if (Status s = driver_->Submit(dp.insns_addr, dp.insn_count); !s.ok()) {
-      return s.WithContext(SegmentWhere(index, prof.name));
+      return s.WithContext("segment {} '{}'", index, prof.name);
     }
     if (Status s = driver_->Wait(options_.timeout_ms); !s.ok()) {
-      return s.WithContext(SegmentWhere(index, prof.name));
+      return s.WithContext("segment {} '{}'", index, prof.name);
     }
     DeviceCounters c;
     LOOM_RETURN_IF_ERROR(driver_->ReadCounters(&c));
@@ -252,7 +247,7 @@ Status Executor::RunSegment(size_t index) {
       // Devices without per-instruction timing leave the timeline empty.
       const Status s = driver_->InsnTimeline(&timelines_[index]);
       if (!s.ok() && s.code() != StatusCode::kUnimplemented) {
-        return s.WithContext(SegmentWhere(index, prof.name));
+        return s.WithContext("segment {} '{}'", index, prof.name);
       }
     }
   } else {
@@ -269,8 +264,8 @@ Status Executor::RunSegment(size_t index) {
     for (fbu i = 0; i < seg->ops()->size(); ++i) {
       if (Status s = cpu_->Run(index, i, arena_); !s.ok()) {
         const pkg::Op* op = seg->ops()->Get(i);
-        return s.WithContext(SegmentWhere(index, prof.name) + " op " + std::to_string(i) + " '" +
-                             (op->name() ? op->name()->str() : "") + "'");
+        return s.WithContext("segment {} '{}' op {} '{}'", index, prof.name, i,
+                             op->name() ? op->name()->string_view() : std::string_view());
       }
     }
     if (device_programs_) {
@@ -302,11 +297,13 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     }
     if (idx == r.inputs()->size()) {
       std::string names;
-      for (const pkg::Binding* b : *r.inputs()) names += (names.empty() ? "" : ", ") + b->name()->str();
-      return NotFound("the model has no input named '" + h.name + "' (inputs: " + names + ")");
+      for (const pkg::Binding* b : *r.inputs()) {
+        names += Format(names.empty() ? "{}" : ", {}", b->name()->string_view());
+      }
+      return NotFound("the model has no input named '{}' (inputs: {})", h.name, names);
     }
     if (bound[idx] != nullptr) {
-      return InvalidArgument("input '" + r.inputs()->Get(idx)->name()->str() + "' is given twice");
+      return InvalidArgument("input '{}' is given twice", r.inputs()->Get(idx)->name()->string_view());
     }
     bound[idx] = &h;
   }
@@ -315,58 +312,56 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const pkg::Binding* b = r.inputs()->Get(i);
     const std::string& name = input_names_[i];
     const HostTensor* h = bound[i];
-    if (h == nullptr) return NotFound("model input '" + name + "' was not given");
+    if (h == nullptr) return NotFound("model input '{}' was not given", name);
     const pkg::Tensor* t = r.tensors()->Get(static_cast<fbu>(b->tensor()));
     // Data is taken as the model's type, except that an int8 input also takes float32 (the
     // executor quantizes it with the tensor's scale); nothing else is converted silently.
     const DType model_type = FromPkgDType(t->dtype());
     const bool quantizes = model_type == DType::kI8 && h->type == DType::kF32;
     if (h->type != model_type && !quantizes) {
-      return InvalidArgument("input '" + name + "' is " + DTypeLongName(model_type) +
-                             " in the model" +
-                             (model_type == DType::kI8 ? " (float32 or int8 data)" : "") + "; " +
-                             DTypeLongName(h->type) + " data was given");
+      return InvalidArgument("input '{}' is {} in the model{}; {} data was given", name,
+                             DTypeLongName(model_type),
+                             model_type == DType::kI8 ? " (float32 or int8 data)" : "",
+                             DTypeLongName(h->type));
     }
     const std::vector<int64_t>& want = input_shapes_[i];
     const std::vector<int64_t>& got = h->shape;
     if (want.empty()) {  // a scalar: nothing to stack
       if (!got.empty()) {
-        return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
-                               ", the model expects a scalar");
+        return InvalidArgument("input '{}' has shape {}, the model expects a scalar", name,
+                               ShapeText(got));
       }
     } else {
       bool same_tail = got.size() == want.size() && want[0] > 0 && got[0] > 0 &&
                        got[0] % want[0] == 0;
       for (size_t d = 1; same_tail && d < want.size(); ++d) same_tail = got[d] == want[d];
       if (!same_tail) {
-        return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
-                               ", the model expects " + ShapeText(want) +
-                               " (or a leading dimension that is a multiple of " +
-                               std::to_string(want[0]) + ")");
+        return InvalidArgument(
+            "input '{}' has shape {}, the model expects {} (or a leading dimension that is a "
+            "multiple of {})",
+            name, ShapeText(got), ShapeText(want), want[0]);
       }
     }
     const uint64_t ki = want.empty() ? 1 : static_cast<uint64_t>(got[0] / want[0]);
     if (k != 0 && ki != k) {
-      return InvalidArgument("input '" + name + "' stacks " + std::to_string(ki) +
-                             " batches, another input stacks " + std::to_string(k));
+      return InvalidArgument("input '{}' stacks {} batches, another input stacks {}", name, ki, k);
     }
     // Without elements, no byte count bounds k, and the stacked outputs could be any size.
     if (ki != 1 && Count(t) == 0) {
-      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) +
-                             ": an input without elements cannot be stacked; give " +
-                             ShapeText(want));
+      return InvalidArgument(
+          "input '{}' has shape {}: an input without elements cannot be stacked; give {}", name,
+          ShapeText(got), ShapeText(want));
     }
     k = ki;
     const uint64_t elem = DTypeSize(h->type);
     uint64_t need = 0;
     if (!CheckedMul(k, Count(t), &need) || !CheckedMul(need, elem, &need)) {
-      return InvalidArgument("input '" + name + "' has shape " + ShapeText(got) + " of " +
-                             DTypeLongName(h->type) + ": its byte size overflows 64 bits");
+      return InvalidArgument("input '{}' has shape {} of {}: its byte size overflows 64 bits",
+                             name, ShapeText(got), DTypeLongName(h->type));
     }
     if (h->data.size() != need) {
-      return InvalidArgument("input '" + name + "' holds " + std::to_string(h->data.size()) +
-                             " bytes; shape " + ShapeText(got) + " of " + DTypeLongName(h->type) +
-                             " needs " + std::to_string(need));
+      return InvalidArgument("input '{}' holds {} bytes; shape {} of {} needs {}", name,
+                             h->data.size(), ShapeText(got), DTypeLongName(h->type), need);
     }
   }
   // Outputs, stacked over the k runs. The caller's tensors are reused (assignments keep their
@@ -380,8 +375,8 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     // other type comes out as itself.
     const DType model_type = FromPkgDType(t->dtype());
     if (options.int8_outputs && model_type != DType::kI8) {
-      return InvalidArgument("output '" + o.name + "' is " + DTypeLongName(model_type) +
-                             " in the model; it has no int8 form");
+      return InvalidArgument("output '{}' is {} in the model; it has no int8 form", o.name,
+                             DTypeLongName(model_type));
     }
     o.type = model_type == DType::kI8 && !options.int8_outputs ? DType::kF32 : model_type;
     o.shape = output_shapes_[i];
@@ -392,9 +387,9 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
         !CheckedMul(k, Count(t), &bytes) ||
         !CheckedMul<uint64_t>(bytes, DTypeSize(o.type), &bytes) ||
         !CheckedCast(bytes, &host_bytes)) {
-      return InvalidArgument("output '" + o.name + "' of " + std::to_string(k) +
-                             " stacked runs is too large for this host (" +
-                             std::to_string(Count(t)) + " elements per run)");
+      return InvalidArgument(
+          "output '{}' of {} stacked runs is too large for this host ({} elements per run)",
+          o.name, k, Count(t));
     }
     o.data.resize(host_bytes);
   }

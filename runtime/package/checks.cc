@@ -11,25 +11,24 @@ namespace {
 
 using fbu = flatbuffers::uoffset_t;
 
-std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+std::string_view Str(const flatbuffers::String* s) { return s ? s->string_view() : std::string_view(); }
 
 uint32_t Dim(const pkg::Tensor* t, fbu i) { return t->shape()->Get(i); }
 
 Status CheckShift(int32_t v, const char* name, const std::string& where) {
   if (v < -31 || v > 31) {
-    return InvalidArgument(where + ": " + name + " " + std::to_string(v) + " outside [-31, 31]");
+    return InvalidArgument("{}: {} {} outside [-31, 31]", where, name, v);
   }
   return Status::Ok();
 }
 Status CheckClip(int32_t lo, int32_t hi, const std::string& where) {
   if (lo < -128 || hi > 127 || lo > hi) {
-    return InvalidArgument(where + ": clip [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                           "] is not a range inside [-128, 127]");
+    return InvalidArgument("{}: clip [{}, {}] is not a range inside [-128, 127]", where, lo, hi);
   }
   return Status::Ok();
 }
 Status CheckRequant(const pkg::Requant* rq, const std::string& where) {
-  if (rq == nullptr) return InvalidArgument(where + ": requant parameters missing");
+  if (rq == nullptr) return InvalidArgument("{}: requant parameters missing", where);
   LOOM_RETURN_IF_ERROR(CheckShift(rq->pre_shift(), "pre_shift", where));
   LOOM_RETURN_IF_ERROR(CheckShift(rq->post_shift(), "post_shift", where));
   return CheckClip(rq->clip_lo(), rq->clip_hi(), where);
@@ -37,20 +36,19 @@ Status CheckRequant(const pkg::Requant* rq, const std::string& where) {
 // Output spatial size of a window over `in`; fails when the window does not fit.
 Status WindowOut(const pkg::Window* w, uint32_t h, uint32_t wd, const std::string& where,
                  uint32_t* oh, uint32_t* ow) {
-  if (w == nullptr) return InvalidArgument(where + ": window missing");
+  if (w == nullptr) return InvalidArgument("{}: window missing", where);
   if (w->kh() == 0 || w->kw() == 0 || w->stride_h() == 0 || w->stride_w() == 0) {
-    return InvalidArgument(where + ": window sizes and strides must be positive");
+    return InvalidArgument("{}: window sizes and strides must be positive", where);
   }
   if (w->pad_top() >= w->kh() || w->pad_bottom() >= w->kh() || w->pad_left() >= w->kw() ||
       w->pad_right() >= w->kw()) {
-    return InvalidArgument(where + ": padding must be smaller than the window");
+    return InvalidArgument("{}: padding must be smaller than the window", where);
   }
   const uint64_t ph = uint64_t{h} + w->pad_top() + w->pad_bottom();
   const uint64_t pw = uint64_t{wd} + w->pad_left() + w->pad_right();
   if (ph < w->kh() || pw < w->kw()) {
-    return InvalidArgument(where + ": window " + std::to_string(w->kh()) + "x" +
-                           std::to_string(w->kw()) + " does not fit the padded input " +
-                           std::to_string(ph) + "x" + std::to_string(pw));
+    return InvalidArgument("{}: window {}x{} does not fit the padded input {}x{}", where, w->kh(),
+                           w->kw(), ph, pw);
   }
   *oh = static_cast<uint32_t>((ph - w->kh()) / w->stride_h() + 1);
   *ow = static_cast<uint32_t>((pw - w->kw()) / w->stride_w() + 1);
@@ -115,7 +113,7 @@ Status ShapeView(const pkg::Tensor* t, kernels::TensorView* v) {
 }  // namespace
 
 std::string PackageChecker::TensorName(const pkg::Tensor* t) const {
-  return t ? "'" + t->name()->str() + "'" : std::string("(none)");
+  return t ? Format("'{}'", t->name()->string_view()) : std::string("(none)");
 }
 
 Status PackageChecker::Get(int32_t idx, bool optional, const std::string& where,
@@ -123,8 +121,8 @@ Status PackageChecker::Get(int32_t idx, bool optional, const std::string& where,
   *t = nullptr;
   if (idx == -1 && optional) return Status::Ok();
   if (idx < 0 || static_cast<uint32_t>(idx) >= r_.tensors()->size()) {
-    return OutOfRange(where + ": tensor index " + std::to_string(idx) + " is not one of the " +
-                      std::to_string(r_.tensors()->size()) + " tensors");
+    return OutOfRange("{}: tensor index {} is not one of the {} tensors", where, idx,
+                      r_.tensors()->size());
   }
   *t = r_.tensors()->Get(static_cast<fbu>(idx));
   return Status::Ok();
@@ -136,45 +134,42 @@ Status PackageChecker::CheckTensors() {
   Last last_arena, last_const;
   for (fbu i = 0; i < r_.tensors()->size(); ++i) {
     const pkg::Tensor* t = r_.tensors()->Get(i);
-    const std::string where = "tensor " + std::to_string(i) + " '" + t->name()->str() + "'";
+    const std::string where = Format("tensor {} '{}'", i, t->name()->string_view());
     if (static_cast<unsigned>(t->dtype()) > static_cast<unsigned>(pkg::DType::MAX)) {
-      return InvalidArgument(where + ": unknown dtype " + std::to_string(unsigned(t->dtype())));
+      return InvalidArgument("{}: unknown dtype {}", where, unsigned(t->dtype()));
     }
     if (static_cast<unsigned>(t->storage()) > static_cast<unsigned>(pkg::Storage::MAX)) {
-      return InvalidArgument(where + ": unknown storage " + std::to_string(unsigned(t->storage())));
+      return InvalidArgument("{}: unknown storage {}", where, unsigned(t->storage()));
     }
     if (t->shape()->size() > kMaxRank) {
-      return InvalidArgument(where + ": rank " + std::to_string(t->shape()->size()) + " is above " +
-                             std::to_string(kMaxRank) + ", the most the runtime supports");
+      return InvalidArgument("{}: rank {} is above {}, the most the runtime supports", where,
+                             t->shape()->size(), kMaxRank);
     }
     uint64_t count = 0;
-    if (!ShapeElements(t->shape(), &count)) return InvalidArgument(where + ": shape overflows");
+    if (!ShapeElements(t->shape(), &count)) return InvalidArgument("{}: shape overflows", where);
     uint64_t expect = 0;
     if (Status s = TensorBytes(c_, t->dtype(), t->layout(), t->shape(), &expect); !s.ok()) {
-      return InvalidArgument(where + ": " + s.message());
+      return InvalidArgument("{}: {}", where, s.message());
     }
     if (t->size() != expect) {
-      return InvalidArgument(where + ": size " + std::to_string(t->size()) +
-                             " bytes does not match its shape, dtype and layout (" +
-                             std::to_string(expect) + " bytes)");
+      return InvalidArgument(
+          "{}: size {} bytes does not match its shape, dtype and layout ({} bytes)", where,
+          t->size(), expect);
     }
     const bool in_arena = t->storage() == pkg::Storage::Arena;
     const uint64_t limit = in_arena ? arena : consts;
     if (t->offset() > limit || t->size() > limit - t->offset()) {
-      return OutOfRange(where + ": bytes [" + std::to_string(t->offset()) + ", " +
-                        std::to_string(t->offset() + t->size()) + ") are outside the " +
-                        (in_arena ? "arena" : "constants") + " (" + std::to_string(limit) +
-                        " bytes)");
+      return OutOfRange("{}: bytes [{}, {}) are outside the {} ({} bytes)", where, t->offset(),
+                        t->offset() + t->size(), in_arena ? "arena" : "constants", limit);
     }
     // Kernels read elements in place, so each must sit at a multiple of its own size.
     const uint64_t elem = DTypeSize(FromPkgDType(t->dtype()));
     if (elem > 1 && t->offset() % elem != 0) {
-      return InvalidArgument(where + ": offset " + std::to_string(t->offset()) + " is not " +
-                             std::to_string(elem) + "-byte aligned (" + DTypeName(t->dtype()) +
-                             ")");
+      return InvalidArgument("{}: offset {} is not {}-byte aligned ({})", where, t->offset(),
+                             elem, DTypeName(t->dtype()));
     }
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
-      return InvalidArgument(where + ": int8 scale must be finite and positive");
+      return InvalidArgument("{}: int8 scale must be finite and positive", where);
     }
     // An empty tensor still takes one aligned slot in the compiler's plan.
     Last& last = in_arena ? last_arena : last_const;
@@ -194,15 +189,14 @@ Status PackageChecker::CheckRegionSize(const char* field, uint64_t bytes, const 
       last.end > UINT64_MAX - (align - 1) ? UINT64_MAX : (last.end + align - 1) / align * align;
   if (bytes <= need) return Status::Ok();
   if (last.end == 0) {
-    return InvalidArgument(std::string(field) + " is " + std::to_string(bytes) +
-                           " bytes, but no tensor is stored there (0 bytes needed)");
+    return InvalidArgument("{} is {} bytes, but no tensor is stored there (0 bytes needed)",
+                           field, bytes);
   }
   const pkg::Tensor* t = r_.tensors()->Get(last.tensor);
-  return InvalidArgument(std::string(field) + " is " + std::to_string(bytes) +
-                         " bytes, more than the " + std::to_string(need) +
-                         " its tensors need (tensor " + std::to_string(last.tensor) + " " +
-                         TensorName(t) + " ends at byte " + std::to_string(last.end) +
-                         ", rounded up to " + std::to_string(align) + ")");
+  return InvalidArgument(
+      "{} is {} bytes, more than the {} its tensors need (tensor {} {} ends at byte {}, rounded "
+      "up to {})",
+      field, bytes, need, last.tensor, TensorName(t), last.end, align);
 }
 
 Status PackageChecker::CheckBindings() {
@@ -212,34 +206,33 @@ Status PackageChecker::CheckBindings() {
     for (fbu i = 0; i < list->size(); ++i) {
       const pkg::Binding* b = list->Get(i);
       const std::string where =
-          std::string(dir == 0 ? "input " : "output ") + std::to_string(i) + " '" + b->name()->str() + "'";
-      if (b->name()->size() == 0) return InvalidArgument(where + ": empty name");
+          Format("{} {} '{}'", dir == 0 ? "input" : "output", i, b->name()->string_view());
+      if (b->name()->size() == 0) return InvalidArgument("{}: empty name", where);
       // The C API hands shapes out in LOOM_MAX_RANK slots; a longer one could only be truncated.
       if (b->shape()->size() > kMaxRank) {
-        return InvalidArgument(where + ": rank " + std::to_string(b->shape()->size()) +
-                               " is above " + std::to_string(kMaxRank) +
-                               ", the most the runtime supports");
+        return InvalidArgument("{}: rank {} is above {}, the most the runtime supports", where,
+                               b->shape()->size(), kMaxRank);
       }
       if (!names.insert(b->name()->str()).second) {
-        return InvalidArgument(where + ": name used by another input or output");
+        return InvalidArgument("{}: name used by another input or output", where);
       }
       const pkg::Tensor* t = nullptr;
       LOOM_RETURN_IF_ERROR(Get(b->tensor(), false, where, &t));
       if (t->storage() != pkg::Storage::Arena) {
-        return InvalidArgument(where + ": tensor " + TensorName(t) + " is not in the arena");
+        return InvalidArgument("{}: tensor {} is not in the arena", where, TensorName(t));
       }
       // int32 BlockedVector tensors are the accelerator's bias and multipliers, never data a
       // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
       if (t->layout() != pkg::TensorLayout::Plain &&
           !(t->dtype() == pkg::DType::Int8 && t->layout() == pkg::TensorLayout::Blocked)) {
-        return InvalidArgument(where + ": tensor " + TensorName(t) + " is " +
-                               DTypeName(t->dtype()) + " " +
-                               pkg::EnumNameTensorLayout(t->layout()) +
-                               "; inputs and outputs are Plain (int8 also Blocked)");
+        return InvalidArgument("{}: tensor {} is {} {}; inputs and outputs are Plain (int8 also "
+                               "Blocked)",
+                               where, TensorName(t), DTypeName(t->dtype()),
+                               pkg::EnumNameTensorLayout(t->layout()));
       }
       uint64_t n = 0;
       if (!ShapeElements(b->shape(), &n) || n != Elements(t)) {
-        return InvalidArgument(where + ": shape has a different element count than tensor " +
+        return InvalidArgument("{}: shape has a different element count than tensor {}", where,
                                TensorName(t));
       }
     }
@@ -253,23 +246,23 @@ Status PackageChecker::CheckBindings() {
 Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program,
                                     std::vector<FloatOpPlan>* float_ops) {
   const pkg::Segment* seg = r_.segments()->Get(index);
-  const std::string where = "segment " + std::to_string(index) + " '" + Str(seg->name()) + "'";
+  const std::string where = Format("segment {} '{}'", index, Str(seg->name()));
   float_ops->assign(seg->ops()->size(), FloatOpPlan{});
   for (fbu i = 0; i < seg->ops()->size(); ++i) {
     const pkg::Op* op = seg->ops()->Get(i);
-    LOOM_RETURN_IF_ERROR(CheckOp(
-        *op, where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'", &(*float_ops)[i]));
+    LOOM_RETURN_IF_ERROR(CheckOp(*op, Format("{} op {} '{}'", where, i, Str(op->name())),
+                                 &(*float_ops)[i]));
   }
   program->reset();
   switch (seg->kind()) {
     case pkg::SegmentKind::Cpu:
       if (seg->program() != nullptr) {
-        return InvalidArgument(where + ": a CPU segment must not carry an accelerator program");
+        return InvalidArgument("{}: a CPU segment must not carry an accelerator program", where);
       }
       return CheckInsnRanges(*seg, where, 0);
     case pkg::SegmentKind::Accel: {
       if (seg->program() == nullptr) {
-        return InvalidArgument(where + ": accelerator segment without a program");
+        return InvalidArgument("{}: accelerator segment without a program", where);
       }
       auto p = std::make_unique<Program>();
       LOOM_RETURN_IF_ERROR(CheckProgram(*seg->program(), where, p.get()));
@@ -278,7 +271,7 @@ Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program
       return Status::Ok();
     }
   }
-  return InvalidArgument(where + ": unknown segment kind " + std::to_string(unsigned(seg->kind())));
+  return InvalidArgument("{}: unknown segment kind {}", where, unsigned(seg->kind()));
 }
 
 // Ops' instruction ranges: either none recorded (every op 0, 0) or, in an accelerator segment,
@@ -288,24 +281,26 @@ Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::strin
   bool any = false;
   for (const pkg::Op* op : *seg.ops()) any = any || op->insn_begin() != 0 || op->insn_end() != 0;
   if (!any) return Status::Ok();
-  if (insns == 0) return InvalidArgument(where + ": a CPU segment's ops must not have instruction ranges");
+  if (insns == 0) {
+    return InvalidArgument("{}: a CPU segment's ops must not have instruction ranges", where);
+  }
   uint64_t prev_end = 0;
   for (fbu i = 0; i < seg.ops()->size(); ++i) {
     const pkg::Op* op = seg.ops()->Get(i);
-    const std::string range = "[" + std::to_string(op->insn_begin()) + ", " +
-                              std::to_string(op->insn_end()) + ")";
-    const std::string at = where + " op " + std::to_string(i) + " '" + Str(op->name()) + "'";
-    if (op->insn_begin() >= op->insn_end()) {
-      return InvalidArgument(at + ": empty instruction range " + range);
+    const uint32_t begin = op->insn_begin(), end = op->insn_end();
+    if (begin >= end) {
+      return InvalidArgument("{} op {} '{}': empty instruction range [{}, {})", where, i,
+                             Str(op->name()), begin, end);
     }
-    if (op->insn_end() > insns) {
-      return OutOfRange(at + ": instruction range " + range + " leaves the program (" +
-                        std::to_string(insns) + " instructions)");
+    if (end > insns) {
+      return OutOfRange("{} op {} '{}': instruction range [{}, {}) leaves the program ({} "
+                        "instructions)",
+                        where, i, Str(op->name()), begin, end, insns);
     }
-    if (op->insn_begin() < prev_end) {
-      return InvalidArgument(at + ": instruction range " + range +
-                             " overlaps or precedes the previous op's (ends at " +
-                             std::to_string(prev_end) + ")");
+    if (begin < prev_end) {
+      return InvalidArgument("{} op {} '{}': instruction range [{}, {}) overlaps or precedes the "
+                             "previous op's (ends at {})",
+                             where, i, Str(op->name()), begin, end, prev_end);
     }
     prev_end = op->insn_end();
   }
@@ -317,17 +312,16 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
   const auto& out = *op.outputs();
   auto arity = [&](size_t n_in, size_t n_out) -> Status {
     if (in.size() != n_in || out.size() != n_out) {
-      return InvalidArgument(where + ": expects " + std::to_string(n_in) + " inputs and " +
-                             std::to_string(n_out) + " outputs, has " + std::to_string(in.size()) +
-                             " and " + std::to_string(out.size()));
+      return InvalidArgument("{}: expects {} inputs and {} outputs, has {} and {}", where, n_in,
+                             n_out, in.size(), out.size());
     }
     return Status::Ok();
   };
   auto expect = [&](const pkg::Tensor* t, pkg::DType dt, pkg::TensorLayout lay, const char* role) -> Status {
     if (t->dtype() != dt || t->layout() != lay) {
-      return InvalidArgument(where + ": " + role + " " + TensorName(t) + " must be " + DTypeName(dt) +
-                             " with layout " + pkg::EnumNameTensorLayout(lay) + ", is " +
-                             DTypeName(t->dtype()) + " " + pkg::EnumNameTensorLayout(t->layout()));
+      return InvalidArgument("{}: {} {} must be {} with layout {}, is {} {}", where, role,
+                             TensorName(t), DTypeName(dt), pkg::EnumNameTensorLayout(lay),
+                             DTypeName(t->dtype()), pkg::EnumNameTensorLayout(t->layout()));
     }
     return Status::Ok();
   };
@@ -337,17 +331,17 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
     for (uint32_t d : dims) ok = ok && t->shape()->Get(i++) == d;
     if (!ok) {
       std::string want;
-      for (uint32_t d : dims) want += (want.empty() ? "" : ", ") + std::to_string(d);
-      return InvalidArgument(where + ": " + role + " " + TensorName(t) + " must have shape [" + want + "]");
+      for (uint32_t d : dims) want += Format(want.empty() ? "{}" : ", {}", d);
+      return InvalidArgument("{}: {} {} must have shape [{}]", where, role, TensorName(t), want);
     }
     return Status::Ok();
   };
   // Outputs are written at run time, so they must live in the arena, and no input may alias them.
   std::vector<const pkg::Tensor*> ins(in.size()), outs(out.size());
   for (fbu i = 0; i < out.size(); ++i) {
-    LOOM_RETURN_IF_ERROR(Get(out.Get(i), false, where + " output " + std::to_string(i), &outs[i]));
+    LOOM_RETURN_IF_ERROR(Get(out.Get(i), false, Format("{} output {}", where, i), &outs[i]));
     if (outs[i]->storage() != pkg::Storage::Arena) {
-      return InvalidArgument(where + ": output " + TensorName(outs[i]) + " is not in the arena");
+      return InvalidArgument("{}: output {} is not in the arena", where, TensorName(outs[i]));
     }
   }
   for (fbu i = 0; i < in.size(); ++i) {
@@ -357,12 +351,12 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
           kernels::FindFloatOp(op.params_as_FloatOp()->op()->string_view());
       optional = f != nullptr && !f->variadic && i >= f->required;
     }
-    LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, where + " input " + std::to_string(i), &ins[i]));
+    LOOM_RETURN_IF_ERROR(Get(in.Get(i), optional, Format("{} input {}", where, i), &ins[i]));
     for (const pkg::Tensor* o : outs) {
       if (ins[i] && ins[i]->storage() == pkg::Storage::Arena && ins[i]->size() && o->size() &&
           ins[i]->offset() < o->offset() + o->size() && o->offset() < ins[i]->offset() + ins[i]->size()) {
-        return InvalidArgument(where + ": input " + TensorName(ins[i]) + " overlaps output " +
-                               TensorName(o) + " in the arena");
+        return InvalidArgument("{}: input {} overlaps output {} in the arena", where,
+                               TensorName(ins[i]), TensorName(o));
       }
     }
   }
@@ -373,7 +367,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       const pkg::Conv2d* p = op.params_as_Conv2d();
       LOOM_RETURN_IF_ERROR(arity(4, 1));
       if (ins[0] == nullptr || ins[1] == nullptr || ins[3] == nullptr) {
-        return InvalidArgument(where + ": x, weights and mult are required");
+        return InvalidArgument("{}: x, weights and mult are required", where);
       }
       LOOM_RETURN_IF_ERROR(expect(ins[0], I8, Blk, "input"));
       const pkg::Tensor *x = ins[0], *w = ins[1], *y = outs[0];
@@ -381,18 +375,21 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       uint32_t o = 0;
       if (p->depthwise()) {
         LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedDepthwise, "weights"));
-        if (Dim(w, 0) != c) return InvalidArgument(where + ": depthwise weights must have one filter per input channel");
+        if (Dim(w, 0) != c) {
+          return InvalidArgument("{}: depthwise weights must have one filter per input channel",
+                                 where);
+        }
         o = c;
       } else {
         LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedWeights, "weights"));
         if (Dim(w, 1) != c) {
-          return InvalidArgument(where + ": weights " + TensorName(w) + " have " + std::to_string(Dim(w, 1)) +
-                                 " input channels, input has " + std::to_string(c));
+          return InvalidArgument("{}: weights {} have {} input channels, input has {}", where,
+                                 TensorName(w), Dim(w, 1), c);
         }
         o = Dim(w, 0);
       }
       if (p->window() == nullptr || p->window()->kh() != Dim(w, 2) || p->window()->kw() != Dim(w, 3)) {
-        return InvalidArgument(where + ": window does not match the weights' kernel size");
+        return InvalidArgument("{}: window does not match the weights' kernel size", where);
       }
       uint32_t oh = 0, ow = 0;
       LOOM_RETURN_IF_ERROR(WindowOut(p->window(), Dim(x, 2), Dim(x, 3), where, &oh, &ow));
@@ -410,10 +407,12 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       LOOM_RETURN_IF_ERROR(arity(2, 1));
       for (const pkg::Tensor* t : {ins[0], ins[1], outs[0]}) LOOM_RETURN_IF_ERROR(expect(t, I8, Blk, "operand"));
       if (!SameShape(ins[0], ins[1]) || !SameShape(ins[0], outs[0])) {
-        return InvalidArgument(where + ": operands and output must have the same shape");
+        return InvalidArgument("{}: operands and output must have the same shape", where);
       }
       for (int32_t m : {p->mult_a(), p->mult_b()}) {
-        if (m < -32768 || m > 32767) return InvalidArgument(where + ": multiplier " + std::to_string(m) + " outside int16");
+        if (m < -32768 || m > 32767) {
+          return InvalidArgument("{}: multiplier {} outside int16", where, m);
+        }
       }
       LOOM_RETURN_IF_ERROR(CheckShift(p->shift(), "shift", where));
       return CheckClip(p->clip_lo(), p->clip_hi(), where);
@@ -431,7 +430,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       if (avg) {
         LOOM_RETURN_IF_ERROR(expect(ins[1], I32, Plain, "mult_by_count"));
         if (Elements(ins[1]) != uint64_t{win->kh()} * win->kw()) {
-          return InvalidArgument(where + ": mult_by_count must have kh*kw entries");
+          return InvalidArgument("{}: mult_by_count must have kh*kw entries", where);
         }
         return CheckRequant(op.params_as_AvgPool()->requant(), where);
       }
@@ -439,9 +438,11 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
     }
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
-      if (in.size() == 0 || out.size() != 1) return InvalidArgument(where + ": concat needs inputs and one output");
+      if (in.size() == 0 || out.size() != 1) {
+        return InvalidArgument("{}: concat needs inputs and one output", where);
+      }
       if (!p->mults() || !p->shifts() || p->mults()->size() != in.size() || p->shifts()->size() != in.size()) {
-        return InvalidArgument(where + ": concat needs one mult and one shift per input");
+        return InvalidArgument("{}: concat needs one mult and one shift per input", where);
       }
       LOOM_RETURN_IF_ERROR(expect(outs[0], I8, Blk, "output"));
       uint64_t channels = 0;
@@ -449,12 +450,15 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         LOOM_RETURN_IF_ERROR(expect(ins[i], I8, Blk, "input"));
         if (Dim(ins[i], 0) != Dim(outs[0], 0) || Dim(ins[i], 2) != Dim(outs[0], 2) ||
             Dim(ins[i], 3) != Dim(outs[0], 3)) {
-          return InvalidArgument(where + ": input " + TensorName(ins[i]) + " differs from the output in N, H or W");
+          return InvalidArgument("{}: input {} differs from the output in N, H or W", where,
+                                 TensorName(ins[i]));
         }
         channels += Dim(ins[i], 1);
         LOOM_RETURN_IF_ERROR(CheckShift(p->shifts()->Get(i), "shift", where));
       }
-      if (channels != Dim(outs[0], 1)) return InvalidArgument(where + ": input channels do not add up to the output's");
+      if (channels != Dim(outs[0], 1)) {
+        return InvalidArgument("{}: input channels do not add up to the output's", where);
+      }
       return Status::Ok();
     }
     case pkg::OpParams::Quantize:
@@ -462,38 +466,40 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
     case pkg::OpParams::Relayout: {
       LOOM_RETURN_IF_ERROR(arity(1, 1));
       const pkg::Tensor *x = ins[0], *y = outs[0];
-      if (Elements(x) != Elements(y)) return InvalidArgument(where + ": input and output element counts differ");
+      if (Elements(x) != Elements(y)) {
+        return InvalidArgument("{}: input and output element counts differ", where);
+      }
       const bool blocked_ok = [&] {
         for (const pkg::Tensor* t : {x, y}) {
           if (t->layout() != Plain && t->layout() != Blk) return false;
         }
         return true;
       }();
-      if (!blocked_ok) return InvalidArgument(where + ": only Plain and Blocked layouts convert");
+      if (!blocked_ok) return InvalidArgument("{}: only Plain and Blocked layouts convert", where);
       if (op.params_type() == pkg::OpParams::Quantize) {
         if (x->dtype() != F32 || x->layout() != Plain || y->dtype() != I8) {
-          return InvalidArgument(where + ": quantize maps float32 Plain to int8");
+          return InvalidArgument("{}: quantize maps float32 Plain to int8", where);
         }
       } else if (op.params_type() == pkg::OpParams::Dequantize) {
         if (x->dtype() != I8 || y->dtype() != F32 || y->layout() != Plain) {
-          return InvalidArgument(where + ": dequantize maps int8 to float32 Plain");
+          return InvalidArgument("{}: dequantize maps int8 to float32 Plain", where);
         }
       } else if (x->dtype() != y->dtype() || x->dtype() == I32 ||
                  (x->dtype() != I8 && (x->layout() != Plain || y->layout() != Plain))) {
-        return InvalidArgument(where +
-                               ": relayout keeps the dtype (int8 Plain/Blocked, or Plain of "
-                               "any type but int32)");
+        return InvalidArgument(
+            "{}: relayout keeps the dtype (int8 Plain/Blocked, or Plain of any type but int32)",
+            where);
       }
       return Status::Ok();
     }
     case pkg::OpParams::FloatOp:
       if (out.size() != 1) {
-        return InvalidArgument(where + ": a float operator has 1 output, this one " +
-                               std::to_string(out.size()));
+        return InvalidArgument("{}: a float operator has 1 output, this one {}", where,
+                               out.size());
       }
       return CheckFloatOp(op, ins, outs[0], where, plan);
     default:
-      return InvalidArgument(where + ": unknown operator type " + std::to_string(unsigned(op.params_type())));
+      return InvalidArgument("{}: unknown operator type {}", where, unsigned(op.params_type()));
   }
 }
 
@@ -503,47 +509,46 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
                                     const pkg::Tensor* out, const std::string& where,
                                     FloatOpPlan* plan) {
   const pkg::FloatOp* p = op.params_as_FloatOp();
-  const std::string name = p->op()->str();
+  const std::string_view name = p->op()->string_view();
   const kernels::FloatOpDef* f = kernels::FindFloatOp(name);
   if (f == nullptr) {
-    return Unimplemented(where + ": float operator '" + name + "' is not supported by the runtime");
+    return Unimplemented("{}: float operator '{}' is not supported by the runtime", where, name);
   }
   if (ins.size() < f->required ||
       (!f->variadic && ins.size() > size_t{f->required} + f->optional)) {
-    const std::string count = f->variadic   ? std::to_string(f->required) + " or more"
-                              : f->optional ? std::to_string(f->required) + " to " +
-                                                  std::to_string(f->required + f->optional)
-                                            : std::to_string(f->required);
-    return InvalidArgument(where + ": " + name + " takes " + count + " inputs and 1 output, has " +
-                           std::to_string(ins.size()) + " and 1");
+    const std::string count = f->variadic   ? Format("{} or more", f->required)
+                              : f->optional ? Format("{} to {}", f->required,
+                                                     f->required + f->optional)
+                                            : Format("{}", f->required);
+    return InvalidArgument("{}: {} takes {} inputs and 1 output, has {} and 1", where, name, count,
+                           ins.size());
   }
   // The row lists the types its kernel takes; a finer rule (Gather's indices, Cast's two sides)
   // is its prepare's to check, which sees every operand's type.
   for (size_t i = 0; i <= ins.size(); ++i) {
     const pkg::Tensor* t = i < ins.size() ? ins[i] : out;
     if (t == nullptr) continue;
-    const std::string role = i < ins.size() ? "input " + std::to_string(i) : std::string("output");
+    const std::string role = i < ins.size() ? Format("input {}", i) : std::string("output");
     if (t->layout() != pkg::TensorLayout::Plain) {
-      return InvalidArgument(where + ": " + role + " " + TensorName(t) +
-                             " must have layout Plain, is " + DTypeName(t->dtype()) + " " +
+      return InvalidArgument("{}: {} {} must have layout Plain, is {} {}", where, role,
+                             TensorName(t), DTypeName(t->dtype()),
                              pkg::EnumNameTensorLayout(t->layout()));
     }
     if (!kernels::FloatOpTakes(*f, FromPkgDType(t->dtype()))) {
-      return Unimplemented(where + ": " + name + " " + role + " " + TensorName(t) + " is " +
-                           DTypeName(t->dtype()) + "; the runtime's " + name + " takes " +
-                           f->dtypes);
+      return Unimplemented("{}: {} {} {} is {}; the runtime's {} takes {}", where, name, role,
+                           TensorName(t), DTypeName(t->dtype()), name, f->dtypes);
     }
   }
   if (f->same_elements && Elements(ins[0]) != Elements(out)) {
-    return InvalidArgument(where + ": input and output element counts differ");
+    return InvalidArgument("{}: input and output element counts differ", where);
   }
   if (p->attrs() != nullptr) {
     for (const pkg::FloatAttr* a : *p->attrs()) {
       const std::string_view attr = a->name()->string_view();
       if (!kernels::AttrListed(f->reads, attr) && !kernels::AttrListed(f->ignores, attr)) {
-        return Unimplemented(where + ": " + name + " attribute '" + std::string(attr) +
-                             "' is not supported by the runtime (" + name + " reads " +
-                             (f->reads[0] ? f->reads : "no attributes") + ")");
+        return Unimplemented(
+            "{}: {} attribute '{}' is not supported by the runtime ({} reads {})", where, name,
+            attr, name, f->reads[0] ? f->reads : "no attributes");
       }
     }
   }
@@ -565,20 +570,20 @@ Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::st
                                     Program* out) {
   const auto& bytes = *prog.insns();
   if (bytes.size() == 0 || bytes.size() % HwConfig::kInsnBytes != 0) {
-    return InvalidArgument(where + ": instruction bytes (" + std::to_string(bytes.size()) +
-                           ") are not a positive multiple of 16");
+    return InvalidArgument("{}: instruction bytes ({}) are not a positive multiple of 16", where,
+                           bytes.size());
   }
   const size_t count = bytes.size() / HwConfig::kInsnBytes;
-  if (count > UINT32_MAX) return InvalidArgument(where + ": too many instructions");
+  if (count > UINT32_MAX) return InvalidArgument("{}: too many instructions", where);
   if (prog.regions()->size() != count) {
-    return InvalidArgument(where + ": " + std::to_string(prog.regions()->size()) + " regions for " +
-                           std::to_string(count) + " instructions");
+    return InvalidArgument("{}: {} regions for {} instructions", where, prog.regions()->size(),
+                           count);
   }
   out->uop_words.assign(prog.uops()->begin(), prog.uops()->end());
   for (size_t u = 0; u < out->uop_words.size(); ++u) {
     isa::Uop uop;
     if (Status s = isa::DecodeUop(layout_, out->uop_words[u], &uop); !s.ok()) {
-      return InvalidArgument(where + ": micro-op " + std::to_string(u) + ": " + s.message());
+      return InvalidArgument("{}: micro-op {}: {}", where, u, s.message());
     }
   }
   const uint64_t region_bytes[4] = {0, r_.arena_bytes(), r_.constants() ? r_.constants()->size() : 0,
@@ -586,25 +591,32 @@ Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::st
   out->insns.resize(count);
   out->regions.resize(count);
   for (size_t i = 0; i < count; ++i) {
-    const std::string at = where + ": instruction " + std::to_string(i);
     isa::Insn& insn = out->insns[i];
     const isa::Word128 word = isa::LoadWord(bytes.data() + i * HwConfig::kInsnBytes);
-    if (Status s = isa::Decode(layout_, word, &insn); !s.ok()) return InvalidArgument(at + ": " + s.message());
+    if (Status s = isa::Decode(layout_, word, &insn); !s.ok()) {
+      return InvalidArgument("{}: instruction {}: {}", where, i, s.message());
+    }
     if (Status s = isa::Verify(layout_, insn); !s.ok()) {
-      return InvalidArgument(at + " (" + isa::Disassemble(insn) + "): " + s.message());
+      return InvalidArgument("{}: instruction {} ({}): {}", where, i, isa::Disassemble(insn),
+                             s.message());
     }
     const bool last = i + 1 == count;
     if ((insn.opcode == isa::Opcode::kFinish) != last) {
-      return InvalidArgument(at + (last ? ": the program does not end with FINISH"
-                                        : ": FINISH before the end of the program"));
+      return InvalidArgument("{}: instruction {}: {}", where, i,
+                             last ? "the program does not end with FINISH"
+                                  : "FINISH before the end of the program");
     }
     const uint8_t rv = static_cast<uint8_t>(prog.regions()->Get(static_cast<fbu>(i)));
-    if (rv > static_cast<uint8_t>(pkg::Region::MAX)) return InvalidArgument(at + ": unknown region " + std::to_string(rv));
+    if (rv > static_cast<uint8_t>(pkg::Region::MAX)) {
+      return InvalidArgument("{}: instruction {}: unknown region {}", where, i, rv);
+    }
     const Region region = static_cast<Region>(rv);
     out->regions[i] = region;
     const bool mem = insn.opcode == isa::Opcode::kLoad || insn.opcode == isa::Opcode::kStore;
     if (!mem) {
-      if (region != Region::kNone) return InvalidArgument(at + ": only LOAD and STORE have a region");
+      if (region != Region::kNone) {
+        return InvalidArgument("{}: instruction {}: only LOAD and STORE have a region", where, i);
+      }
       if (insn.opcode == isa::Opcode::kGemm) {
         out->gemm_macs += uint64_t{insn.uop_end - insn.uop_bgn} * insn.loop_out * insn.loop_in *
                           c_.macs_per_cycle();
@@ -614,15 +626,16 @@ Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::st
     const bool uop_load = insn.buffer == isa::Buffer::kUop;
     if (region == Region::kNone || (region == Region::kUops) != uop_load ||
         (insn.opcode == isa::Opcode::kStore && region != Region::kArena)) {
-      return InvalidArgument(at + " (" + isa::Disassemble(insn) + "): region " + RegionName(region) +
-                             " is not valid for this instruction");
+      return InvalidArgument("{}: instruction {} ({}): region {} is not valid for this instruction",
+                             where, i, isa::Disassemble(insn), RegionName(region));
     }
     if (insn.dram_span() == 0) continue;
     const uint64_t end = (uint64_t{insn.dram_base} + insn.dram_span()) * isa::ElemBytes(c_, insn.buffer);
     const uint64_t limit = region_bytes[rv];
     if (end > limit) {
-      return OutOfRange(at + " (" + isa::Disassemble(insn) + "): DMA reaches byte " + std::to_string(end) +
-                        " of the " + RegionName(region) + " region, which holds " + std::to_string(limit) + " bytes");
+      return OutOfRange(
+          "{}: instruction {} ({}): DMA reaches byte {} of the {} region, which holds {} bytes",
+          where, i, isa::Disassemble(insn), end, RegionName(region), limit);
     }
   }
   return Status::Ok();

@@ -30,15 +30,14 @@ Status Link(const HwConfig& config, const isa::Insn* insns, const Region* region
     if (regions[i] != Region::kNone) {
       const uint32_t eb = isa::ElemBytes(config, insn.buffer);
       if (base % eb != 0) {
-        return InvalidArgument("instruction " + std::to_string(i) + ": region base " +
-                               std::to_string(base) + " is not aligned to the " +
-                               isa::BufferName(insn.buffer) + " element size " +
-                               std::to_string(eb));
+        return InvalidArgument(
+            "instruction {}: region base {} is not aligned to the {} element size {}", i, base,
+            isa::BufferName(insn.buffer), eb);
       }
       const uint64_t addr = uint64_t{insn.dram_base} + base / eb;
       if (addr > UINT32_MAX) {
-        return OutOfRange("instruction " + std::to_string(i) + ": DRAM element address " +
-                          std::to_string(addr) + " does not fit in 32 bits");
+        return OutOfRange("instruction {}: DRAM element address {} does not fit in 32 bits", i,
+                          addr);
       }
       insn.dram_base = static_cast<uint32_t>(addr);
     }

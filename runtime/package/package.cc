@@ -110,13 +110,11 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
   auto dim = [&](size_t i) { return uint64_t{shape->Get(static_cast<flatbuffers::uoffset_t>(i))}; };
   auto need = [&](pkg::DType want, size_t want_rank, const char* what) -> Status {
     if (dtype != want || rank != want_rank) {
-      return InvalidArgument(std::string("layout ") + what + " needs a " + DTypeName(want) +
-                             " tensor of rank " + std::to_string(want_rank) + ", got " +
-                             DTypeName(dtype) + " of rank " + std::to_string(rank));
+      return InvalidArgument("layout {} needs a {} tensor of rank {}, got {} of rank {}", what,
+                             DTypeName(want), want_rank, DTypeName(dtype), rank);
     }
     if (c.block_in != c.block_out) {
-      return InvalidArgument(std::string("layout ") + what +
-                             " needs block_in == block_out in the config");
+      return InvalidArgument("layout {} needs block_in == block_out in the config", what);
     }
     return Status::Ok();
   };
@@ -127,7 +125,7 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
       uint64_t n = 0;
       const uint64_t es = DTypeSize(FromPkgDType(dtype));
       if (es == 0)
-        return InvalidArgument("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+        return InvalidArgument("unknown dtype {}", static_cast<int>(dtype));
       ok = ShapeElements(shape, &n) && CheckedMul(n, es, bytes);
       break;
     }
@@ -151,7 +149,7 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
       break;
     }
     default:
-      return InvalidArgument("unknown layout " + std::to_string(static_cast<int>(layout)));
+      return InvalidArgument("unknown layout {}", static_cast<int>(layout));
   }
   if (!ok) return InvalidArgument("tensor byte size overflows 64 bits");
   return Status::Ok();
@@ -224,16 +222,16 @@ Status Package::LoadMemory(const void* data, size_t size, std::unique_ptr<Packag
 Status Package::Check(const LoadOptions& options) {
   const pkg::Package& r = *root_;
   if (r.version_major() != kSchemaVersionMajor) {
-    return FailedPrecondition("package schema version " + std::to_string(r.version_major()) + "." +
-                              std::to_string(r.version_minor()) + " is not supported (this runtime "
-                              "reads major version " + std::to_string(kSchemaVersionMajor) + ")");
+    return FailedPrecondition(
+        "package schema version {}.{} is not supported (this runtime reads major version {})",
+        r.version_major(), r.version_minor(), kSchemaVersionMajor);
   }
   config_ = ConfigFromTable(*r.config());
   if (Status s = config_.Validate(); !s.ok()) {
-    return InvalidArgument("package config: " + s.message());
+    return InvalidArgument("package config: {}", s.message());
   }
   if (Status s = isa::Layout::Create(config_, &layout_); !s.ok()) {
-    return InvalidArgument("package config: " + s.message());
+    return InvalidArgument("package config: {}", s.message());
   }
   if (config_.CompatibilityHash() != r.config_hash()) {
     char msg[200];
@@ -252,12 +250,11 @@ Status Package::Check(const LoadOptions& options) {
   if (!fits || device > options.max_device_memory) {
     const uint64_t programs = fits ? device - r.arena_bytes() - constants_bytes() : 0;
     return FailedPrecondition(
-        "package needs " + (fits ? std::to_string(device) : std::string("more than 2^64")) +
-        " bytes of device memory (arena_bytes " + std::to_string(r.arena_bytes()) + ", constants " +
-        std::to_string(constants_bytes()) +
-        (fits ? ", programs " + std::to_string(programs) : std::string()) +
-        "), more than the limit of " + std::to_string(options.max_device_memory) +
-        " bytes (max_device_memory; loom-run --max-device-memory)");
+        "package needs {} bytes of device memory (arena_bytes {}, constants {}{}), more than the "
+        "limit of {} bytes (max_device_memory; loom-run --max-device-memory)",
+        fits ? Format("{}", device) : std::string("more than 2^64"), r.arena_bytes(),
+        constants_bytes(), fits ? Format(", programs {}", programs) : std::string(),
+        options.max_device_memory);
   }
   LOOM_RETURN_IF_ERROR(checker.CheckBindings());
   programs_.clear();

@@ -25,9 +25,10 @@ class CpuDriver final : public Driver {
     LOOM_RETURN_IF_ERROR(CheckNoDeviceArgs("cpu", options));
     if (external_ != nullptr) {
       if (options.memory_bytes > external_bytes_) {
-        return OutOfRange("cpu device: the package needs " + std::to_string(options.memory_bytes) +
-                          " bytes of device memory, the memory region given to the device holds " +
-                          std::to_string(external_bytes_));
+        return OutOfRange(
+            "cpu device: the package needs {} bytes of device memory, the memory region given to "
+            "the device holds {}",
+            options.memory_bytes, external_bytes_);
       }
       // Zeroed like the vector, so a run never sees what a previous package left.
       std::memset(external_, 0, static_cast<size_t>(options.memory_bytes));
@@ -93,8 +94,7 @@ class CpuDriver final : public Driver {
   Status Map(uint64_t addr, uint64_t bytes, uint8_t** p) {
     LOOM_RETURN_IF_ERROR(CheckOpen());
     if (!heap_.Contains(addr, bytes)) {
-      return OutOfRange("device range [" + std::to_string(addr) + ", +" + std::to_string(bytes) +
-                        ") is not inside an allocation");
+      return OutOfRange("device range [{}, +{}) is not inside an allocation", addr, bytes);
     }
     *p = base_ptr_ + (addr - kBase);
     return Status::Ok();
