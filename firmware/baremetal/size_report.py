@@ -2,14 +2,18 @@
 """Code size of a bare-metal image per part, from the GNU ld map file (-Wl,-Map).
 
     size_report.py CPU_IMAGE.map [MMIO_IMAGE.map]
+    size_report.py --functions N CPU_IMAGE.map
 
 Sums the input sections that the link kept (--gc-sections already dropped the rest) by the
 library they came from: the runtime's parts (libloom_bm_*.a, one per runtime folder), the
 platform, the image's main, the embedded package and input, and the toolchain's libraries.
 Prints a Markdown table of text (code), rodata and data+bss bytes per part, for docs/firmware.md.
 With a second map (the same image on the mmio device), adds its column for the protocol driver.
+With --functions N, lists instead the N largest functions of the core without kernels (each
+function is its own input section under -ffunction-sections), where the next bytes would come from.
 """
 import re
+import subprocess
 import sys
 
 PART_NAMES = {
@@ -57,7 +61,9 @@ def kind_of(section):
     return None
 
 
-def parse(path):
+def parse(path, functions=None):
+    """Sizes per part and kind; with a list in `functions`, also appends (bytes, part, object,
+    section) for every kept text section."""
     sizes = {}
     in_map = False
     pending = None
@@ -88,12 +94,44 @@ def parse(path):
                 continue
             entry = sizes.setdefault(part_of(source), {"text": 0, "rodata": 0, "data": 0})
             entry[kind] += size
+            if functions is not None and kind == "text":
+                obj = re.search(r"\(([^)]*)\)\s*$", source)
+                functions.append((size, part_of(source), obj.group(1) if obj else source, section))
     return sizes
+
+
+def demangle(names):
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+        return out[:len(names)] if len(out) >= len(names) else names
+    except (OSError, subprocess.CalledProcessError):
+        return names
+
+
+def list_functions(path, count):
+    rows = []
+    parse(path, rows)
+    rows = sorted((r for r in rows if r[1] in CORE_PARTS), reverse=True)[:count]
+    names = demangle([re.sub(r"^\.text\.", "", r[3]) for r in rows])
+    print("| text | part | object | function |")
+    print("| ---: | --- | --- | --- |")
+    for (size, part, obj, _), name in zip(rows, names):
+        name = re.sub(r"std::__cxx11::basic_string<char, std::char_traits<char>, "
+                      r"std::allocator<char> >", "std::string", name)
+        if len(name) > 110:
+            name = name[:107] + "..."
+        print(f"| {size} | {part} | {obj} | `{name}` |")
 
 
 def main(argv):
     if not argv:
         sys.exit(__doc__.strip())
+    if argv[0] == "--functions":
+        if len(argv) != 3 or not argv[1].isdigit():
+            sys.exit(__doc__.strip())
+        list_functions(argv[2], int(argv[1]))
+        return
     cpu = parse(argv[0])
     mmio = parse(argv[1]) if len(argv) > 1 else None
     order = [p for p in PART_NAMES if p in cpu or (mmio and p in mmio)]

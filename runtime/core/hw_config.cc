@@ -41,22 +41,47 @@ Status CheckBuffer(const char* field, uint32_t bytes, uint32_t elem_bytes) {
 }  // namespace
 
 Status HwConfig::Validate() const {
-  LOOM_RETURN_IF_ERROR(CheckPow2("batch", batch, 1, 64));
-  LOOM_RETURN_IF_ERROR(CheckPow2("block_in", block_in, 4, 256));
-  LOOM_RETURN_IF_ERROR(CheckPow2("block_out", block_out, 4, 256));
-  if (inp_bits != 8) return FieldError("inp_bits", "is {}, only 8 is supported", inp_bits);
-  if (wgt_bits != 8) return FieldError("wgt_bits", "is {}, only 8 is supported", wgt_bits);
-  if (acc_bits != 32) return FieldError("acc_bits", "is {}, only 32 is supported", acc_bits);
-  if (out_bits != 8) return FieldError("out_bits", "is {}, only 8 is supported", out_bits);
-  LOOM_RETURN_IF_ERROR(CheckBuffer("uop_buffer_bytes", uop_buffer_bytes, kUopBytes));
-  LOOM_RETURN_IF_ERROR(CheckBuffer("inp_buffer_bytes", inp_buffer_bytes, inp_elem_bytes()));
-  LOOM_RETURN_IF_ERROR(CheckBuffer("wgt_buffer_bytes", wgt_buffer_bytes, wgt_elem_bytes()));
-  LOOM_RETURN_IF_ERROR(CheckBuffer("acc_buffer_bytes", acc_buffer_bytes, acc_elem_bytes()));
-  LOOM_RETURN_IF_ERROR(CheckRange("token_queue_depth", token_queue_depth, 2, 1u << 16));
-  LOOM_RETURN_IF_ERROR(CheckRange("cmd_queue_depth", cmd_queue_depth, 1, 1u << 16));
-  LOOM_RETURN_IF_ERROR(CheckPow2("axi_data_bits", axi_data_bits, 32, 1024));
-  LOOM_RETURN_IF_ERROR(CheckRange("dma_burst_latency", dma_burst_latency, 0, 10000));
-  LOOM_RETURN_IF_ERROR(CheckRange("dma_max_burst_beats", dma_max_burst_beats, 1, 256));
+  // One row per field, checked in this order (a buffer's element size needs the shape and data
+  // widths checked before it): a table and one loop instead of a call per field.
+  enum Rule : uint8_t { kPow2, kRange, kOnly, kBuffer };
+  static constexpr struct {
+    const char* name;
+    uint32_t HwConfig::*field;
+    Rule rule;
+    uint32_t lo, hi;  // kOnly: lo is the one value; kBuffer: lo is the element kind (below)
+  } kRows[] = {
+      {"batch", &HwConfig::batch, kPow2, 1, 64},
+      {"block_in", &HwConfig::block_in, kPow2, 4, 256},
+      {"block_out", &HwConfig::block_out, kPow2, 4, 256},
+      {"inp_bits", &HwConfig::inp_bits, kOnly, 8, 0},
+      {"wgt_bits", &HwConfig::wgt_bits, kOnly, 8, 0},
+      {"acc_bits", &HwConfig::acc_bits, kOnly, 32, 0},
+      {"out_bits", &HwConfig::out_bits, kOnly, 8, 0},
+      {"uop_buffer_bytes", &HwConfig::uop_buffer_bytes, kBuffer, 0, 0},
+      {"inp_buffer_bytes", &HwConfig::inp_buffer_bytes, kBuffer, 1, 0},
+      {"wgt_buffer_bytes", &HwConfig::wgt_buffer_bytes, kBuffer, 2, 0},
+      {"acc_buffer_bytes", &HwConfig::acc_buffer_bytes, kBuffer, 3, 0},
+      {"token_queue_depth", &HwConfig::token_queue_depth, kRange, 2, 1u << 16},
+      {"cmd_queue_depth", &HwConfig::cmd_queue_depth, kRange, 1, 1u << 16},
+      {"axi_data_bits", &HwConfig::axi_data_bits, kPow2, 32, 1024},
+      {"dma_burst_latency", &HwConfig::dma_burst_latency, kRange, 0, 10000},
+      {"dma_max_burst_beats", &HwConfig::dma_max_burst_beats, kRange, 1, 256},
+  };
+  for (const auto& row : kRows) {
+    const uint32_t v = this->*row.field;
+    switch (row.rule) {
+      case kPow2: LOOM_RETURN_IF_ERROR(CheckPow2(row.name, v, row.lo, row.hi)); break;
+      case kRange: LOOM_RETURN_IF_ERROR(CheckRange(row.name, v, row.lo, row.hi)); break;
+      case kOnly:
+        if (v != row.lo) return FieldError(row.name, "is {}, only {} is supported", v, row.lo);
+        break;
+      case kBuffer: {
+        const uint32_t elem[] = {kUopBytes, inp_elem_bytes(), wgt_elem_bytes(), acc_elem_bytes()};
+        LOOM_RETURN_IF_ERROR(CheckBuffer(row.name, v, elem[row.lo]));
+        break;
+      }
+    }
+  }
   if (!(clock_mhz > 0.0 && clock_mhz <= 2000.0)) {
     return FieldError("clock_mhz", "is {}, must be in (0, 2000]", clock_mhz);
   }

@@ -13,6 +13,12 @@
 
 #include "runtime/core/format.h"
 
+#if defined(__GNUC__)
+#define LOOM_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define LOOM_ALWAYS_INLINE inline
+#endif
+
 namespace loom {
 
 enum class StatusCode : int {
@@ -42,7 +48,9 @@ class [[nodiscard]] Status {
     std::swap(rep_, other.rep_);
     return *this;
   }
-  ~Status() {
+  // Always inline: after `if (!s.ok()) return s;` the compiler then knows the pointer is null
+  // and drops the destructor, instead of calling it at every LOOM_RETURN_IF_ERROR.
+  LOOM_ALWAYS_INLINE ~Status() {
     if (rep_ != nullptr) Free(rep_);
   }
 
