@@ -70,8 +70,12 @@ Status HwConfig::Validate() const {
   for (const auto& row : kRows) {
     const uint32_t v = this->*row.field;
     switch (row.rule) {
-      case kPow2: LOOM_RETURN_IF_ERROR(CheckPow2(row.name, v, row.lo, row.hi)); break;
-      case kRange: LOOM_RETURN_IF_ERROR(CheckRange(row.name, v, row.lo, row.hi)); break;
+      case kPow2:
+        LOOM_RETURN_IF_ERROR(CheckPow2(row.name, v, row.lo, row.hi));
+        break;
+      case kRange:
+        LOOM_RETURN_IF_ERROR(CheckRange(row.name, v, row.lo, row.hi));
+        break;
       case kOnly:
         if (v != row.lo) return FieldError(row.name, "is {}, only {} is supported", v, row.lo);
         break;

@@ -384,8 +384,9 @@ Status Layout::Create(const HwConfig& c, Layout* out) {
       {"micro-op", l.uop_bits(), 32, "acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"}};
   for (const auto& chk : checks) {
     if (chk.bits > chk.limit) {
-      return InvalidArgument("buffer depths too large: the {} needs {} bits, more than {}; reduce {}",
-                             chk.what, chk.bits, chk.limit, chk.fields);
+      return InvalidArgument(
+          "buffer depths too large: the {} needs {} bits, more than {}; reduce {}", chk.what,
+          chk.bits, chk.limit, chk.fields);
     }
   }
   *out = l;
@@ -426,7 +427,8 @@ Status Verify(const Layout& layout, const Insn& insn) {
   }
   if (insn.opcode == Opcode::kAlu) {
     if (static_cast<int>(insn.alu_op) >= kNumAluOps) {
-      return InvalidArgument("field 'alu_op': unknown ALU op {}", static_cast<uint32_t>(insn.alu_op));
+      return InvalidArgument("field 'alu_op': unknown ALU op {}",
+                             static_cast<uint32_t>(insn.alu_op));
     }
     if (insn.imm < -32768 || insn.imm > 32767) {
       return Bad(insn, "field 'imm' = {} is outside [-32768, 32767]", insn.imm);

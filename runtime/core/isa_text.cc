@@ -35,8 +35,7 @@ std::string Disassemble(const Insn& i) {
       s = Format("{}.{} sram={} dram={} y={} x={} stride={}", OpcodeName(i.opcode),
                  BufferName(i.buffer), i.sram_base, i.dram_base, i.y_size, i.x_size, i.x_stride);
       if (i.y_pad_top || i.y_pad_bottom || i.x_pad_left || i.x_pad_right) {
-        FormatTo(&s, " pad={},{},{},{}", i.y_pad_top, i.y_pad_bottom, i.x_pad_left,
-                 i.x_pad_right);
+        FormatTo(&s, " pad={},{},{},{}", i.y_pad_top, i.y_pad_bottom, i.x_pad_left, i.x_pad_right);
       }
       break;
     case Opcode::kGemm:

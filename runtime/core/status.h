@@ -94,11 +94,11 @@ inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move
 // the call and its arguments instead of inlined std::string concatenations.
 Status MakeStatus(StatusCode code, const char* format, const FormatArg* args, size_t count);
 
-#define LOOM_STATUS_FORMATTED_(Name, Code)                                \
-  template <typename A0, typename... A>                                   \
-  Status Name(const char* format, const A0& a0, const A&... a) {          \
-    const FormatArg list[] = {FormatArg(a0), FormatArg(a)...};            \
-    return MakeStatus(StatusCode::Code, format, list, 1 + sizeof...(A));  \
+#define LOOM_STATUS_FORMATTED_(Name, Code)                               \
+  template <typename A0, typename... A>                                  \
+  Status Name(const char* format, const A0& a0, const A&... a) {         \
+    const FormatArg list[] = {FormatArg(a0), FormatArg(a)...};           \
+    return MakeStatus(StatusCode::Code, format, list, 1 + sizeof...(A)); \
   }
 LOOM_STATUS_FORMATTED_(InvalidArgument, kInvalidArgument)
 LOOM_STATUS_FORMATTED_(NotFound, kNotFound)

@@ -133,15 +133,17 @@ Status CreateDriver(const std::string& device, std::unique_ptr<Driver>* out,
   std::string name, args;
   SplitDeviceString(device, &name, &args);
   if (name.empty()) {
-    return InvalidArgument("device string '{}' names no device (expected NAME[:ARGS]); available: {}",
-                           device, DriverNames());
+    return InvalidArgument(
+        "device string '{}' names no device (expected NAME[:ARGS]); available: {}", device,
+        DriverNames());
   }
   if (const Entry* e = Find(name.c_str())) {
     if (device_args != nullptr) {
       *device_args = args;
     } else if (device.find(':') != std::string::npos) {
       return InvalidArgument(
-          "device string '{}': arguments after '{}:' cannot be passed on from here; name the device "
+          "device string '{}': arguments after '{}:' cannot be passed on from here; name the "
+          "device "
           "alone",
           device, name);
     }

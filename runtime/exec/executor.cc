@@ -195,7 +195,8 @@ Status Executor::Place() {
       for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<uint8_t>(prog->uop_words[i] >> (8 * b));
     }
     if (uop_bytes) LOOM_RETURN_IF_ERROR(d.CopyIn(dp.uops_addr, bytes.data(), uop_bytes));
-    LOOM_RETURN_IF_ERROR(Link(p.config(), prog->insns.data(), prog->regions.data(), prog->insns.size(),
+    LOOM_RETURN_IF_ERROR(Link(p.config(), prog->insns.data(), prog->regions.data(),
+                              prog->insns.size(),
                               RegionBases{arena_addr_, constants_addr_, dp.uops_addr}, &linked)
                              .WithContext("segment {}", s));
     bytes.resize(linked.size() * HwConfig::kInsnBytes);
@@ -303,7 +304,8 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
       return NotFound("the model has no input named '{}' (inputs: {})", h.name, names);
     }
     if (bound[idx] != nullptr) {
-      return InvalidArgument("input '{}' is given twice", r.inputs()->Get(idx)->name()->string_view());
+      return InvalidArgument("input '{}' is given twice",
+                             r.inputs()->Get(idx)->name()->string_view());
     }
     bound[idx] = &h;
   }
@@ -319,10 +321,9 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const DType model_type = FromPkgDType(t->dtype());
     const bool quantizes = model_type == DType::kI8 && h->type == DType::kF32;
     if (h->type != model_type && !quantizes) {
-      return InvalidArgument("input '{}' is {} in the model{}; {} data was given", name,
-                             DTypeLongName(model_type),
-                             model_type == DType::kI8 ? " (float32 or int8 data)" : "",
-                             DTypeLongName(h->type));
+      return InvalidArgument(
+          "input '{}' is {} in the model{}; {} data was given", name, DTypeLongName(model_type),
+          model_type == DType::kI8 ? " (float32 or int8 data)" : "", DTypeLongName(h->type));
     }
     const std::vector<int64_t>& want = input_shapes_[i];
     const std::vector<int64_t>& got = h->shape;
@@ -356,8 +357,8 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     const uint64_t elem = DTypeSize(h->type);
     uint64_t need = 0;
     if (!CheckedMul(k, Count(t), &need) || !CheckedMul(need, elem, &need)) {
-      return InvalidArgument("input '{}' has shape {} of {}: its byte size overflows 64 bits",
-                             name, ShapeText(got), DTypeLongName(h->type));
+      return InvalidArgument("input '{}' has shape {} of {}: its byte size overflows 64 bits", name,
+                             ShapeText(got), DTypeLongName(h->type));
     }
     if (h->data.size() != need) {
       return InvalidArgument("input '{}' holds {} bytes; shape {} of {} needs {}", name,
@@ -388,8 +389,8 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
         !CheckedMul<uint64_t>(bytes, DTypeSize(o.type), &bytes) ||
         !CheckedCast(bytes, &host_bytes)) {
       return InvalidArgument(
-          "output '{}' of {} stacked runs is too large for this host ({} elements per run)",
-          o.name, k, Count(t));
+          "output '{}' of {} stacked runs is too large for this host ({} elements per run)", o.name,
+          k, Count(t));
     }
     o.data.resize(host_bytes);
   }

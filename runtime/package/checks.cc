@@ -11,7 +11,9 @@ namespace {
 
 using fbu = flatbuffers::uoffset_t;
 
-std::string_view Str(const flatbuffers::String* s) { return s ? s->string_view() : std::string_view(); }
+std::string_view Str(const flatbuffers::String* s) {
+  return s ? s->string_view() : std::string_view();
+}
 
 uint32_t Dim(const pkg::Tensor* t, fbu i) { return t->shape()->Get(i); }
 
@@ -165,8 +167,8 @@ Status PackageChecker::CheckTensors() {
     // Kernels read elements in place, so each must sit at a multiple of its own size.
     const uint64_t elem = DTypeSize(FromPkgDType(t->dtype()));
     if (elem > 1 && t->offset() % elem != 0) {
-      return InvalidArgument("{}: offset {} is not {}-byte aligned ({})", where, t->offset(),
-                             elem, DTypeName(t->dtype()));
+      return InvalidArgument("{}: offset {} is not {}-byte aligned ({})", where, t->offset(), elem,
+                             DTypeName(t->dtype()));
     }
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
       return InvalidArgument("{}: int8 scale must be finite and positive", where);
@@ -189,8 +191,8 @@ Status PackageChecker::CheckRegionSize(const char* field, uint64_t bytes, const 
       last.end > UINT64_MAX - (align - 1) ? UINT64_MAX : (last.end + align - 1) / align * align;
   if (bytes <= need) return Status::Ok();
   if (last.end == 0) {
-    return InvalidArgument("{} is {} bytes, but no tensor is stored there (0 bytes needed)",
-                           field, bytes);
+    return InvalidArgument("{} is {} bytes, but no tensor is stored there (0 bytes needed)", field,
+                           bytes);
   }
   const pkg::Tensor* t = r_.tensors()->Get(last.tensor);
   return InvalidArgument(
@@ -225,10 +227,10 @@ Status PackageChecker::CheckBindings() {
       // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
       if (t->layout() != pkg::TensorLayout::Plain &&
           !(t->dtype() == pkg::DType::Int8 && t->layout() == pkg::TensorLayout::Blocked)) {
-        return InvalidArgument("{}: tensor {} is {} {}; inputs and outputs are Plain (int8 also "
-                               "Blocked)",
-                               where, TensorName(t), DTypeName(t->dtype()),
-                               pkg::EnumNameTensorLayout(t->layout()));
+        return InvalidArgument(
+            "{}: tensor {} is {} {}; inputs and outputs are Plain (int8 also "
+            "Blocked)",
+            where, TensorName(t), DTypeName(t->dtype()), pkg::EnumNameTensorLayout(t->layout()));
       }
       uint64_t n = 0;
       if (!ShapeElements(b->shape(), &n) || n != Elements(t)) {
@@ -250,8 +252,8 @@ Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program
   float_ops->assign(seg->ops()->size(), FloatOpPlan{});
   for (fbu i = 0; i < seg->ops()->size(); ++i) {
     const pkg::Op* op = seg->ops()->Get(i);
-    LOOM_RETURN_IF_ERROR(CheckOp(*op, Format("{} op {} '{}'", where, i, Str(op->name())),
-                                 &(*float_ops)[i]));
+    LOOM_RETURN_IF_ERROR(
+        CheckOp(*op, Format("{} op {} '{}'", where, i, Str(op->name())), &(*float_ops)[i]));
   }
   program->reset();
   switch (seg->kind()) {
@@ -293,14 +295,16 @@ Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::strin
                              Str(op->name()), begin, end);
     }
     if (end > insns) {
-      return OutOfRange("{} op {} '{}': instruction range [{}, {}) leaves the program ({} "
-                        "instructions)",
-                        where, i, Str(op->name()), begin, end, insns);
+      return OutOfRange(
+          "{} op {} '{}': instruction range [{}, {}) leaves the program ({} "
+          "instructions)",
+          where, i, Str(op->name()), begin, end, insns);
     }
     if (begin < prev_end) {
-      return InvalidArgument("{} op {} '{}': instruction range [{}, {}) overlaps or precedes the "
-                             "previous op's (ends at {})",
-                             where, i, Str(op->name()), begin, end, prev_end);
+      return InvalidArgument(
+          "{} op {} '{}': instruction range [{}, {}) overlaps or precedes the "
+          "previous op's (ends at {})",
+          where, i, Str(op->name()), begin, end, prev_end);
     }
     prev_end = op->insn_end();
   }
@@ -494,8 +498,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
     }
     case pkg::OpParams::FloatOp:
       if (out.size() != 1) {
-        return InvalidArgument("{}: a float operator has 1 output, this one {}", where,
-                               out.size());
+        return InvalidArgument("{}: a float operator has 1 output, this one {}", where, out.size());
       }
       return CheckFloatOp(op, ins, outs[0], where, plan);
     default:
@@ -516,10 +519,10 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
   }
   if (ins.size() < f->required ||
       (!f->variadic && ins.size() > size_t{f->required} + f->optional)) {
-    const std::string count = f->variadic   ? Format("{} or more", f->required)
-                              : f->optional ? Format("{} to {}", f->required,
-                                                     f->required + f->optional)
-                                            : Format("{}", f->required);
+    const std::string count = f->variadic ? Format("{} or more", f->required)
+                              : f->optional
+                                  ? Format("{} to {}", f->required, f->required + f->optional)
+                                  : Format("{}", f->required);
     return InvalidArgument("{}: {} takes {} inputs and 1 output, has {} and 1", where, name, count,
                            ins.size());
   }
@@ -546,9 +549,8 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
     for (const pkg::FloatAttr* a : *p->attrs()) {
       const std::string_view attr = a->name()->string_view();
       if (!kernels::AttrListed(f->reads, attr) && !kernels::AttrListed(f->ignores, attr)) {
-        return Unimplemented(
-            "{}: {} attribute '{}' is not supported by the runtime ({} reads {})", where, name,
-            attr, name, f->reads[0] ? f->reads : "no attributes");
+        return Unimplemented("{}: {} attribute '{}' is not supported by the runtime ({} reads {})",
+                             where, name, attr, name, f->reads[0] ? f->reads : "no attributes");
       }
     }
   }
@@ -602,9 +604,9 @@ Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::st
     }
     const bool last = i + 1 == count;
     if ((insn.opcode == isa::Opcode::kFinish) != last) {
-      return InvalidArgument("{}: instruction {}: {}", where, i,
-                             last ? "the program does not end with FINISH"
-                                  : "FINISH before the end of the program");
+      return InvalidArgument(
+          "{}: instruction {}: {}", where, i,
+          last ? "the program does not end with FINISH" : "FINISH before the end of the program");
     }
     const uint8_t rv = static_cast<uint8_t>(prog.regions()->Get(static_cast<fbu>(i)));
     if (rv > static_cast<uint8_t>(pkg::Region::MAX)) {

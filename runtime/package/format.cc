@@ -44,9 +44,10 @@ void EncodeHeader(const uint8_t* payload, uint64_t payload_bytes, uint8_t out[kH
 
 Status DecodeHeader(const uint8_t* file, size_t file_bytes, PackageHeader* out) {
   if (file_bytes < kHeaderBytes) {
-    return DataLoss("package is {} bytes, shorter than its 32-byte header (truncated or not a "
-                    "package)",
-                    file_bytes);
+    return DataLoss(
+        "package is {} bytes, shorter than its 32-byte header (truncated or not a "
+        "package)",
+        file_bytes);
   }
   if (std::memcmp(file, kPackageMagic, 8) != 0) {
     return InvalidArgument("not a Loom package: the file does not start with \"LOOMPKG\\0\"");
@@ -57,17 +58,16 @@ Status DecodeHeader(const uint8_t* file, size_t file_bytes, PackageHeader* out) 
   out->checksum = GetU64(file + 24);
   if (out->version != kHeaderVersion) {
     return FailedPrecondition(
-        "package header version {} is not supported (this runtime reads version {})",
-        out->version, kHeaderVersion);
+        "package header version {} is not supported (this runtime reads version {})", out->version,
+        kHeaderVersion);
   }
   if (out->flags != 0) {
     return DataLoss("package header flags are {}, expected 0 (corrupted header)", out->flags);
   }
   const uint64_t have = file_bytes - kHeaderBytes;
   if (out->payload_bytes != have) {
-    return DataLoss("package header says {} payload bytes, the file holds {}{}",
-                    out->payload_bytes, have,
-                    have < out->payload_bytes ? " (truncated)" : " (trailing bytes)");
+    return DataLoss("package header says {} payload bytes, the file holds {}{}", out->payload_bytes,
+                    have, have < out->payload_bytes ? " (truncated)" : " (trailing bytes)");
   }
   return Status::Ok();
 }

@@ -124,8 +124,7 @@ Status TensorBytes(const HwConfig& c, pkg::DType dtype, pkg::TensorLayout layout
     case pkg::TensorLayout::Plain: {
       uint64_t n = 0;
       const uint64_t es = DTypeSize(FromPkgDType(dtype));
-      if (es == 0)
-        return InvalidArgument("unknown dtype {}", static_cast<int>(dtype));
+      if (es == 0) return InvalidArgument("unknown dtype {}", static_cast<int>(dtype));
       ok = ShapeElements(shape, &n) && CheckedMul(n, es, bytes);
       break;
     }

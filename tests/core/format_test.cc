@@ -43,9 +43,9 @@ TEST(Format, StringsKeepTheirBytes) {
 
 TEST(Format, PlaceholdersAndArgumentsThatDoNotPair) {
   EXPECT_EQ(Format("no holes"), "no holes");
-  EXPECT_EQ(Format("{} and {}", 1), "1 and {}");   // a hole with no argument stays
-  EXPECT_EQ(Format("only {}", 1, 2), "only 1");    // an argument with no hole is dropped
-  EXPECT_EQ(Format("{x} {}", 5), "{x} 5");         // only "{}" is a hole
+  EXPECT_EQ(Format("{} and {}", 1), "1 and {}");  // a hole with no argument stays
+  EXPECT_EQ(Format("only {}", 1, 2), "only 1");   // an argument with no hole is dropped
+  EXPECT_EQ(Format("{x} {}", 5), "{x} 5");        // only "{}" is a hole
   std::string out = "pre";
   FormatTo(&out, " {}={}", "k", 3);
   EXPECT_EQ(out, "pre k=3");
