@@ -25,9 +25,11 @@ void FormatArg::AppendTo(std::string* out) const {
     }
     case Kind::kSigned:
     case Kind::kUnsigned: {
-      const bool negative = kind_ == Kind::kSigned && v_.i < 0;
+      const bool is_signed = kind_ == Kind::kSigned;
+      const bool negative = is_signed && v_.i < 0;
       // Negating in unsigned arithmetic is defined for INT64_MIN too.
-      uint64_t u = negative ? 0 - static_cast<uint64_t>(v_.i) : v_.u;
+      uint64_t u = is_signed ? static_cast<uint64_t>(v_.i) : v_.u;
+      if (negative) u = 0 - u;
       char* end = digits + sizeof digits;
       char* p = end;
       do {
