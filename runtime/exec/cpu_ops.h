@@ -35,7 +35,7 @@ class CpuOpRunner {
   const Package& package_;
   kernels::q::fast::KernelPath kernels_;
   std::vector<int8_t> scratch_;
-  std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
+  std::vector<uint8_t> workspace_;               // fast::Conv2d's repacked tiles and accumulators
   std::vector<kernels::TensorView> views_;       // a float op's inputs
   std::vector<const kernels::TensorView*> ins_;  // into views_, null for an omitted one
   std::vector<kernels::q::ConcatInput> concat_;  // an int8 Concat's inputs

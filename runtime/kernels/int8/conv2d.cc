@@ -17,7 +17,7 @@ Status Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in, const 
   const uint32_t nbs = CeilDiv(p.in.n, B);
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t in_row = size_t{B} * C;  // bytes of one (h, w) position in a channel block
-  uint32_t acc[internal::kConvMaxTile];               // [B][C], wrapping int32 kept unsigned
+  uint32_t acc[internal::kConvMaxTile];  // [B][C], wrapping int32 kept unsigned
 
   for (uint32_t nb = 0; nb < nbs; ++nb) {
     for (uint32_t ob = 0; ob < ocb; ++ob) {

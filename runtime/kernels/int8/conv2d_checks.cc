@@ -20,8 +20,8 @@ Status CheckConv(const Blocking& b, const Conv2dParams& p) {
     return InvalidArgument("Conv2d: depthwise needs out_c (" + std::to_string(p.out_c) +
                            ") == input channels (" + std::to_string(p.in.c) + ")");
   }
-  LOOM_RETURN_IF_ERROR(CheckWindow(p.in, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top,
-                                   p.pad_left, p.pad_bottom, p.pad_right, "Conv2d"));
+  LOOM_RETURN_IF_ERROR(CheckWindow(p.in, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                                   p.pad_bottom, p.pad_right, "Conv2d"));
   return CheckRequant(p.rq, "Conv2d");
 }
 

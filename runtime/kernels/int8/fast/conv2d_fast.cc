@@ -61,7 +61,8 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
   const size_t need = Conv2dWorkspaceBytes(path, b, p);
   if (workspace == nullptr || workspace_bytes < need) {
-    return InvalidArgument("Conv2d (" + std::string(PathName(path)) + " kernels): the workspace holds " +
+    return InvalidArgument("Conv2d (" + std::string(PathName(path)) +
+                           " kernels): the workspace holds " +
                            std::to_string(workspace == nullptr ? 0 : workspace_bytes) +
                            " bytes, this convolution needs " + std::to_string(need));
   }

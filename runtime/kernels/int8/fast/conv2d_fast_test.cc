@@ -59,10 +59,9 @@ void Fill(Case* c, uint32_t seed, int fill = 1000) {
   c->weights.assign(p.depthwise ? DepthwiseWeightBytes(c->b, p.in.c, p.kh, p.kw)
                                 : ConvWeightBytes(c->b, p.out_c, p.in.c, p.kh, p.kw),
                     0);
-  const Status s = p.depthwise
-                       ? PackDepthwiseWeights(c->b, p.in.c, p.kh, p.kw, w.data(), c->weights.data())
-                       : PackConvWeights(c->b, p.out_c, p.in.c, p.kh, p.kw, w.data(),
-                                         c->weights.data());
+  const Status s =
+      p.depthwise ? PackDepthwiseWeights(c->b, p.in.c, p.kh, p.kw, w.data(), c->weights.data())
+                  : PackConvWeights(c->b, p.out_c, p.in.c, p.kh, p.kw, w.data(), c->weights.data());
   ASSERT_TRUE(s.ok()) << s.ToString();
   if (c->bias.empty()) c->bias = testing::RandomI32(p.out_c, seed + 2, -100000, 100000);
   if (c->mult.empty()) c->mult = testing::RandomI32(p.out_c, seed + 3, -(1 << 15), 1 << 15);
@@ -74,8 +73,8 @@ void ExpectAllPathsMatch(const Case& c) {
   const size_t out_bytes = BlockedBytes(c.b, c.p.out());
   const int32_t* bias = c.with_bias ? c.bias.data() : nullptr;
   std::vector<int8_t> want(out_bytes, 0x11);
-  const Status rs = q::Conv2d(c.b, c.p, c.in.data(), c.weights.data(), bias, c.mult.data(),
-                              want.data());
+  const Status rs =
+      q::Conv2d(c.b, c.p, c.in.data(), c.weights.data(), bias, c.mult.data(), want.data());
   ASSERT_TRUE(rs.ok()) << rs.ToString();
   for (KernelPath path : Paths()) {
     SCOPED_TRACE(PathName(path));
@@ -112,8 +111,8 @@ TEST(FastConv2d, PathsAreNamedAndTheBestIsSupported) {
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("unknown cpu kernels 'sse9'"), std::string::npos) << bad.message();
   EXPECT_NE(bad.message().find("avx512vnni"), std::string::npos) << bad.message();
-  for (KernelPath q : {KernelPath::kAvx2, KernelPath::kAvx512Vnni, KernelPath::kNeon,
-                       KernelPath::kNeonDot}) {
+  for (KernelPath q :
+       {KernelPath::kAvx2, KernelPath::kAvx512Vnni, KernelPath::kNeon, KernelPath::kNeonDot}) {
     if (!PathSupported(q)) {
       EXPECT_EQ(ParsePath(PathName(q), &p).code(), StatusCode::kUnimplemented) << PathName(q);
     }
@@ -125,11 +124,11 @@ TEST(FastConv2d, CommonLayersMatchReference) {
   for (uint32_t block : {16u, 8u, 32u}) {
     const Blocking b{1, block};
     for (const Conv2dParams& p : {
-             Params({1, 3, 17, 17}, 24, 7, 2, 3),     // the 3-channel first layer
-             Params({1, 32, 9, 9}, 48, 3, 1, 1),      // 3x3, same padding
-             Params({1, 64, 8, 8}, 32, 1, 1, 0),      // 1x1 as GEMM
-             Params({1, 48, 10, 11}, 64, 3, 2, 1),    // strided
-             Params({2, 200, 1, 1}, 10, 1, 1, 0),     // dense on a 1x1 image
+             Params({1, 3, 17, 17}, 24, 7, 2, 3),   // the 3-channel first layer
+             Params({1, 32, 9, 9}, 48, 3, 1, 1),    // 3x3, same padding
+             Params({1, 64, 8, 8}, 32, 1, 1, 0),    // 1x1 as GEMM
+             Params({1, 48, 10, 11}, 64, 3, 2, 1),  // strided
+             Params({2, 200, 1, 1}, 10, 1, 1, 0),   // dense on a 1x1 image
          }) {
       Case c{b, p, {}, {}, {}, {}};
       Fill(&c, seed++);
@@ -151,8 +150,8 @@ TEST(FastConv2d, RandomShapesAndBlockingsMatchReference) {
   auto pick = [&](uint32_t lo, uint32_t hi) {
     return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
   };
-  const Blocking blockings[] = {{1, 16}, {1, 8}, {2, 8}, {1, 32}, {1, 4}, {3, 4}, {1, 12},
-                                {1, 1},  {2, 16}, {1, 64}};
+  const Blocking blockings[] = {{1, 16}, {1, 8},  {2, 8}, {1, 32}, {1, 4},
+                                {3, 4},  {1, 12}, {1, 1}, {2, 16}, {1, 64}};
   for (int iter = 0; iter < 120; ++iter) {
     Case c;
     c.b = blockings[iter % (sizeof(blockings) / sizeof(blockings[0]))];
@@ -223,23 +222,23 @@ TEST(FastConv2d, RefusesWhatTheReferenceRefuses) {
   std::vector<int32_t> m(16, 1);
   const KernelPath path = BestPath();
   std::vector<uint8_t> ws(Conv2dWorkspaceBytes(path, b, p));
-  ASSERT_TRUE(Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(),
-                     ws.size())
-                  .ok());
+  ASSERT_TRUE(
+      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size())
+          .ok());
   Conv2dParams bad = p;
   bad.rq.pre_shift = 32;
-  const Status s = Conv2d(path, b, bad, x.data(), w.data(), nullptr, m.data(), y.data(),
-                          ws.data(), ws.size());
+  const Status s =
+      Conv2d(path, b, bad, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size());
   EXPECT_NE(s.message().find("pre_shift 32"), std::string::npos) << s.ToString();
-  const Status small = Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(),
-                              ws.data(), ws.size() - 1);
+  const Status small =
+      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size() - 1);
   EXPECT_EQ(small.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(small.message().find("workspace"), std::string::npos) << small.ToString();
-  EXPECT_NE(Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), x.data(), ws.data(),
-                   ws.size())
-                .message()
-                .find("overlap"),
-            std::string::npos);
+  EXPECT_NE(
+      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), x.data(), ws.data(), ws.size())
+          .message()
+          .find("overlap"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -64,12 +64,18 @@ bool CpuHas(KernelPath path) {
 
 const TileKernels* Table(KernelPath path) {
   switch (path) {
-    case KernelPath::kReference: return nullptr;
-    case KernelPath::kPortable: return PortableTiles();
-    case KernelPath::kAvx2: return Avx2Tiles();
-    case KernelPath::kAvx512Vnni: return Avx512VnniTiles();
-    case KernelPath::kNeon: return NeonTiles();
-    case KernelPath::kNeonDot: return NeonDotTiles();
+    case KernelPath::kReference:
+      return nullptr;
+    case KernelPath::kPortable:
+      return PortableTiles();
+    case KernelPath::kAvx2:
+      return Avx2Tiles();
+    case KernelPath::kAvx512Vnni:
+      return Avx512VnniTiles();
+    case KernelPath::kNeon:
+      return NeonTiles();
+    case KernelPath::kNeonDot:
+      return NeonDotTiles();
   }
   return nullptr;
 }
@@ -96,8 +102,8 @@ bool PathSupported(KernelPath path) {
 }
 
 KernelPath BestPath() {
-  for (KernelPath p : {KernelPath::kAvx512Vnni, KernelPath::kAvx2, KernelPath::kNeonDot,
-                       KernelPath::kNeon}) {
+  for (KernelPath p :
+       {KernelPath::kAvx512Vnni, KernelPath::kAvx2, KernelPath::kNeonDot, KernelPath::kNeon}) {
     if (PathSupported(p)) return p;
   }
   return KernelPath::kPortable;
@@ -129,11 +135,18 @@ const TileKernels* TilesFor(KernelPath path, uint32_t block) {
     const TileKernels* t = PathSupported(p) ? Table(p) : nullptr;
     if (t != nullptr && t->supports(block)) return t;
     switch (p) {
-      case KernelPath::kAvx512Vnni: p = KernelPath::kAvx2; break;
-      case KernelPath::kNeonDot: p = KernelPath::kNeon; break;
+      case KernelPath::kAvx512Vnni:
+        p = KernelPath::kAvx2;
+        break;
+      case KernelPath::kNeonDot:
+        p = KernelPath::kNeon;
+        break;
       case KernelPath::kPortable:
-      case KernelPath::kReference: return PortableTiles();
-      default: p = KernelPath::kPortable; break;
+      case KernelPath::kReference:
+        return PortableTiles();
+      default:
+        p = KernelPath::kPortable;
+        break;
     }
   }
 }

@@ -89,10 +89,14 @@ LOOM_AVX2 void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, i
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
   switch (c) {
-    case 8: return GemmT<8>(packed, c, rows, acc);
-    case 16: return GemmT<16>(packed, c, rows, acc);
-    case 32: return GemmT<32>(packed, c, rows, acc);
-    default: return GemmT<0>(packed, c, rows, acc);
+    case 8:
+      return GemmT<8>(packed, c, rows, acc);
+    case 16:
+      return GemmT<16>(packed, c, rows, acc);
+    case 32:
+      return GemmT<32>(packed, c, rows, acc);
+    default:
+      return GemmT<0>(packed, c, rows, acc);
   }
 }
 
@@ -103,8 +107,10 @@ LOOM_AVX2 void Depthwise(const int8_t* w, uint32_t c, const RowSet& rows, int32_
     const int8_t* in = rows.in + pos * rows.pos_step;
     for (uint32_t bi = 0; bi < rows.batch; ++bi, in += c, acc += c) {
       for (uint32_t o = 0; o < c; o += 8) {
-        const __m128i x = _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + o)));
-        const __m128i k = _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + o)));
+        const __m128i x =
+            _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + o)));
+        const __m128i k =
+            _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + o)));
         const __m256i prod = _mm256_cvtepi16_epi32(_mm_mullo_epi16(x, k));
         auto* a = reinterpret_cast<__m256i*>(acc + o);
         _mm256_storeu_si256(a, _mm256_add_epi32(_mm256_loadu_si256(a), prod));
@@ -116,7 +122,8 @@ LOOM_AVX2 void Depthwise(const int8_t* w, uint32_t c, const RowSet& rows, int32_
 LOOM_AVX2 void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult,
                           const Requant& rq, int8_t* out) {
   for (size_t r = 0; r < rows; ++r)
-    for (uint32_t o = 0; o < c; o += 8) RequantizeAvx2x8(acc + r * c + o, mult + o, rq, out + r * c + o);
+    for (uint32_t o = 0; o < c; o += 8)
+      RequantizeAvx2x8(acc + r * c + o, mult + o, rq, out + r * c + o);
 }
 
 constexpr TileKernels kTiles = {Supports, PackedBytes, Pack, Gemm, Depthwise, Requantize};

@@ -40,9 +40,38 @@ LOOM_VNNI inline __m512i Quad(const uint8_t* xu, uint32_t k) {
   return _mm512_set1_epi32(v);
 }
 
+// kC <= 32: the whole packed tile stays in registers for every row of the call (the compiler
+// cannot hoist the loads itself: the accumulator stores may alias the byte-typed tile).
 template <uint32_t kC>
-LOOM_VNNI void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, int32_t* acc) {
-  const uint32_t c = kC ? kC : c_rt;
+LOOM_VNNI void GemmRegs(const uint8_t* packed, const RowSet& rows, int32_t* acc) {
+  constexpr uint32_t nv = kC / 16, nq = kC / 4;
+  const __m128i sign = _mm_set1_epi8(static_cast<char>(0x80));
+  __m512i w[nq][nv], corr[nv];
+  for (uint32_t k = 0; k < nq; ++k)
+    for (uint32_t v = 0; v < nv; ++v) w[k][v] = _mm512_loadu_si512(packed + k * kC * 4 + 64 * v);
+  for (uint32_t v = 0; v < nv; ++v) corr[v] = _mm512_loadu_si512(packed + kC * kC + 64 * v);
+  uint8_t xu[kC];
+  for (uint32_t pos = 0; pos < rows.npos; ++pos) {
+    const int8_t* in = rows.in + pos * rows.pos_step;
+    for (uint32_t bi = 0; bi < rows.batch; ++bi, in += kC, acc += kC) {
+      for (uint32_t i = 0; i < kC; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(xu + i), _mm_xor_si128(v, sign));
+      }
+      __m512i a[nv];
+      for (uint32_t v = 0; v < nv; ++v)
+        a[v] = _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v), corr[v]);
+      for (uint32_t k = 0; k < nq; ++k) {
+        const __m512i x = Quad(xu, k);
+        for (uint32_t v = 0; v < nv; ++v) a[v] = _mm512_dpbusd_epi32(a[v], x, w[k][v]);
+      }
+      for (uint32_t v = 0; v < nv; ++v) _mm512_storeu_si512(acc + 16 * v, a[v]);
+    }
+  }
+}
+
+// Any block % 16 == 0: the tile is read from memory (L1) per row.
+LOOM_VNNI void GemmAny(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
   const size_t krow = size_t{c} * 4;  // bytes of one input quad's weights
   const uint8_t* corr = packed + size_t{c} * c;
   const __m128i sign = _mm_set1_epi8(static_cast<char>(0x80));
@@ -54,45 +83,28 @@ LOOM_VNNI void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, i
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(xu + i), _mm_xor_si128(v, sign));
       }
-      if constexpr (kC != 0) {
-        constexpr uint32_t nv = kC / 16;
-        __m512i a[nv];
-        for (uint32_t v = 0; v < nv; ++v)
-          a[v] = _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v),
-                                  _mm512_loadu_si512(corr + 64 * v));
-        for (uint32_t k = 0; k < kC / 4; ++k) {
-          const __m512i x = Quad(xu, k);
-          for (uint32_t v = 0; v < nv; ++v)
-            a[v] = _mm512_dpbusd_epi32(a[v], x, _mm512_loadu_si512(packed + k * krow + 64 * v));
-        }
-        for (uint32_t v = 0; v < nv; ++v) _mm512_storeu_si512(acc + 16 * v, a[v]);
-      } else {
-        for (uint32_t v = 0; v < c / 16; ++v) {
-          __m512i a = _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v),
-                                       _mm512_loadu_si512(corr + 64 * v));
-          for (uint32_t k = 0; k < c / 4; ++k)
-            a = _mm512_dpbusd_epi32(a, Quad(xu, k), _mm512_loadu_si512(packed + k * krow + 64 * v));
-          _mm512_storeu_si512(acc + 16 * v, a);
-        }
+      for (uint32_t v = 0; v < c / 16; ++v) {
+        __m512i a =
+            _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v), _mm512_loadu_si512(corr + 64 * v));
+        for (uint32_t k = 0; k < c / 4; ++k)
+          a = _mm512_dpbusd_epi32(a, Quad(xu, k), _mm512_loadu_si512(packed + k * krow + 64 * v));
+        _mm512_storeu_si512(acc + 16 * v, a);
       }
     }
   }
 }
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
-  switch (c) {
-    case 16: return GemmT<16>(packed, c, rows, acc);
-    case 32: return GemmT<32>(packed, c, rows, acc);
-    case 64: return GemmT<64>(packed, c, rows, acc);
-    default: return GemmT<0>(packed, c, rows, acc);
-  }
+  if (c == 16) return GemmRegs<16>(packed, rows, acc);
+  if (c == 32) return GemmRegs<32>(packed, rows, acc);
+  GemmAny(packed, c, rows, acc);
 }
 
 }  // namespace
 
 const TileKernels* Avx512VnniTiles() {
-  static const TileKernels tiles = {Supports, PackedBytes, Pack, Gemm, Avx2Tiles()->depthwise,
-                                    Avx2Tiles()->requant};
+  static const TileKernels tiles = {
+      Supports, PackedBytes, Pack, Gemm, Avx2Tiles()->depthwise, Avx2Tiles()->requant};
   return &tiles;
 }
 

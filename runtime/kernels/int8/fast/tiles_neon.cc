@@ -33,9 +33,14 @@ inline int16x4_t W4(const uint8_t* packed, uint32_t c, uint32_t i, uint32_t o) {
 }
 
 inline void Widen(const int8_t* in, uint32_t c, int16_t* x16) {
-  uint32_t i = 0;
-  for (; i + 8 <= c; i += 8) vst1q_s16(x16 + i, vmovl_s8(vld1_s8(in + i)));
-  for (; i < c; ++i) x16[i] = in[i];
+  const uint32_t whole = c / 8 * 8;
+  for (uint32_t i = 0; i < whole; i += 8) vst1q_s16(x16 + i, vmovl_s8(vld1_s8(in + i)));
+  if (whole != c) {  // c % 4 == 0 (Supports): four left
+    x16[whole] = in[whole];
+    x16[whole + 1] = in[whole + 1];
+    x16[whole + 2] = in[whole + 2];
+    x16[whole + 3] = in[whole + 3];
+  }
 }
 
 template <uint32_t kC>
@@ -63,10 +68,14 @@ void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, int32_t* ac
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
   switch (c) {
-    case 8: return GemmT<8>(packed, c, rows, acc);
-    case 16: return GemmT<16>(packed, c, rows, acc);
-    case 32: return GemmT<32>(packed, c, rows, acc);
-    default: return GemmT<0>(packed, c, rows, acc);
+    case 8:
+      return GemmT<8>(packed, c, rows, acc);
+    case 16:
+      return GemmT<16>(packed, c, rows, acc);
+    case 32:
+      return GemmT<32>(packed, c, rows, acc);
+    default:
+      return GemmT<0>(packed, c, rows, acc);
   }
 }
 
@@ -101,8 +110,8 @@ inline int32x4_t ShrRnd4(int32x4_t a, int32_t n) {
   return a;
 }
 
-void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult,
-                const Requant& rq, int8_t* out) {
+void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult, const Requant& rq,
+                int8_t* out) {
   const int32x4_t lo = vdupq_n_s32(rq.clip_lo), hi = vdupq_n_s32(rq.clip_hi);
   for (size_t r = 0; r < rows; ++r) {
     for (uint32_t o = 0; o < c; o += 4) {
@@ -121,7 +130,7 @@ void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult
 constexpr TileKernels kTiles = {Supports, PackedBytes, Pack, Gemm, Depthwise, Requantize};
 
 #if defined(__aarch64__)
-#define LOOM_DOTPROD __attribute__((target("+dotprod")))
+#define LOOM_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
 size_t DotPackedBytes(uint32_t c) { return size_t{c} * c; }
 
@@ -152,8 +161,8 @@ LOOM_DOTPROD void DotGemm(const uint8_t* packed, uint32_t c, const RowSet& rows,
   }
 }
 
-constexpr TileKernels kDotTiles = {Supports, DotPackedBytes, DotPack, DotGemm, Depthwise,
-                                   Requantize};
+constexpr TileKernels kDotTiles = {Supports, DotPackedBytes, DotPack,
+                                   DotGemm,  Depthwise,      Requantize};
 #endif
 
 }  // namespace

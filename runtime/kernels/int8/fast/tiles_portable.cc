@@ -9,7 +9,9 @@ namespace {
 
 bool Supports(uint32_t) { return true; }
 size_t PackedBytes(uint32_t c) { return size_t{c} * c; }
-void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { std::memcpy(packed, tile, size_t{c} * c); }
+void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) {
+  std::memcpy(packed, tile, size_t{c} * c);
+}
 
 inline void AddWrap(int32_t* acc, int32_t v) {
   *acc = static_cast<int32_t>(static_cast<uint32_t>(*acc) + static_cast<uint32_t>(v));
@@ -38,8 +40,8 @@ void Depthwise(const int8_t* w, uint32_t c, const RowSet& rows, int32_t* acc) {
   }
 }
 
-void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult,
-                const Requant& rq, int8_t* out) {
+void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult, const Requant& rq,
+                int8_t* out) {
   for (size_t r = 0; r < rows; ++r)
     for (uint32_t o = 0; o < c; ++o) out[r * c + o] = q::Requantize(acc[r * c + o], mult[o], rq);
 }

@@ -26,8 +26,8 @@ __attribute__((target("avx2"))) inline __m256i ShrRndAvx2(__m256i a, int32_t n) 
 
 // out[0..8) = Requantize(acc[j], mult[j], rq).
 __attribute__((target("avx2"))) inline void RequantizeAvx2x8(const int32_t* acc,
-                                                             const int32_t* mult,
-                                                             const Requant& rq, int8_t* out) {
+                                                             const int32_t* mult, const Requant& rq,
+                                                             int8_t* out) {
   __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc));
   a = ShrRndAvx2(a, rq.pre_shift);
   a = _mm256_mullo_epi32(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult)));
