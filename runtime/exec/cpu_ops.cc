@@ -81,12 +81,22 @@ CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
   const q::Blocking blk{package.config().batch, package.config().block_in};
   auto tensor = [&](int32_t i) { return package.root().tensors()->Get(static_cast<fbu>(i)); };
   for (const pkg::Segment* seg : *package.root().segments()) {
+    op_base_.push_back(packed_.size());
     for (const pkg::Op* op : *seg->ops()) {
       inputs = std::max<size_t>(inputs, op->inputs()->size());
-      if (op->params_type() == pkg::OpParams::Conv2d) {
-        workspace = std::max(workspace,
-                             q::fast::Conv2dWorkspaceBytes(kernels, blk, ConvParams(*op, tensor)));
-      }
+      packed_.emplace_back();
+      if (op->params_type() != pkg::OpParams::Conv2d) continue;
+      const q::Conv2dParams cp = ConvParams(*op, tensor);
+      workspace = std::max(workspace, q::fast::Conv2dWorkspaceBytes(kernels, blk, cp));
+      // Constant weights are repacked for the micro-kernels once, here; a convolution whose
+      // weights cannot be packed (bad parameters) repacks per call and reports the error there.
+      const pkg::Tensor* w = tensor(op->inputs()->Get(1));
+      const size_t bytes = q::fast::PackedWeightsBytes(kernels, blk, cp);
+      if (w->storage() == pkg::Storage::Arena || bytes == 0) continue;
+      std::vector<uint8_t>& packed = packed_.back();
+      packed.resize(bytes);
+      const auto* wd = reinterpret_cast<const int8_t*>(package.constants() + w->offset());
+      if (!q::fast::PackWeights(kernels, blk, cp, wd, packed.data(), bytes).ok()) packed.clear();
     }
   }
   workspace_.resize(workspace);
@@ -139,8 +149,10 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
     case pkg::OpParams::Conv2d: {
       const pkg::Tensor *x = in(0), *w = in(1), *bias = in(2), *mult = in(3), *y = out(0);
       const q::Conv2dParams cp = ConvParams(op, tensor);
-      return q::fast::Conv2d(kernels_, blk, cp, i8(x), i8(w), bias ? i32(bias) : nullptr, i32(mult),
-                             i8(y), workspace_.data(), workspace_.size());
+      const std::vector<uint8_t>& packed = packed_[op_base_[segment] + op_index];
+      return q::fast::Conv2d(kernels_, blk, cp, i8(x), i8(w),
+                             packed.empty() ? nullptr : packed.data(), bias ? i32(bias) : nullptr,
+                             i32(mult), i8(y), workspace_.data(), workspace_.size());
     }
     case pkg::OpParams::Add: {
       const pkg::Add* p = op.params_as_Add();

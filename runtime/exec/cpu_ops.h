@@ -20,8 +20,10 @@ class CpuOpRunner {
  public:
   // `package` must outlive the runner. Sizes every buffer an op needs once, here: the scratch of
   // layout conversions (the largest tensor), the operand lists (the op with the most inputs) and
-  // the fast convolutions' workspace (the largest Conv2d), so Run allocates nothing. Convolutions
-  // run on `kernels` (kernels/int8/fast/fast.h); every path computes the same bytes.
+  // the fast convolutions' workspace (the largest Conv2d), so Run allocates nothing; and packs
+  // each constant convolution weight tensor for the micro-kernels (as much memory again as those
+  // weights, int16 tiles twice that). Convolutions run on `kernels` (kernels/int8/fast/fast.h);
+  // every path computes the same bytes.
   CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels);
 
   // Runs op `op` of segment `segment`; `arena` is the host copy of the arena (arena_bytes()

@@ -54,9 +54,36 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t));
 }
 
+size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
+  if (path == KernelPath::kReference || b.block == 0) return 0;
+  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(b, p);
+}
+
+Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
+                   void* packed, size_t packed_bytes) {
+  LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(weights, "PackWeights: weights"));
+  const size_t need = PackedWeightsBytes(path, b, p);
+  if (need == 0 || packed == nullptr || packed_bytes < need) {
+    return InvalidArgument("PackWeights (" + std::string(PathName(path)) + " kernels): " +
+                           (need == 0
+                                ? std::string("this convolution has no packed form")
+                                : "the buffer holds " + std::to_string(packed_bytes) +
+                                      " bytes, the packed weights need " + std::to_string(need)));
+  }
+  const TileKernels& k = *TilesFor(path, b.block);
+  const uint32_t C = b.block;
+  const size_t tiles = size_t{CeilDiv(p.out_c, C)} * CeilDiv(p.in.c, C) * p.kh * p.kw;
+  const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
+  for (size_t t = 0; t < tiles; ++t) {
+    k.pack(weights + t * C * C, C, static_cast<uint8_t*>(packed) + t * tile_stride);
+  }
+  return Status::Ok();
+}
+
 Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* in,
-              const int8_t* weights, const int32_t* bias, const int32_t* mult, int8_t* out,
-              void* workspace, size_t workspace_bytes) {
+              const int8_t* weights, const void* packed_weights, const int32_t* bias,
+              const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes) {
   if (path == KernelPath::kReference) return q::Conv2d(b, p, in, weights, bias, mult, out);
   LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
   const size_t need = Conv2dWorkspaceBytes(path, b, p);
@@ -87,7 +114,10 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       bias_blk[o] = (bias != nullptr && o < real_c) ? bias[ob * C + o] : 0;
       mult_blk[o] = o < real_c ? mult[ob * C + o] : 0;
     }
-    if (!p.depthwise) {
+    const uint8_t* tiles = packed;
+    if (packed_weights != nullptr) {
+      tiles = static_cast<const uint8_t*>(packed_weights) + size_t{ob} * icb * taps * tile_stride;
+    } else if (!p.depthwise) {
       for (uint32_t ib = 0; ib < icb; ++ib)
         for (size_t t = 0; t < taps; ++t) {
           const int8_t* tile = weights + ((size_t{ob} * icb + ib) * taps + t) * C * C;
@@ -124,7 +154,8 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
               const size_t t = size_t{ky} * p.kw + kx;
               for (uint32_t ib = 0; ib < icb; ++ib) {
                 rs.in = in_nb + ib * in_plane + at;
-                k.gemm(packed + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
+                rs.active = std::min(C, p.in.c - ib * C);
+                k.gemm(tiles + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
               }
             }
           }

@@ -4,6 +4,7 @@
 // weights everywhere, accumulators driven to wrap by the bias, extreme multipliers and shifts.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,10 +81,19 @@ void ExpectAllPathsMatch(const Case& c) {
     SCOPED_TRACE(PathName(path));
     std::vector<uint8_t> ws(Conv2dWorkspaceBytes(path, c.b, c.p));
     std::vector<int8_t> got(out_bytes, 0x22);  // a different fill: every byte must be written
-    const Status s = Conv2d(path, c.b, c.p, c.in.data(), c.weights.data(), bias, c.mult.data(),
-                            got.data(), ws.data(), ws.size());
+    const Status s = Conv2d(path, c.b, c.p, c.in.data(), c.weights.data(), nullptr, bias,
+                            c.mult.data(), got.data(), ws.data(), ws.size());
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ(got, want);
+    if (c.p.depthwise) continue;
+    // The same with the weights packed once, ahead of the call.
+    std::vector<uint8_t> packed(PackedWeightsBytes(path, c.b, c.p));
+    ASSERT_TRUE(PackWeights(path, c.b, c.p, c.weights.data(), packed.data(), packed.size()).ok());
+    std::vector<int8_t> again(out_bytes, 0x33);
+    const Status sp = Conv2d(path, c.b, c.p, c.in.data(), c.weights.data(), packed.data(), bias,
+                             c.mult.data(), again.data(), ws.data(), ws.size());
+    ASSERT_TRUE(sp.ok()) << sp.ToString();
+    ASSERT_EQ(again, want);
   }
 }
 
@@ -99,6 +109,10 @@ Conv2dParams Params(ActShape in, uint32_t out_c, uint32_t k, uint32_t stride, ui
 }
 
 TEST(FastConv2d, PathsAreNamedAndTheBestIsSupported) {
+  std::string tested;
+  for (KernelPath p : Paths()) tested += std::string(tested.empty() ? "" : ", ") + PathName(p);
+  std::cout << "fast paths this CPU runs (each tested below): " << tested << "; best "
+            << PathName(BestPath()) << "\n";
   EXPECT_TRUE(PathSupported(KernelPath::kReference));
   EXPECT_TRUE(PathSupported(KernelPath::kPortable));
   EXPECT_TRUE(PathSupported(BestPath()));
@@ -222,23 +236,27 @@ TEST(FastConv2d, RefusesWhatTheReferenceRefuses) {
   std::vector<int32_t> m(16, 1);
   const KernelPath path = BestPath();
   std::vector<uint8_t> ws(Conv2dWorkspaceBytes(path, b, p));
-  ASSERT_TRUE(
-      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size())
-          .ok());
+  ASSERT_TRUE(Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                     ws.data(), ws.size())
+                  .ok());
   Conv2dParams bad = p;
   bad.rq.pre_shift = 32;
-  const Status s =
-      Conv2d(path, b, bad, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size());
+  const Status s = Conv2d(path, b, bad, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                          ws.data(), ws.size());
   EXPECT_NE(s.message().find("pre_shift 32"), std::string::npos) << s.ToString();
-  const Status small =
-      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), y.data(), ws.data(), ws.size() - 1);
+  const Status small = Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                              ws.data(), ws.size() - 1);
   EXPECT_EQ(small.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(small.message().find("workspace"), std::string::npos) << small.ToString();
-  EXPECT_NE(
-      Conv2d(path, b, p, x.data(), w.data(), nullptr, m.data(), x.data(), ws.data(), ws.size())
-          .message()
-          .find("overlap"),
-      std::string::npos);
+  std::vector<uint8_t> packed(PackedWeightsBytes(path, b, p));
+  const Status short_pack = PackWeights(path, b, p, w.data(), packed.data(), packed.size() - 1);
+  EXPECT_NE(short_pack.message().find("the packed weights need"), std::string::npos)
+      << short_pack.ToString();
+  EXPECT_NE(Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), x.data(), ws.data(),
+                   ws.size())
+                .message()
+                .find("overlap"),
+            std::string::npos);
 }
 
 }  // namespace

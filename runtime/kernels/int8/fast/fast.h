@@ -44,11 +44,20 @@ KernelPath DefaultPath();
 // for the micro-kernel, and one strip of int32 accumulators. 0 for kReference.
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p);
 
-// qops.h's Conv2d on `path`, with the same checks and messages, and the same bytes out. The
-// caller owns `workspace` (at least Conv2dWorkspaceBytes; any alignment); nothing is allocated.
+// The weights of a groups == 1 convolution repacked once for `path`'s micro-kernels (the
+// executor does it at load for constant weights), so Conv2d does not repack them per call. 0 for
+// kReference and depthwise, which use the stored layout.
+size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p);
+Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
+                   void* packed, size_t packed_bytes);
+
+// qops.h's Conv2d on `path`, with the same checks and messages, and the same bytes out.
+// `packed_weights` is PackWeights' output for the same path, blocking, parameters and weights,
+// or null (the tiles are then repacked per call into the workspace). The caller owns `workspace`
+// (at least Conv2dWorkspaceBytes; any alignment); nothing is allocated.
 Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* in,
-              const int8_t* weights, const int32_t* bias, const int32_t* mult, int8_t* out,
-              void* workspace, size_t workspace_bytes);
+              const int8_t* weights, const void* packed_weights, const int32_t* bias,
+              const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes);
 
 }  // namespace loom::kernels::q::fast
 

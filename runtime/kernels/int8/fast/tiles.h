@@ -23,6 +23,11 @@ struct RowSet {
   size_t pos_step = 0;
   uint32_t npos = 0;
   uint32_t batch = 1;
+  // Input channels of each row the GEMM must read (<= block). Past them, the stored layouts of
+  // qops.h hold zeros (activations' padding lanes and the weights' padding are zero), so the
+  // products a table skips, or computes anyway up to its vector width, are zero: the 3-channel
+  // first layer reads one quad of each 16-channel row, not four.
+  uint32_t active = 0;
 };
 
 struct TileKernels {

@@ -75,7 +75,7 @@ LOOM_AVX2 void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, i
       } else {
         for (uint32_t v = 0; v < c / 8; ++v) {
           __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + 8 * v));
-          for (uint32_t k = 0; k < c / 2; ++k) {
+          for (uint32_t k = 0; k < (rows.active + 1) / 2; ++k) {
             const __m256i w =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + k * krow + 32 * v));
             a = _mm256_add_epi32(a, _mm256_madd_epi16(Pair(x16, k), w));
@@ -88,16 +88,10 @@ LOOM_AVX2 void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, i
 }
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
-  switch (c) {
-    case 8:
-      return GemmT<8>(packed, c, rows, acc);
-    case 16:
-      return GemmT<16>(packed, c, rows, acc);
-    case 32:
-      return GemmT<32>(packed, c, rows, acc);
-    default:
-      return GemmT<0>(packed, c, rows, acc);
-  }
+  if (rows.active == c && c == 8) return GemmT<8>(packed, c, rows, acc);
+  if (rows.active == c && c == 16) return GemmT<16>(packed, c, rows, acc);
+  if (rows.active == c && c == 32) return GemmT<32>(packed, c, rows, acc);
+  GemmT<0>(packed, c, rows, acc);  // also every partly used block
 }
 
 // Products of two int8 fit int16 (at most 2^14), so vpmullw is exact; they are widened before

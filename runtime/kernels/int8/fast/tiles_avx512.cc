@@ -86,7 +86,7 @@ LOOM_VNNI void GemmAny(const uint8_t* packed, uint32_t c, const RowSet& rows, in
       for (uint32_t v = 0; v < c / 16; ++v) {
         __m512i a =
             _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v), _mm512_loadu_si512(corr + 64 * v));
-        for (uint32_t k = 0; k < c / 4; ++k)
+        for (uint32_t k = 0; k < (rows.active + 3) / 4; ++k)
           a = _mm512_dpbusd_epi32(a, Quad(xu, k), _mm512_loadu_si512(packed + k * krow + 64 * v));
         _mm512_storeu_si512(acc + 16 * v, a);
       }
@@ -95,9 +95,9 @@ LOOM_VNNI void GemmAny(const uint8_t* packed, uint32_t c, const RowSet& rows, in
 }
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
-  if (c == 16) return GemmRegs<16>(packed, rows, acc);
-  if (c == 32) return GemmRegs<32>(packed, rows, acc);
-  GemmAny(packed, c, rows, acc);
+  if (rows.active == c && c == 16) return GemmRegs<16>(packed, rows, acc);
+  if (rows.active == c && c == 32) return GemmRegs<32>(packed, rows, acc);
+  GemmAny(packed, c, rows, acc);  // also every partly used block
 }
 
 }  // namespace

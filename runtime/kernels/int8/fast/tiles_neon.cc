@@ -46,6 +46,7 @@ inline void Widen(const int8_t* in, uint32_t c, int16_t* x16) {
 template <uint32_t kC>
 void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, int32_t* acc) {
   const uint32_t c = kC ? kC : c_rt;
+  const uint32_t ni = kC ? kC : (rows.active + 3) / 4 * 4;  // c % 4 == 0, so ni <= c
   int16_t x16[256];
   for (uint32_t pos = 0; pos < rows.npos; ++pos) {
     const int8_t* in = rows.in + pos * rows.pos_step;
@@ -53,7 +54,7 @@ void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, int32_t* ac
       Widen(in, c, x16);
       for (uint32_t o = 0; o < c; o += 4) {
         int32x4_t a = vld1q_s32(acc + o);
-        for (uint32_t i = 0; i < c; i += 4) {
+        for (uint32_t i = 0; i < ni; i += 4) {
           const int16x4_t x = vld1_s16(x16 + i);
           a = vmlal_lane_s16(a, W4(packed, c, i + 0, o), x, 0);
           a = vmlal_lane_s16(a, W4(packed, c, i + 1, o), x, 1);
@@ -67,16 +68,10 @@ void GemmT(const uint8_t* packed, uint32_t c_rt, const RowSet& rows, int32_t* ac
 }
 
 void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
-  switch (c) {
-    case 8:
-      return GemmT<8>(packed, c, rows, acc);
-    case 16:
-      return GemmT<16>(packed, c, rows, acc);
-    case 32:
-      return GemmT<32>(packed, c, rows, acc);
-    default:
-      return GemmT<0>(packed, c, rows, acc);
-  }
+  if (rows.active == c && c == 8) return GemmT<8>(packed, c, rows, acc);
+  if (rows.active == c && c == 16) return GemmT<16>(packed, c, rows, acc);
+  if (rows.active == c && c == 32) return GemmT<32>(packed, c, rows, acc);
+  GemmT<0>(packed, c, rows, acc);  // also every partly used block
 }
 
 inline void AddWrap(int32_t* acc, int32_t v) {
@@ -149,7 +144,7 @@ LOOM_DOTPROD void DotGemm(const uint8_t* packed, uint32_t c, const RowSet& rows,
     for (uint32_t bi = 0; bi < rows.batch; ++bi, in += c, acc += c) {
       for (uint32_t o = 0; o < c; o += 4) {
         int32x4_t a = vld1q_s32(acc + o);
-        for (uint32_t k = 0; k < c / 4; ++k) {
+        for (uint32_t k = 0; k < (rows.active + 3) / 4; ++k) {
           int32_t quad;
           std::memcpy(&quad, in + 4 * k, 4);
           const int8x16_t x = vreinterpretq_s8_s32(vdupq_n_s32(quad));

@@ -25,7 +25,7 @@ void Gemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
       for (uint32_t o = 0; o < c; ++o) {
         const int8_t* wr = w + size_t{o} * c;
         int32_t sum = 0;  // at most 256 products of |x| <= 2^14: no overflow
-        for (uint32_t i = 0; i < c; ++i) sum += int32_t{in[i]} * wr[i];
+        for (uint32_t i = 0; i < rows.active; ++i) sum += int32_t{in[i]} * wr[i];
         AddWrap(acc + o, sum);
       }
     }
