@@ -37,7 +37,10 @@ class CpuOpRunner {
   const Package& package_;
   kernels::q::fast::KernelPath kernels_;
   std::vector<int8_t> scratch_;
-  std::vector<uint8_t> workspace_;               // fast::Conv2d's repacked tiles and accumulators
+  std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
+  // Constant convolution weights packed for kernels_ at construction, per op (empty: none).
+  std::vector<std::vector<uint8_t>> packed_;
+  std::vector<size_t> op_base_;                  // index in packed_ of each segment's first op
   std::vector<kernels::TensorView> views_;       // a float op's inputs
   std::vector<const kernels::TensorView*> ins_;  // into views_, null for an omitted one
   std::vector<kernels::q::ConcatInput> concat_;  // an int8 Concat's inputs
