@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::runtime {
@@ -40,6 +41,26 @@ q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
   p.pad_right = w->pad_right();
   return p;
 }
+// A Conv2d op's parameters; `t` resolves a tensor index of the op.
+template <typename TensorOf>
+q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
+  const pkg::Conv2d* p = op.params_as_Conv2d();
+  q::Conv2dParams cp;
+  cp.in = Act(t(op.inputs()->Get(0)));
+  cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
+  cp.kh = p->window()->kh();
+  cp.kw = p->window()->kw();
+  cp.stride_h = p->window()->stride_h();
+  cp.stride_w = p->window()->stride_w();
+  cp.pad_top = p->window()->pad_top();
+  cp.pad_left = p->window()->pad_left();
+  cp.pad_bottom = p->window()->pad_bottom();
+  cp.pad_right = p->window()->pad_right();
+  cp.depthwise = p->depthwise();
+  cp.rq = Rq(p->requant());
+  return cp;
+}
+
 // A CPU op's operand as the kernels see it: the tensor's own type, shape and arena bytes.
 Status OperandView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
   int64_t dims[8];
@@ -50,15 +71,35 @@ Status OperandView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
 
 }  // namespace
 
-CpuOpRunner::CpuOpRunner(const Package& package) : package_(package) {
+CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
+    : package_(package), kernels_(kernels) {
   // Scratch holds one plain int8 copy of the largest tensor a layout conversion goes through.
   uint64_t need = 0;
   for (const pkg::Tensor* t : *package.root().tensors()) need = std::max(need, Count(t));
   scratch_.resize(need);
-  size_t inputs = 0;
+  size_t inputs = 0, workspace = 0;
+  const q::Blocking blk{package.config().batch, package.config().block_in};
+  auto tensor = [&](int32_t i) { return package.root().tensors()->Get(static_cast<fbu>(i)); };
   for (const pkg::Segment* seg : *package.root().segments()) {
-    for (const pkg::Op* op : *seg->ops()) inputs = std::max<size_t>(inputs, op->inputs()->size());
+    op_base_.push_back(packed_.size());
+    for (const pkg::Op* op : *seg->ops()) {
+      inputs = std::max<size_t>(inputs, op->inputs()->size());
+      packed_.emplace_back();
+      if (op->params_type() != pkg::OpParams::Conv2d) continue;
+      const q::Conv2dParams cp = ConvParams(*op, tensor);
+      workspace = std::max(workspace, q::fast::Conv2dWorkspaceBytes(kernels, blk, cp));
+      // Constant weights are repacked for the micro-kernels once, here; a convolution whose
+      // weights cannot be packed (bad parameters) repacks per call and reports the error there.
+      const pkg::Tensor* w = tensor(op->inputs()->Get(1));
+      const size_t bytes = q::fast::PackedWeightsBytes(kernels, blk, cp);
+      if (w->storage() == pkg::Storage::Arena || bytes == 0) continue;
+      std::vector<uint8_t>& packed = packed_.back();
+      packed.resize(bytes);
+      const auto* wd = reinterpret_cast<const int8_t*>(package.constants() + w->offset());
+      if (!q::fast::PackWeights(kernels, blk, cp, wd, packed.data(), bytes).ok()) packed.clear();
+    }
   }
+  workspace_.resize(workspace);
   views_.resize(inputs);
   ins_.resize(inputs);
   concat_.resize(inputs);
@@ -106,22 +147,12 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
 
   switch (op.params_type()) {
     case pkg::OpParams::Conv2d: {
-      const pkg::Conv2d* p = op.params_as_Conv2d();
       const pkg::Tensor *x = in(0), *w = in(1), *bias = in(2), *mult = in(3), *y = out(0);
-      q::Conv2dParams cp;
-      cp.in = Act(x);
-      cp.out_c = y->shape()->Get(1);
-      cp.kh = p->window()->kh();
-      cp.kw = p->window()->kw();
-      cp.stride_h = p->window()->stride_h();
-      cp.stride_w = p->window()->stride_w();
-      cp.pad_top = p->window()->pad_top();
-      cp.pad_left = p->window()->pad_left();
-      cp.pad_bottom = p->window()->pad_bottom();
-      cp.pad_right = p->window()->pad_right();
-      cp.depthwise = p->depthwise();
-      cp.rq = Rq(p->requant());
-      return q::Conv2d(blk, cp, i8(x), i8(w), bias ? i32(bias) : nullptr, i32(mult), i8(y));
+      const q::Conv2dParams cp = ConvParams(op, tensor);
+      const std::vector<uint8_t>& packed = packed_[op_base_[segment] + op_index];
+      return q::fast::Conv2d(kernels_, blk, cp, i8(x), i8(w),
+                             packed.empty() ? nullptr : packed.data(), bias ? i32(bias) : nullptr,
+                             i32(mult), i8(y), workspace_.data(), workspace_.size());
     }
     case pkg::OpParams::Add: {
       const pkg::Add* p = op.params_as_Add();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/tensor.h"
 #include "runtime/package/package.h"
@@ -18,9 +19,12 @@ namespace loom::runtime {
 class CpuOpRunner {
  public:
   // `package` must outlive the runner. Sizes every buffer an op needs once, here: the scratch of
-  // layout conversions (the largest tensor) and the operand lists (the op with the most inputs),
-  // so Run allocates nothing.
-  explicit CpuOpRunner(const Package& package);
+  // layout conversions (the largest tensor), the operand lists (the op with the most inputs) and
+  // the fast convolutions' workspace (the largest Conv2d), so Run allocates nothing; and packs
+  // each constant convolution weight tensor for the micro-kernels (as much memory again as those
+  // weights, int16 tiles twice that). Convolutions run on `kernels` (kernels/int8/fast/fast.h);
+  // every path computes the same bytes.
+  CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels);
 
   // Runs op `op` of segment `segment`; `arena` is the host copy of the arena (arena_bytes()
   // bytes, 64-byte aligned). The package was verified at load and its float ops resolved to their
@@ -31,7 +35,12 @@ class CpuOpRunner {
   Status RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8_t* arena);
 
   const Package& package_;
+  kernels::q::fast::KernelPath kernels_;
   std::vector<int8_t> scratch_;
+  std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
+  // Constant convolution weights packed for kernels_ at construction, per op (empty: none).
+  std::vector<std::vector<uint8_t>> packed_;
+  std::vector<size_t> op_base_;                  // index in packed_ of each segment's first op
   std::vector<kernels::TensorView> views_;       // a float op's inputs
   std::vector<const kernels::TensorView*> ins_;  // into views_, null for an omitted one
   std::vector<kernels::q::ConcatInput> concat_;  // an int8 Concat's inputs

@@ -7,6 +7,7 @@
 
 #include "runtime/core/checked_math.h"
 #include "runtime/core/platform.h"
+#include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::runtime {
@@ -116,7 +117,11 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
                               dev.HashHex());
   }
   e->timelines_.resize(p.num_segments());
-  e->cpu_ = std::make_unique<CpuOpRunner>(p);
+  kernels::q::fast::KernelPath kernels = kernels::q::fast::DefaultPath();
+  if (!options.cpu_kernels.empty()) {
+    LOOM_RETURN_IF_ERROR(kernels::q::fast::ParsePath(options.cpu_kernels.c_str(), &kernels));
+  }
+  e->cpu_ = std::make_unique<CpuOpRunner>(p, kernels);
   LOOM_RETURN_IF_ERROR(e->Place());
   e->ResetProfile();
   *out = std::move(e);

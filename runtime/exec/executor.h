@@ -48,6 +48,11 @@ struct ExecutorOptions {
   // 0: no limit.
   uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
   std::string waves;             // tsim: FST waveform file
+  // The int8 kernels CPU segments run on (kernels/int8/fast/fast.h): "auto" (the fastest this CPU
+  // has), "reference", "portable", "avx2", "avx512vnni", "neon" or "neondot"; empty means
+  // LOOM_CPU_KERNELS, else auto. All compute the same bytes; Create refuses an unknown name or one
+  // this CPU cannot run.
+  std::string cpu_kernels;
   // Create refuses (FailedPrecondition) a package whose device memory — every region it places,
   // each rounded up to 4 KiB — would be larger.
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;

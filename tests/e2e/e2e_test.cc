@@ -96,7 +96,8 @@ struct DeviceRun {
   runtime::SegmentProfile total;
 };
 
-DeviceRun RunOn(const std::string& device, const Compiled& c, const runtime::HostTensor& input) {
+DeviceRun RunOn(const std::string& device, const Compiled& c, const runtime::HostTensor& input,
+                const std::string& cpu_kernels = "") {
   DeviceRun r;
   std::unique_ptr<runtime::Package> pkg;
   r.status = runtime::Package::LoadMemory(c.bytes.data(), c.bytes.size(), &pkg);
@@ -104,7 +105,11 @@ DeviceRun RunOn(const std::string& device, const Compiled& c, const runtime::Hos
   if (r.status.ok()) r.status = runtime::RegisterSimulatorDrivers();
   if (r.status.ok()) r.status = runtime::CreateDriver(device, &drv);
   std::unique_ptr<runtime::Executor> ex;
-  if (r.status.ok()) r.status = runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex);
+  runtime::ExecutorOptions options;
+  options.cpu_kernels = cpu_kernels;
+  if (r.status.ok()) {
+    r.status = runtime::Executor::Create(std::move(pkg), std::move(drv), options, &ex);
+  }
   if (!r.status.ok()) return r;
   // Outputs are dequantized with one multiplication by the output scale, so equal float bits
   // mean equal int8 results.
@@ -164,6 +169,29 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   std::cout << m.name << " on " << config << ": tsim " << tsim.total.cycles << " cycles, fsim "
             << fsim.total.cycles << " (fsim/tsim " << double(fsim.total.cycles) / double(tsim.total.cycles)
             << ")\n";
+}
+
+// The cpu device on its fast int8 kernels (the best this CPU has) and on the portable reference
+// kernels: the same package gives the same bytes.
+TEST_P(EndToEnd, FastCpuKernelsMatchReferenceBitForBit) {
+  const auto& [m, config] = GetParam();
+  const Compiled& c = Get(m, config);
+  ASSERT_FALSE(c.bytes.empty());
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, 2);
+  const DeviceRun ref = RunOn("cpu", c, input, "reference");
+  ASSERT_TRUE(ref.status.ok()) << ref.status.ToString();
+  for (const char* kernels : {"auto", "portable"}) {
+    const DeviceRun fast = RunOn("cpu", c, input, kernels);
+    ASSERT_TRUE(fast.status.ok()) << fast.status.ToString();
+    ASSERT_EQ(fast.out.size(), ref.out.size());
+    for (size_t i = 0; i < ref.out.size(); ++i) {
+      EXPECT_EQ(fast.out[i].data, ref.out[i].data) << kernels << " kernels, output " << i;
+    }
+  }
+  const DeviceRun bad = RunOn("cpu", c, input, "sse9");
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument) << bad.status.ToString();
 }
 
 // The opencl device (the ISA as an OpenCL kernel; PoCL's CPU device in CI) runs the same packages

@@ -149,12 +149,14 @@ Status PackActivation(const Blocking& b, const ActShape& s, const int8_t* plain,
       internal::CheckNoAlias(plain, plain_bytes, blocked, blocked_bytes, "PackActivation"));
   std::memset(blocked, 0, blocked_bytes);
   const uint32_t cb = CeilDiv(s.c, b.block);
-  size_t i = 0;
+  const size_t step = size_t{b.batch} * b.block;  // between neighbouring (h, w) positions
+  const size_t plane = size_t{s.h} * s.w;
   for (uint32_t n = 0; n < s.n; ++n)
-    for (uint32_t c = 0; c < s.c; ++c)
-      for (uint32_t h = 0; h < s.h; ++h)
-        for (uint32_t w = 0; w < s.w; ++w)
-          blocked[internal::BlockedOffset(b, cb, s.h, s.w, n, c, h, w)] = plain[i++];
+    for (uint32_t c = 0; c < s.c; ++c) {
+      int8_t* dst = blocked + internal::BlockedOffset(b, cb, s.h, s.w, n, c, 0, 0);
+      const int8_t* src = plain + (size_t{n} * s.c + c) * plane;
+      for (size_t i = 0; i < plane; ++i) dst[i * step] = src[i];
+    }
   return Status::Ok();
 }
 
@@ -167,12 +169,14 @@ Status UnpackActivation(const Blocking& b, const ActShape& s, const int8_t* bloc
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(blocked, BlockedBytes(b, s), plain,
                                               size_t{s.n} * s.c * s.h * s.w, "UnpackActivation"));
   const uint32_t cb = CeilDiv(s.c, b.block);
-  size_t i = 0;
+  const size_t step = size_t{b.batch} * b.block;  // between neighbouring (h, w) positions
+  const size_t plane = size_t{s.h} * s.w;
   for (uint32_t n = 0; n < s.n; ++n)
-    for (uint32_t c = 0; c < s.c; ++c)
-      for (uint32_t h = 0; h < s.h; ++h)
-        for (uint32_t w = 0; w < s.w; ++w)
-          plain[i++] = blocked[internal::BlockedOffset(b, cb, s.h, s.w, n, c, h, w)];
+    for (uint32_t c = 0; c < s.c; ++c) {
+      const int8_t* src = blocked + internal::BlockedOffset(b, cb, s.h, s.w, n, c, 0, 0);
+      int8_t* dst = plain + (size_t{n} * s.c + c) * plane;
+      for (size_t i = 0; i < plane; ++i) dst[i] = src[i * step];
+    }
   return Status::Ok();
 }
 

@@ -8,51 +8,16 @@
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::kernels::q {
-namespace {
-
-constexpr uint32_t kMaxBlock = 256;  // bounds the on-stack accumulator tile (batch x block)
-constexpr uint32_t kMaxTile = 1024;
-
-Status CheckConv(const Blocking& b, const Conv2dParams& p) {
-  LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
-  if (b.block > kMaxBlock || b.batch * b.block > kMaxTile) {
-    return InvalidArgument("Conv2d: blocking " + std::to_string(b.batch) + "x" +
-                           std::to_string(b.block) + " exceeds the supported tile of " +
-                           std::to_string(kMaxTile) + " accumulators");
-  }
-  LOOM_RETURN_IF_ERROR(internal::CheckShape(p.in, "Conv2d: input"));
-  if (p.out_c == 0) return InvalidArgument("Conv2d: out_c must be at least 1");
-  if (p.depthwise && p.out_c != p.in.c) {
-    return InvalidArgument("Conv2d: depthwise needs out_c (" + std::to_string(p.out_c) +
-                           ") == input channels (" + std::to_string(p.in.c) + ")");
-  }
-  LOOM_RETURN_IF_ERROR(internal::CheckWindow(p.in, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top,
-                                             p.pad_left, p.pad_bottom, p.pad_right, "Conv2d"));
-  return internal::CheckRequant(p.rq, "Conv2d");
-}
-
-}  // namespace
 
 Status Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in, const int8_t* weights,
               const int32_t* bias, const int32_t* mult, int8_t* out) {
-  LOOM_RETURN_IF_ERROR(CheckConv(b, p));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(in, "Conv2d: input"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(weights, "Conv2d: weights"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(mult, "Conv2d: mult"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "Conv2d: output"));
+  LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
   const ActShape os = p.out();
-  const size_t out_bytes = BlockedBytes(b, os);
-  LOOM_RETURN_IF_ERROR(
-      internal::CheckNoAlias(in, BlockedBytes(b, p.in), out, out_bytes, "Conv2d input"));
-  const size_t wbytes = p.depthwise ? DepthwiseWeightBytes(b, p.in.c, p.kh, p.kw)
-                                    : ConvWeightBytes(b, p.out_c, p.in.c, p.kh, p.kw);
-  LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(weights, wbytes, out, out_bytes, "Conv2d weights"));
-
   const uint32_t B = b.batch, C = b.block;
   const uint32_t nbs = CeilDiv(p.in.n, B);
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t in_row = size_t{B} * C;  // bytes of one (h, w) position in a channel block
-  uint32_t acc[kMaxTile];               // [B][C], wrapping int32 kept unsigned
+  uint32_t acc[internal::kConvMaxTile];  // [B][C], wrapping int32 kept unsigned
 
   for (uint32_t nb = 0; nb < nbs; ++nb) {
     for (uint32_t ob = 0; ob < ocb; ++ob) {

@@ -32,6 +32,14 @@ Status CheckWindow(const ActShape& in, uint32_t kh, uint32_t kw, uint32_t sh, ui
 Status CheckNotNull(const void* p, const char* what);
 Status CheckNoAlias(const void* a, size_t na, const void* b, size_t nb, const char* what);
 
+// Conv2d's accumulator tile (batch x block int32) is bounded so kernels can keep it on the stack.
+constexpr uint32_t kConvMaxBlock = 256;
+constexpr uint32_t kConvMaxTile = 1024;
+// Every check Conv2d runs before touching data (conv2d_checks.cc), shared by the reference and
+// the fast kernels so both refuse the same calls with the same messages.
+Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
+                       const void* weights, const void* mult, const void* out);
+
 // Offset of element (n, c, h, w) inside a blocked activation whose channel-block count is cb.
 inline size_t BlockedOffset(const Blocking& b, uint32_t cb, uint32_t h_size, uint32_t w_size,
                             uint32_t n, uint32_t c, uint32_t h, uint32_t w) {

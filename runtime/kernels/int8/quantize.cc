@@ -25,8 +25,9 @@ int8_t QuantizeOne(float x, float scale) {
   if (v >= 127.0f) return 127;
   float r = std::floor(v);
   const float diff = v - r;
-  if (diff > 0.5f || (diff == 0.5f && std::fmod(r, 2.0f) != 0.0f)) r += 1.0f;
-  return Saturate8(static_cast<int32_t>(r));
+  int32_t i = static_cast<int32_t>(r);  // r is in [-128, 127): exact
+  if (diff > 0.5f || (diff == 0.5f && (i & 1) != 0)) ++i;
+  return Saturate8(i);
 }
 
 }  // namespace

@@ -1,0 +1,180 @@
+// fast::Conv2d: the reference's integer program (conv2d.cc) reordered for SIMD. Per output-channel
+// block, the weight tiles are repacked once into the micro-kernel's layout; then each strip of
+// output positions keeps its int32 accumulators in the workspace while the loop walks kernel
+// taps and input-channel blocks, and the epilogue requantizes the strip in one pass. Taps that
+// fall into the padding are skipped per position range, exactly as the reference skips them.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/tiles.h"
+#include "runtime/kernels/int8/internal.h"
+
+namespace loom::kernels::q::fast {
+namespace {
+
+// Accumulators per strip: 16 KiB of int32 stays in L1 next to the tile and the input rows.
+constexpr size_t kStripAccs = 4096;
+
+size_t RoundUp64(size_t v) { return (v + 63) & ~size_t{63}; }
+
+uint32_t StripPositions(const Blocking& b, uint32_t out_w) {
+  const size_t per = size_t{b.batch} * b.block;
+  return static_cast<uint32_t>(std::min<size_t>(out_w, std::max<size_t>(1, kStripAccs / per)));
+}
+
+size_t PackedBytes(const Blocking& b, const Conv2dParams& p) {
+  if (p.depthwise) return 0;
+  const size_t tiles = size_t{CeilDiv(p.in.c, b.block)} * p.kh * p.kw;
+  return tiles * RoundUp64(MaxPackedTileBytes(b.block));
+}
+
+// The x range [lo, hi] of output positions whose tap kx reads a real input column.
+bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, uint32_t* lo,
+                uint32_t* hi) {
+  const int64_t sw = p.stride_w, off = int64_t{kx} - p.pad_left;  // ix = x * sw + off
+  int64_t first = off >= 0 ? 0 : (-off + sw - 1) / sw;
+  const int64_t last_ix = int64_t{p.in.w} - 1 - off;
+  if (last_ix < 0) return false;
+  int64_t last = last_ix / sw;
+  first = std::max<int64_t>(first, x0);
+  last = std::min<int64_t>(last, int64_t{x0} + nx - 1);
+  if (first > last) return false;
+  *lo = static_cast<uint32_t>(first);
+  *hi = static_cast<uint32_t>(last);
+  return true;
+}
+
+}  // namespace
+
+size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
+  if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
+  const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t));
+}
+
+size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
+  if (path == KernelPath::kReference || b.block == 0) return 0;
+  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(b, p);
+}
+
+Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
+                   void* packed, size_t packed_bytes) {
+  LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(weights, "PackWeights: weights"));
+  const size_t need = PackedWeightsBytes(path, b, p);
+  if (need == 0 || packed == nullptr || packed_bytes < need) {
+    return InvalidArgument("PackWeights (" + std::string(PathName(path)) + " kernels): " +
+                           (need == 0
+                                ? std::string("this convolution has no packed form")
+                                : "the buffer holds " + std::to_string(packed_bytes) +
+                                      " bytes, the packed weights need " + std::to_string(need)));
+  }
+  const TileKernels& k = *TilesFor(path, b.block);
+  const uint32_t C = b.block;
+  const size_t tiles = size_t{CeilDiv(p.out_c, C)} * CeilDiv(p.in.c, C) * p.kh * p.kw;
+  const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
+  for (size_t t = 0; t < tiles; ++t) {
+    k.pack(weights + t * C * C, C, static_cast<uint8_t*>(packed) + t * tile_stride);
+  }
+  return Status::Ok();
+}
+
+Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* in,
+              const int8_t* weights, const void* packed_weights, const int32_t* bias,
+              const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes) {
+  if (path == KernelPath::kReference) return q::Conv2d(b, p, in, weights, bias, mult, out);
+  LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
+  const size_t need = Conv2dWorkspaceBytes(path, b, p);
+  if (workspace == nullptr || workspace_bytes < need) {
+    return InvalidArgument("Conv2d (" + std::string(PathName(path)) +
+                           " kernels): the workspace holds " +
+                           std::to_string(workspace == nullptr ? 0 : workspace_bytes) +
+                           " bytes, this convolution needs " + std::to_string(need));
+  }
+  const TileKernels& k = *TilesFor(path, b.block);
+  const ActShape os = p.out();
+  const uint32_t B = b.batch, C = b.block;
+  const uint32_t nbs = CeilDiv(p.in.n, B);
+  const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
+  const size_t pos_bytes = size_t{B} * C;
+  const size_t in_plane = size_t{p.in.h} * p.in.w * pos_bytes;
+  const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
+  const uint32_t strip = StripPositions(b, os.w);
+  auto* packed = static_cast<uint8_t*>(workspace);
+  auto* acc = reinterpret_cast<int32_t*>(packed + PackedBytes(b, p));
+  const size_t taps = size_t{p.kh} * p.kw;
+
+  int32_t bias_blk[internal::kConvMaxBlock], mult_blk[internal::kConvMaxBlock];
+  for (uint32_t ob = 0; ob < ocb; ++ob) {
+    // Channels past out_c get bias and mult 0; their lanes are zeroed after requantization.
+    const uint32_t real_c = std::min(C, p.out_c - ob * C);
+    for (uint32_t o = 0; o < C; ++o) {
+      bias_blk[o] = (bias != nullptr && o < real_c) ? bias[ob * C + o] : 0;
+      mult_blk[o] = o < real_c ? mult[ob * C + o] : 0;
+    }
+    const uint8_t* tiles = packed;
+    if (packed_weights != nullptr) {
+      tiles = static_cast<const uint8_t*>(packed_weights) + size_t{ob} * icb * taps * tile_stride;
+    } else if (!p.depthwise) {
+      for (uint32_t ib = 0; ib < icb; ++ib)
+        for (size_t t = 0; t < taps; ++t) {
+          const int8_t* tile = weights + ((size_t{ob} * icb + ib) * taps + t) * C * C;
+          k.pack(tile, C, packed + (size_t{ib} * taps + t) * tile_stride);
+        }
+    }
+    for (uint32_t nb = 0; nb < nbs; ++nb) {
+      const uint32_t real_b = std::min(B, p.in.n - nb * B);
+      const int8_t* in_nb = in + size_t{nb} * icb * in_plane;
+      for (uint32_t y = 0; y < os.h; ++y) {
+        int8_t* dst_row = out + ((size_t{nb} * ocb + ob) * os.h + y) * os.w * pos_bytes;
+        for (uint32_t x0 = 0; x0 < os.w; x0 += strip) {
+          const uint32_t nx = std::min(strip, os.w - x0);
+          const size_t rows = size_t{nx} * B;
+          for (size_t r = 0; r < rows; ++r) std::memcpy(acc + r * C, bias_blk, C * sizeof(int32_t));
+          for (uint32_t ky = 0; ky < p.kh; ++ky) {
+            const int64_t iy = int64_t{y} * p.stride_h + ky - p.pad_top;
+            if (iy < 0 || iy >= p.in.h) continue;
+            for (uint32_t kx = 0; kx < p.kw; ++kx) {
+              uint32_t lo = 0, hi = 0;
+              if (!TapColumns(p, kx, x0, nx, &lo, &hi)) continue;
+              const size_t ix = size_t{lo} * p.stride_w + kx - p.pad_left;
+              RowSet rs;
+              rs.pos_step = size_t{p.stride_w} * pos_bytes;
+              rs.npos = hi - lo + 1;
+              rs.batch = B;
+              int32_t* acc_lo = acc + size_t{lo - x0} * pos_bytes;
+              const size_t at = (static_cast<size_t>(iy) * p.in.w + ix) * pos_bytes;
+              if (p.depthwise) {
+                rs.in = in_nb + ob * in_plane + at;
+                k.depthwise(weights + ((size_t{ob} * p.kh + ky) * p.kw + kx) * C, C, rs, acc_lo);
+                continue;
+              }
+              const size_t t = size_t{ky} * p.kw + kx;
+              for (uint32_t ib = 0; ib < icb; ++ib) {
+                rs.in = in_nb + ib * in_plane + at;
+                rs.active = std::min(C, p.in.c - ib * C);
+                k.gemm(tiles + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
+              }
+            }
+          }
+          int8_t* dst = dst_row + size_t{x0} * pos_bytes;
+          k.requant(acc, rows, C, mult_blk, p.rq, dst);
+          if (real_c < C || real_b < B) {
+            for (size_t r = 0; r < rows; ++r) {
+              if (r % B >= real_b) {
+                std::memset(dst + r * C, 0, C);
+              } else if (real_c < C) {
+                std::memset(dst + r * C + real_c, 0, C - real_c);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels::q::fast

@@ -1,0 +1,263 @@
+// Every fast path this CPU runs against the reference Conv2d, bit for bit: random shapes and
+// blockings (blocks that do and do not suit a table, so the fallbacks run too), pads, strides,
+// batch blocks, depthwise, dense (1x1 on a 1x1 image), and worst-case values: -128 inputs and
+// weights everywhere, accumulators driven to wrap by the bias, extreme multipliers and shifts.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/kernels/int8/test_util.h"
+
+namespace loom::kernels::q::fast {
+namespace {
+
+std::vector<KernelPath> Paths() {
+  std::vector<KernelPath> v;
+  for (KernelPath p : {KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512Vnni,
+                       KernelPath::kNeon, KernelPath::kNeonDot}) {
+    if (PathSupported(p)) v.push_back(p);
+  }
+  return v;
+}
+
+struct Case {
+  Blocking b;
+  Conv2dParams p;
+  std::vector<int8_t> in, weights;  // stored layouts
+  std::vector<int32_t> bias, mult;  // logical [out_c]
+  bool with_bias = true;
+};
+
+std::string Describe(const Case& c) {
+  const Conv2dParams& p = c.p;
+  return "blocking " + std::to_string(c.b.batch) + "x" + std::to_string(c.b.block) + ", in " +
+         std::to_string(p.in.n) + "x" + std::to_string(p.in.c) + "x" + std::to_string(p.in.h) +
+         "x" + std::to_string(p.in.w) + ", out_c " + std::to_string(p.out_c) + ", k " +
+         std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", s " + std::to_string(p.stride_h) +
+         "x" + std::to_string(p.stride_w) + ", pads " + std::to_string(p.pad_top) + "," +
+         std::to_string(p.pad_left) + "," + std::to_string(p.pad_bottom) + "," +
+         std::to_string(p.pad_right) + (p.depthwise ? ", depthwise" : "") + ", rq " +
+         std::to_string(p.rq.pre_shift) + "/" + std::to_string(p.rq.post_shift) + " clip [" +
+         std::to_string(p.rq.clip_lo) + ", " + std::to_string(p.rq.clip_hi) + "]";
+}
+
+// Fills the tensors from `seed`; `fill` (when in [-128, 127]) replaces every input and weight.
+void Fill(Case* c, uint32_t seed, int fill = 1000) {
+  const Conv2dParams& p = c->p;
+  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  auto x = testing::RandomI8(testing::Elems(p.in), seed);
+  auto w = testing::RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
+  if (fill >= -128 && fill <= 127) {
+    for (auto& v : x) v = static_cast<int8_t>(fill);
+    for (auto& v : w) v = static_cast<int8_t>(fill);
+  }
+  c->in = testing::Pack(c->b, p.in, x);
+  c->weights.assign(p.depthwise ? DepthwiseWeightBytes(c->b, p.in.c, p.kh, p.kw)
+                                : ConvWeightBytes(c->b, p.out_c, p.in.c, p.kh, p.kw),
+                    0);
+  const Status s =
+      p.depthwise ? PackDepthwiseWeights(c->b, p.in.c, p.kh, p.kw, w.data(), c->weights.data())
+                  : PackConvWeights(c->b, p.out_c, p.in.c, p.kh, p.kw, w.data(), c->weights.data());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  if (c->bias.empty()) c->bias = testing::RandomI32(p.out_c, seed + 2, -100000, 100000);
+  if (c->mult.empty()) c->mult = testing::RandomI32(p.out_c, seed + 3, -(1 << 15), 1 << 15);
+}
+
+// Runs the reference and every supported path on `c`; all outputs must be the same bytes.
+void ExpectAllPathsMatch(const Case& c) {
+  SCOPED_TRACE(Describe(c));
+  const size_t out_bytes = BlockedBytes(c.b, c.p.out());
+  const int32_t* bias = c.with_bias ? c.bias.data() : nullptr;
+  std::vector<int8_t> want(out_bytes, 0x11);
+  const Status rs =
+      q::Conv2d(c.b, c.p, c.in.data(), c.weights.data(), bias, c.mult.data(), want.data());
+  ASSERT_TRUE(rs.ok()) << rs.ToString();
+  for (KernelPath path : Paths()) {
+    SCOPED_TRACE(PathName(path));
+    std::vector<uint8_t> ws(Conv2dWorkspaceBytes(path, c.b, c.p));
+    std::vector<int8_t> got(out_bytes, 0x22);  // a different fill: every byte must be written
+    const Status s = Conv2d(path, c.b, c.p, c.in.data(), c.weights.data(), nullptr, bias,
+                            c.mult.data(), got.data(), ws.data(), ws.size());
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(got, want);
+    if (c.p.depthwise) continue;
+    // The same with the weights packed once, ahead of the call.
+    std::vector<uint8_t> packed(PackedWeightsBytes(path, c.b, c.p));
+    ASSERT_TRUE(PackWeights(path, c.b, c.p, c.weights.data(), packed.data(), packed.size()).ok());
+    std::vector<int8_t> again(out_bytes, 0x33);
+    const Status sp = Conv2d(path, c.b, c.p, c.in.data(), c.weights.data(), packed.data(), bias,
+                             c.mult.data(), again.data(), ws.data(), ws.size());
+    ASSERT_TRUE(sp.ok()) << sp.ToString();
+    ASSERT_EQ(again, want);
+  }
+}
+
+Conv2dParams Params(ActShape in, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad) {
+  Conv2dParams p;
+  p.in = in;
+  p.out_c = out_c;
+  p.kh = p.kw = k;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = pad;
+  p.rq = {6, 10, -128, 127};
+  return p;
+}
+
+TEST(FastConv2d, PathsAreNamedAndTheBestIsSupported) {
+  std::string tested;
+  for (KernelPath p : Paths()) tested += std::string(tested.empty() ? "" : ", ") + PathName(p);
+  std::cout << "fast paths this CPU runs (each tested below): " << tested << "; best "
+            << PathName(BestPath()) << "\n";
+  EXPECT_TRUE(PathSupported(KernelPath::kReference));
+  EXPECT_TRUE(PathSupported(KernelPath::kPortable));
+  EXPECT_TRUE(PathSupported(BestPath()));
+  KernelPath p = KernelPath::kReference;
+  ASSERT_TRUE(ParsePath("reference", &p).ok());
+  EXPECT_EQ(p, KernelPath::kReference);
+  ASSERT_TRUE(ParsePath("auto", &p).ok());
+  EXPECT_EQ(p, BestPath());
+  const Status bad = ParsePath("sse9", &p);
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("unknown cpu kernels 'sse9'"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("avx512vnni"), std::string::npos) << bad.message();
+  for (KernelPath q :
+       {KernelPath::kAvx2, KernelPath::kAvx512Vnni, KernelPath::kNeon, KernelPath::kNeonDot}) {
+    if (!PathSupported(q)) {
+      EXPECT_EQ(ParsePath(PathName(q), &p).code(), StatusCode::kUnimplemented) << PathName(q);
+    }
+  }
+}
+
+TEST(FastConv2d, CommonLayersMatchReference) {
+  uint32_t seed = 100;
+  for (uint32_t block : {16u, 8u, 32u}) {
+    const Blocking b{1, block};
+    for (const Conv2dParams& p : {
+             Params({1, 3, 17, 17}, 24, 7, 2, 3),   // the 3-channel first layer
+             Params({1, 32, 9, 9}, 48, 3, 1, 1),    // 3x3, same padding
+             Params({1, 64, 8, 8}, 32, 1, 1, 0),    // 1x1 as GEMM
+             Params({1, 48, 10, 11}, 64, 3, 2, 1),  // strided
+             Params({2, 200, 1, 1}, 10, 1, 1, 0),   // dense on a 1x1 image
+         }) {
+      Case c{b, p, {}, {}, {}, {}};
+      Fill(&c, seed++);
+      ExpectAllPathsMatch(c);
+    }
+    Conv2dParams dw = Params({1, 40, 12, 12}, 40, 3, 1, 1);
+    dw.depthwise = true;
+    for (uint32_t stride : {1u, 2u}) {
+      dw.stride_h = dw.stride_w = stride;
+      Case c{b, dw, {}, {}, {}, {}};
+      Fill(&c, seed++);
+      ExpectAllPathsMatch(c);
+    }
+  }
+}
+
+TEST(FastConv2d, RandomShapesAndBlockingsMatchReference) {
+  std::mt19937 rng(7);
+  auto pick = [&](uint32_t lo, uint32_t hi) {
+    return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+  };
+  const Blocking blockings[] = {{1, 16}, {1, 8},  {2, 8}, {1, 32}, {1, 4},
+                                {3, 4},  {1, 12}, {1, 1}, {2, 16}, {1, 64}};
+  for (int iter = 0; iter < 120; ++iter) {
+    Case c;
+    c.b = blockings[iter % (sizeof(blockings) / sizeof(blockings[0]))];
+    Conv2dParams& p = c.p;
+    p.in = {pick(1, 3), pick(1, 70), pick(1, 9), pick(1, 40)};
+    p.depthwise = pick(0, 3) == 0;
+    p.out_c = p.depthwise ? p.in.c : pick(1, 70);
+    p.kh = pick(1, std::min(4u, p.in.h + 2));
+    p.kw = pick(1, std::min(5u, p.in.w + 2));
+    p.pad_top = pick(0, p.kh - 1);
+    p.pad_bottom = pick(0, p.kh - 1);
+    p.pad_left = pick(0, p.kw - 1);
+    p.pad_right = pick(0, p.kw - 1);
+    if (p.in.h + p.pad_top + p.pad_bottom < p.kh) p.pad_bottom = p.kh - 1, p.pad_top = p.kh - 1;
+    if (p.in.w + p.pad_left + p.pad_right < p.kw) p.pad_left = p.kw - 1, p.pad_right = p.kw - 1;
+    if (p.in.h + p.pad_top + p.pad_bottom < p.kh || p.in.w + p.pad_left + p.pad_right < p.kw)
+      continue;
+    p.stride_h = pick(1, 3);
+    p.stride_w = pick(1, 3);
+    p.rq.pre_shift = static_cast<int32_t>(pick(0, 62)) - 31;
+    p.rq.post_shift = static_cast<int32_t>(pick(0, 62)) - 31;
+    const int32_t lo = static_cast<int32_t>(pick(0, 255)) - 128;
+    p.rq.clip_lo = lo;
+    p.rq.clip_hi = lo + static_cast<int32_t>(pick(0, static_cast<uint32_t>(127 - lo)));
+    c.with_bias = pick(0, 4) != 0;
+    Fill(&c, 1000 + static_cast<uint32_t>(iter));
+    // Multipliers across the whole int32 range: MUL keeps the low 32 bits of the product.
+    c.mult = testing::RandomI32(p.out_c, 2000 + iter, INT32_MIN, INT32_MAX);
+    ExpectAllPathsMatch(c);
+  }
+}
+
+TEST(FastConv2d, WorstCaseValuesMatchReference) {
+  for (uint32_t block : {16u, 8u, 32u, 4u}) {
+    const Blocking b{1, block};
+    for (bool dw : {false, true}) {
+      Conv2dParams p = Params({1, 64, 6, 7}, 64, 3, 1, 1);
+      p.depthwise = dw;
+      for (int fill : {-128, 127}) {
+        // Every product is +2^14 (or -128 * 127), the largest a pair or quad of lanes sees.
+        Case c{b, p, {}, {}, {}, {}};
+        c.bias.assign(p.out_c, 0);
+        c.mult.assign(p.out_c, 1);
+        c.p.rq = {0, 0, -128, 127};
+        Fill(&c, 5, fill);
+        ExpectAllPathsMatch(c);
+        // The bias pushes every accumulator past INT32_MAX: the sums wrap, as on the ACC.
+        c.bias.assign(p.out_c, INT32_MAX - 1000);
+        c.p.rq = {-3, 7, -128, 127};
+        ExpectAllPathsMatch(c);
+        c.bias.assign(p.out_c, INT32_MIN + 5);
+        c.mult.assign(p.out_c, INT32_MIN);
+        c.p.rq = {31, -31, -128, 127};
+        ExpectAllPathsMatch(c);
+        c.mult.assign(p.out_c, INT32_MAX);
+        c.p.rq = {-31, 31, -100, 100};
+        ExpectAllPathsMatch(c);
+      }
+    }
+  }
+}
+
+TEST(FastConv2d, RefusesWhatTheReferenceRefuses) {
+  const Blocking b{1, 16};
+  Conv2dParams p = Params({1, 16, 4, 4}, 16, 3, 1, 1);
+  std::vector<int8_t> x(BlockedBytes(b, p.in)), w(ConvWeightBytes(b, 16, 16, 3, 3)),
+      y(BlockedBytes(b, p.out()));
+  std::vector<int32_t> m(16, 1);
+  const KernelPath path = BestPath();
+  std::vector<uint8_t> ws(Conv2dWorkspaceBytes(path, b, p));
+  ASSERT_TRUE(Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                     ws.data(), ws.size())
+                  .ok());
+  Conv2dParams bad = p;
+  bad.rq.pre_shift = 32;
+  const Status s = Conv2d(path, b, bad, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                          ws.data(), ws.size());
+  EXPECT_NE(s.message().find("pre_shift 32"), std::string::npos) << s.ToString();
+  const Status small = Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), y.data(),
+                              ws.data(), ws.size() - 1);
+  EXPECT_EQ(small.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(small.message().find("workspace"), std::string::npos) << small.ToString();
+  std::vector<uint8_t> packed(PackedWeightsBytes(path, b, p));
+  const Status short_pack = PackWeights(path, b, p, w.data(), packed.data(), packed.size() - 1);
+  EXPECT_NE(short_pack.message().find("the packed weights need"), std::string::npos)
+      << short_pack.ToString();
+  EXPECT_NE(Conv2d(path, b, p, x.data(), w.data(), nullptr, nullptr, m.data(), x.data(), ws.data(),
+                   ws.size())
+                .message()
+                .find("overlap"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace loom::kernels::q::fast

@@ -1,0 +1,45 @@
+// The accelerator's requantization (qops.h: SHR_RND, MUL, SHR_RND, clip) on eight int32 lanes,
+// for the x86 tables. Internal to fast/; include only from files whose functions carry an AVX2
+// target, after <immintrin.h>.
+#ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_X86_REQUANT_H_
+#define LOOM_RUNTIME_KERNELS_INT8_FAST_X86_REQUANT_H_
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::kernels::q::fast {
+
+// ShrRnd without 64-bit lanes: for n > 0, (a + 2^(n-1)) >> n == (a >> n) + bit n-1 of a, exactly,
+// with no intermediate that can overflow. n < 0 is a wrapping left shift, as in ShrRnd.
+__attribute__((target("avx2"))) inline __m256i ShrRndAvx2(__m256i a, int32_t n) {
+  if (n > 0) {
+    const __m256i q = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n));
+    const __m256i half = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n - 1));
+    return _mm256_add_epi32(q, _mm256_and_si256(half, _mm256_set1_epi32(1)));
+  }
+  if (n < 0) return _mm256_sll_epi32(a, _mm_cvtsi32_si128(-n));
+  return a;
+}
+
+// out[0..8) = Requantize(acc[j], mult[j], rq).
+__attribute__((target("avx2"))) inline void RequantizeAvx2x8(const int32_t* acc,
+                                                             const int32_t* mult, const Requant& rq,
+                                                             int8_t* out) {
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc));
+  a = ShrRndAvx2(a, rq.pre_shift);
+  a = _mm256_mullo_epi32(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult)));
+  a = ShrRndAvx2(a, rq.post_shift);
+  a = _mm256_max_epi32(a, _mm256_set1_epi32(rq.clip_lo));
+  a = _mm256_min_epi32(a, _mm256_set1_epi32(rq.clip_hi));  // within [-128, 127]: packs is exact
+  const __m256i p = _mm256_packs_epi32(a, a);  // [a0..a3 a0..a3 | a4..a7 a4..a7] as int16
+  const __m128i lo = _mm256_castsi256_si128(p), hi = _mm256_extracti128_si256(p, 1);
+  const __m128i w = _mm_unpacklo_epi64(lo, hi);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(w, w));
+}
+
+}  // namespace loom::kernels::q::fast
+
+#endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_X86_REQUANT_H_
