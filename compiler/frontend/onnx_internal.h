@@ -199,6 +199,9 @@ Status MapOneHot(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapNonZero(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapReverseSequence(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapMaxUnpool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Recurrent, signal and misc family (onnx_ops_seq.cc): RNN, GRU, LSTM, DFT, STFT, windows,
+// MelWeightMatrix, DynamicQuantizeLinear, Det; its own table, appended to OpMappers().
+const std::vector<OpMapper>& SeqOpMappers();
 
 }  // namespace loom::frontend
 
