@@ -308,6 +308,16 @@ const std::vector<OpMapper>& SeqOpMappers() {
       {"MelWeightMatrix", 17, {"output_datatype"}, {0, 1, 2, 3, 4}, MapMelWeightMatrix},
       {"DynamicQuantizeLinear", 11, {}, {}, MapDynamicQuantizeLinear},
       {"Det", 11, {}, {}, MapDet},
+      // Control flow (onnx_ops_control.cc). Loop's trip count and start condition must be
+      // constants: it is unrolled.
+      {"If", 1, {"then_branch", "else_branch"}, {}, MapIf},
+      {"Loop", 1, {"body"}, {0, 1}, MapLoop},
+      {"Scan",
+       8,
+       {"body", "num_scan_inputs", "directions", "scan_input_axes", "scan_input_directions",
+        "scan_output_axes", "scan_output_directions"},
+       {},
+       MapScan},
   };
   return table;
 }
