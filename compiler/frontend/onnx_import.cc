@@ -379,13 +379,18 @@ Status ImportContext::Emit(const onnx::NodeProto& n, const std::string& op,
   }
   if (count == 0) return Invalid(n, "has no outputs");
   std::vector<ir::ValueId> outputs;
+  // An unnamed output before a named one (RNN's Y before Y_h) is named after the first named.
+  std::string base;
+  for (const std::string& o : n.output()) {
+    if (base.empty()) base = o;
+  }
   for (size_t k = 0; k < count; ++k) {
     const int i = onnx_outputs[k];
     const bool named = i < n.output_size() && !n.output(i).empty();
     if (named && Lookup(n.output(i)) != ir::kNoValue) {
       return Invalid(n, "output '" + n.output(i) + "' is already defined");
     }
-    outputs.push_back(g_->AddValue(named ? n.output(i) : n.output(0) + "/unused"));
+    outputs.push_back(g_->AddValue(named ? n.output(i) : base + "/unused"));
   }
   ir::Node* node = g_->AddNode(op, std::move(inputs), outputs, std::move(attrs), n.name());
   Status s = ir::InferAndUpdateNode(*g_, *node);

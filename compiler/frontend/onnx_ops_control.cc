@@ -34,8 +34,7 @@ Status ImportBranch(ImportContext& ctx, const onnx::NodeProto& n, const onnx::Gr
                                     "' is a sequence, map or optional; Loom has tensors only");
     }
   }
-  LOOM_RETURN_IF_ERROR(
-      ImportSubgraph(ctx, g).WithContext(ctx.Label(n) + ": " + which));
+  LOOM_RETURN_IF_ERROR(ImportSubgraph(ctx, g).WithContext(ctx.Label(n) + ": " + which));
   outs->clear();
   for (const onnx::ValueInfoProto& o : g.output()) {
     const ir::ValueId id = ctx.Lookup(o.name());
@@ -57,8 +56,8 @@ Status RenamedBody(ImportContext& ctx, const onnx::NodeProto& n, const onnx::Gra
   for (const onnx::NodeProto& bn : body.node()) {
     for (const onnx::AttributeProto& a : bn.attribute()) {
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) {
-        return ctx.Unsupported(n, "a body with nested subgraphs (" + bn.op_type() +
-                                      ") is not supported");
+        return ctx.Unsupported(
+            n, "a body with nested subgraphs (" + bn.op_type() + ") is not supported");
       }
     }
     for (const std::string& o : bn.output()) local.insert(o);
@@ -80,8 +79,8 @@ Status RenamedBody(ImportContext& ctx, const onnx::NodeProto& n, const onnx::Gra
 }
 
 // One unrolled step: binds the body's inputs to `ins`, imports the copy, returns its outputs.
-Status RunBody(ImportContext& ctx, const onnx::NodeProto& n, const onnx::GraphProto& body,
-               int step, const std::vector<ir::ValueId>& ins, std::vector<ir::ValueId>* outs) {
+Status RunBody(ImportContext& ctx, const onnx::NodeProto& n, const onnx::GraphProto& body, int step,
+               const std::vector<ir::ValueId>& ins, std::vector<ir::ValueId>* outs) {
   if (body.input_size() != static_cast<int>(ins.size())) {
     return ctx.Invalid(n, "the body takes " + std::to_string(body.input_size()) +
                               " inputs, the node passes " + std::to_string(ins.size()));
@@ -173,10 +172,9 @@ Status MapIf(ImportContext& ctx, const onnx::NodeProto& n, int) {
                                     "static type");
     }
     if (n.output(i).empty()) continue;
-    LOOM_RETURN_IF_ERROR(ctx.Emit(n, "Where",
-                                  {cond, then_out[static_cast<size_t>(i)],
-                                   else_out[static_cast<size_t>(i)]},
-                                  {}, {i}));
+    LOOM_RETURN_IF_ERROR(ctx.Emit(
+        n, "Where", {cond, then_out[static_cast<size_t>(i)], else_out[static_cast<size_t>(i)]}, {},
+        {i}));
   }
   return Status::Ok();
 }
@@ -218,8 +216,9 @@ Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int) {
     state.push_back(v);
   }
   std::vector<std::vector<ir::ValueId>> scan_steps(static_cast<size_t>(scans));
-  ir::ValueId cond = ctx.AddConstant(n.output(0) + "/cond",
-                                     ir::Tensor::FromVector<uint8_t>(DType::kBool, {}, {static_cast<uint8_t>(running)}));
+  ir::ValueId cond = ctx.AddConstant(
+      n.output(0) + "/cond",
+      ir::Tensor::FromVector<uint8_t>(DType::kBool, {}, {static_cast<uint8_t>(running)}));
   for (int64_t t = 0; t < trips && running; ++t) {
     std::vector<ir::ValueId> ins = {
         ctx.AddConstant(n.output(0) + "/iter" + std::to_string(t),
@@ -230,17 +229,20 @@ Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int) {
     LOOM_RETURN_IF_ERROR(RunBody(ctx, n, *body, static_cast<int>(t), ins, &outs));
     const ir::Value& c = ctx.graph().value(outs[0]);
     if (!c.is_constant() || c.constant->num_elements() != 1) {
-      return ctx.Unsupported(n, "the body's condition is computed at run time; Loom unrolls "
-                                "only loops whose condition folds to a constant");
+      return ctx.Unsupported(n,
+                             "the body's condition is computed at run time; Loom unrolls "
+                             "only loops whose condition folds to a constant");
     }
     running = c.constant->ElementAsDouble(0) != 0;
     cond = outs[0];
-    for (int i = 0; i < carried; ++i) state[static_cast<size_t>(i)] = outs[static_cast<size_t>(1 + i)];
+    for (int i = 0; i < carried; ++i)
+      state[static_cast<size_t>(i)] = outs[static_cast<size_t>(1 + i)];
     for (int k = 0; k < scans; ++k) {
       scan_steps[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(1 + carried + k)]);
     }
   }
-  for (int i = 0; i < carried; ++i) LOOM_RETURN_IF_ERROR(BindOutput(ctx, n, i, state[static_cast<size_t>(i)]));
+  for (int i = 0; i < carried; ++i)
+    LOOM_RETURN_IF_ERROR(BindOutput(ctx, n, i, state[static_cast<size_t>(i)]));
   for (int k = 0; k < scans; ++k) {
     if (scan_steps[static_cast<size_t>(k)].empty()) {
       return ctx.Unsupported(n, "a loop that runs no iteration has empty scan outputs");
@@ -259,8 +261,9 @@ Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   const bool v8 = since < 9;
   const int first = v8 ? 1 : 0;
   if (v8 && ctx.HasInput(n, 0)) {
-    return ctx.Unsupported(n, "Scan-8's sequence_lens is not supported (every batch row scans "
-                              "the whole sequence)");
+    return ctx.Unsupported(n,
+                           "Scan-8's sequence_lens is not supported (every batch row scans "
+                           "the whole sequence)");
   }
   const int states = n.input_size() - first - static_cast<int>(num_scan);
   if (num_scan < 1 || states < 0 || body->output_size() < states) {
@@ -304,7 +307,8 @@ Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   for (int k = 0; k < num_scan; ++k) {
     const ir::Shape s = ctx.graph().value(ins[static_cast<size_t>(states + k)]).shape;
     int64_t& a = axes[static_cast<size_t>(k)];
-    LOOM_RETURN_IF_ERROR(ctx.NormalizeAxis(n, "scan_input_axes", static_cast<int64_t>(s.size()), &a));
+    LOOM_RETURN_IF_ERROR(
+        ctx.NormalizeAxis(n, "scan_input_axes", static_cast<int64_t>(s.size()), &a));
     if (length >= 0 && s[static_cast<size_t>(a)] != length) {
       return ctx.Invalid(n, "scan inputs disagree on the sequence length");
     }
@@ -330,7 +334,8 @@ Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since) {
       attrs["steps"] = ir::Attribute::Ints(one);
       const std::string tag = std::to_string(k) + "_" + std::to_string(t);
       ir::ValueId slice, squeezed;
-      LOOM_RETURN_IF_ERROR(ctx.EmitInternal(n, "Slice", {x}, std::move(attrs), "slice" + tag, &slice));
+      LOOM_RETURN_IF_ERROR(
+          ctx.EmitInternal(n, "Slice", {x}, std::move(attrs), "slice" + tag, &slice));
       ir::Shape inner = s;
       inner.erase(inner.begin() + static_cast<int64_t>(a));
       LOOM_RETURN_IF_ERROR(ReshapeTo(ctx, n, slice, inner, "step" + tag, &squeezed));
@@ -339,7 +344,8 @@ Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since) {
     std::vector<ir::ValueId> outs;
     LOOM_RETURN_IF_ERROR(RunBody(ctx, n, *body, static_cast<int>(t), body_ins, &outs));
     for (int i = 0; i < states; ++i) state[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
-    for (int k = 0; k < scan_outs; ++k) steps[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(states + k)]);
+    for (int k = 0; k < scan_outs; ++k)
+      steps[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(states + k)]);
   }
   for (int i = 0; i < states; ++i) {
     ir::ValueId v = state[static_cast<size_t>(i)];

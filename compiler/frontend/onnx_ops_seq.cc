@@ -7,34 +7,28 @@
 #include <cctype>
 
 #include "compiler/frontend/onnx_internal.h"
-#include "runtime/kernels/kernels_seq.h"
 
 namespace loom::frontend {
 namespace {
 
 using ir::Attribute;
-using kernels::RnnActivation;
 
-// ONNX's activation names with the kernel code and the alpha / beta defaults they take (NaN: the
-// function has no such parameter, so none is consumed from activation_alpha / _beta).
+// ONNX's activation names with the IR's code (docs/compiler.md; the kernels' RnnActivation in
+// runtime/kernels/kernels_seq.h) and the alpha / beta defaults they take (NaN: the function has
+// no such parameter, so none is consumed from activation_alpha / _beta).
 struct ActivationDef {
   const char* name;  // lower case; ONNX compares case-insensitively in practice
-  RnnActivation code;
+  int code;
   float alpha, beta;
 };
 constexpr float kNone = __builtin_nanf("");
 constexpr ActivationDef kActivations[] = {
-    {"relu", RnnActivation::kRelu, kNone, kNone},
-    {"tanh", RnnActivation::kTanh, kNone, kNone},
-    {"sigmoid", RnnActivation::kSigmoid, kNone, kNone},
-    {"affine", RnnActivation::kAffine, 1.0f, 0.0f},
-    {"leakyrelu", RnnActivation::kLeakyRelu, 0.01f, kNone},
-    {"thresholdedrelu", RnnActivation::kThresholdedRelu, 1.0f, kNone},
-    {"scaledtanh", RnnActivation::kScaledTanh, 1.0f, 1.0f},
-    {"hardsigmoid", RnnActivation::kHardSigmoid, 0.2f, 0.5f},
-    {"elu", RnnActivation::kElu, 1.0f, kNone},
-    {"softsign", RnnActivation::kSoftsign, kNone, kNone},
-    {"softplus", RnnActivation::kSoftplus, kNone, kNone},
+    {"relu", 0, kNone, kNone},      {"tanh", 1, kNone, kNone},
+    {"sigmoid", 2, kNone, kNone},   {"affine", 3, 1.0f, 0.0f},
+    {"leakyrelu", 4, 0.01f, kNone}, {"thresholdedrelu", 5, 1.0f, kNone},
+    {"scaledtanh", 6, 1.0f, 1.0f},  {"hardsigmoid", 7, 0.2f, 0.5f},
+    {"elu", 8, 1.0f, kNone},        {"softsign", 9, kNone, kNone},
+    {"softplus", 10, kNone, kNone},
 };
 
 std::string Lower(std::string s) {
@@ -43,6 +37,7 @@ std::string Lower(std::string s) {
 }
 
 // RNN, GRU, LSTM: the gate count and default activations per direction.
+constexpr int kRnnGates = 1, kGruGates = 3, kLstmGates = 4;
 struct RecurrentDef {
   const char* op;
   int gates;
@@ -50,9 +45,9 @@ struct RecurrentDef {
 };
 const RecurrentDef* FindRecurrent(const std::string& op) {
   static const RecurrentDef kDefs[] = {
-      {"RNN", kernels::kRnnGates, {"tanh"}},
-      {"GRU", kernels::kGruGates, {"sigmoid", "tanh"}},
-      {"LSTM", kernels::kLstmGates, {"sigmoid", "tanh", "tanh"}},
+      {"RNN", kRnnGates, {"tanh"}},
+      {"GRU", kGruGates, {"sigmoid", "tanh"}},
+      {"LSTM", kLstmGates, {"sigmoid", "tanh", "tanh"}},
   };
   for (const RecurrentDef& d : kDefs) {
     if (op == d.op) return &d;
@@ -95,7 +90,7 @@ Status ResolveActivations(ImportContext& ctx, const onnx::NodeProto& n, const Re
       if (name == a.name) found = &a;
     }
     if (found == nullptr) return ctx.Unsupported(n, "activation '" + name + "' is not supported");
-    codes.push_back(static_cast<int64_t>(found->code));
+    codes.push_back(found->code);
     float al = found->alpha == found->alpha ? found->alpha : 0.0f;
     float be = found->beta == found->beta ? found->beta : 0.0f;
     if (found->alpha == found->alpha && next_alpha < given_alpha.size())
@@ -135,13 +130,13 @@ Status MapRecurrent(ImportContext& ctx, const onnx::NodeProto& n, int) {
   attrs["layout"] = Attribute::Int(AttrInt(n, "layout", 0));
   attrs["clip"] = Attribute::Float(clip);
   LOOM_RETURN_IF_ERROR(ResolveActivations(ctx, n, def, direction == 2 ? 2 : 1, &attrs));
-  if (def.gates == kernels::kGruGates) {
+  if (def.gates == kGruGates) {
     attrs["linear_before_reset"] = Attribute::Int(AttrInt(n, "linear_before_reset", 0) != 0);
   }
-  if (def.gates == kernels::kLstmGates) {
+  if (def.gates == kLstmGates) {
     attrs["input_forget"] = Attribute::Int(AttrInt(n, "input_forget", 0) != 0);
   }
-  const int max_inputs = def.gates == kernels::kLstmGates ? 8 : 6;
+  const int max_inputs = def.gates == kLstmGates ? 8 : 6;
   if (n.input_size() > max_inputs) {
     return ctx.Invalid(n, "takes at most " + std::to_string(max_inputs) + " inputs");
   }
@@ -150,7 +145,7 @@ Status MapRecurrent(ImportContext& ctx, const onnx::NodeProto& n, int) {
   for (int i = 3; i < n.input_size(); ++i) ins.push_back(ctx.OptionalInput(n, i));
   while (ins.size() > 3 && ins.back() == ir::kNoValue) ins.pop_back();
   const std::vector<int> outs =
-      def.gates == kernels::kLstmGates ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
+      def.gates == kLstmGates ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
   return ctx.Emit(n, def.op, ins, std::move(attrs), outs);
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the small .onnx models the golden tests of the recurrent, signal and misc family read
-(RNN, GRU, LSTM, DFT, STFT, the windows, MelWeightMatrix, DynamicQuantizeLinear, Det).
+(RNN, GRU, LSTM, DFT, STFT, the windows, MelWeightMatrix, DynamicQuantizeLinear, Det) and of
+control flow (If, Loop, Scan); the good ones also seed the ONNX importer's fuzz corpus.
 
 Same conventions as make_models.py (whose helpers it uses); the outputs are committed:
 
@@ -9,7 +10,7 @@ Same conventions as make_models.py (whose helpers it uses); the outputs are comm
 import numpy as np
 from onnx import TensorProto, helper
 
-from make_models import INPUTS, f32, const, model
+from make_models import CORPUS, INPUTS, f32, const, model
 
 n = helper.make_node
 
@@ -59,6 +60,37 @@ def main():
             [scalar("len", 8), scalar("step", 4), const("win", np.hanning(8).astype(np.float32)),
              scalar("size", 8), scalar("bins", 4), scalar("dftlen", 16), scalar("rate", 8000),
              scalar("lo", 0.0, np.float32), scalar("hi", 4000.0, np.float32)], opset=17),
+        # If on a run-time condition (both branches, then Where); Loop with a constant trip
+        # count (unrolled 3 times, the iteration number folding into Slice); Scan-9 summing rows.
+        "control": model(
+            [n("If", ["c"], ["sel"], name="if",
+               then_branch=helper.make_graph([n("Add", ["x", "x"], ["t"])], "then", [],
+                                             [f32("t", 3, 2)]),
+               else_branch=helper.make_graph([n("Neg", ["x"], ["e"])], "else", [],
+                                             [f32("e", 3, 2)])),
+             n("Loop", ["trips", "", "acc0"], ["acc", "rows"], name="loop",
+               body=helper.make_graph(
+                   [n("Unsqueeze", ["i", "ax"], ["i1"]),
+                    n("Add", ["i1", "one"], ["i2"]),
+                    n("Slice", ["x", "i1", "i2"], ["row"]),
+                    n("Add", ["acc_in", "row"], ["acc_out"]),
+                    n("Identity", ["cond_in"], ["cond_out"]),
+                    n("Identity", ["row"], ["row_out"])], "body",
+                   [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                    helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                    f32("acc_in", 1, 2)],
+                   [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                    f32("acc_out", 1, 2), f32("row_out", 1, 2)])),
+             n("Scan", ["s0", "x"], ["sum", "partial"], name="scan", num_scan_inputs=1,
+               body=helper.make_graph(
+                   [n("Add", ["s_in", "next"], ["s_out"]), n("Identity", ["s_out"], ["p"])],
+                   "scan_body", [f32("s_in", 2), f32("next", 2)], [f32("s_out", 2), f32("p", 2)]))],
+            [f32("x", 3, 2), helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+            [f32("sel", 3, 2), f32("acc", 1, 2), f32("rows", 3, 1, 2), f32("sum", 2),
+             f32("partial", 3, 2)],
+            [scalar("trips", 3), scalar("ax", [0]), scalar("one", 1),
+             const("acc0", np.zeros((1, 2), np.float32)), const("s0", np.zeros(2, np.float32))],
+            opset=13),
     }
     bad = {
         # frame_step fed at run time: it decides the number of frames.
@@ -70,6 +102,16 @@ def main():
             [n("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=2, activations=["Gelu"])],
             [f32("x", 3, 1, 2)], [f32("y", 3, 1, 1, 2)],
             [const("w", w(1, 2, 2)), const("r", w(1, 2, 2))], opset=14),
+        # A trip count fed at run time: Loom unrolls loops, so it must be a constant.
+        "loop_dynamic_trips": model(
+            [n("Loop", ["m", "", "v"], ["out"], name="loop",
+               body=helper.make_graph(
+                   [n("Identity", ["c_in"], ["c_out"]), n("Neg", ["v_in"], ["v_out"])], "body",
+                   [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                    helper.make_tensor_value_info("c_in", TensorProto.BOOL, []), f32("v_in", 2)],
+                   [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), f32("v_out", 2)]))],
+            [helper.make_tensor_value_info("m", TensorProto.INT64, []), f32("v", 2)],
+            [f32("out", 2)], opset=13),
         "window_int": model(
             [n("HammingWindow", ["size"], ["y"], name="ham", output_datatype=TensorProto.INT32)],
             [], [helper.make_tensor_value_info("y", TensorProto.INT32, [8])], [scalar("size", 8)],
@@ -77,6 +119,8 @@ def main():
     }
     for name, m in {**good, **bad}.items():
         (INPUTS / f"{name}.onnx").write_bytes(m.SerializeToString(deterministic=True))
+    for name, m in good.items():
+        (CORPUS / f"seq_{name}.onnx").write_bytes(m.SerializeToString(deterministic=True))
 
 
 if __name__ == "__main__":
