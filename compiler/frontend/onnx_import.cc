@@ -190,30 +190,7 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
     ctx.Bind(in.name(), g.AddInput(in.name(), dtype, std::move(shape)));
   }
 
-  for (int i = 0; i < gp->node_size(); ++i) {
-    const onnx::NodeProto& n = gp->node(i);
-    ctx.node_index = i;
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, n.domain());
-    if (schema == nullptr) {
-      return InvalidArgument(ctx.Label(n) + ": no ONNX schema for opset " + std::to_string(opset));
-    }
-    const int since = schema->SinceVersion();
-    bool folded = false;
-    std::string why_not;
-    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, *gp, n, since, &folded, &why_not));
-    if (folded) continue;
-    const OpMapper* m = FindOpMapper(n.op_type());
-    if (m == nullptr) {  // a foldable op (ScreenNodes let it through) that did not fold
-      return Unimplemented(ctx.Label(n) + ": operator " + n.op_type() +
-                           " is supported only where it folds to a constant, and here " + why_not);
-    }
-    if (since < m->min_since) {
-      return Unimplemented(ctx.Label(n) + ": " + n.op_type() + "-" + std::to_string(since) +
-                           " (opset " + std::to_string(opset) + ") is not supported; Loom maps " +
-                           n.op_type() + "-" + std::to_string(m->min_since) + " and later");
-    }
-    LOOM_RETURN_IF_ERROR(m->map(ctx, n, since));
-  }
+  LOOM_RETURN_IF_ERROR(ImportNodes(ctx, *gp, /*is_subgraph=*/false));
   for (const onnx::ValueInfoProto& o : gp->output()) {
     const ir::ValueId id = ctx.Lookup(o.name());
     if (id == ir::kNoValue) {
@@ -224,6 +201,17 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
   // ONNX's own shape inference runs last, as a second opinion on a model Loom's shape functions
   // have already validated: libonnx 1.12's inference crashes on some malformed inputs (a Conv on
   // a rank-2 tensor, a zero stride), which Loom's mapping rejects first.
+  // libonnx 1.12's STFT inference reads an absent `onesided` as 0 (the schema's default is 1)
+  // and then contradicts the declared output; spelling the default out keeps it honest.
+  for (onnx::NodeProto& n : *gp->mutable_node()) {
+    if (IsDefaultDomain(n.domain()) && n.op_type() == "STFT" &&
+        FindAttr(n, "onesided") == nullptr) {
+      onnx::AttributeProto* a = n.add_attribute();
+      a->set_name("onesided");
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(1);
+    }
+  }
   try {
     // Strict: an inference error is an import error. Type constraints are not re-checked here:
     // exporters emit a few violations onnxruntime accepts (PyTorch's int64 Constant-1 in
@@ -245,6 +233,59 @@ Status ImportModel(onnx::ModelProto& model, const ImportOptions& options, ir::Gr
 }
 
 }  // namespace
+
+Status ImportNodes(ImportContext& ctx, const onnx::GraphProto& g, bool is_subgraph) {
+  // A subgraph's outputs fold like any value (a loop body's condition must); the model's stay
+  // computed (FoldShapeNode sees no outputs for a subgraph).
+  const onnx::GraphProto& outputs_of = is_subgraph ? onnx::GraphProto::default_instance() : g;
+  const int outer_index = ctx.node_index;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    ctx.node_index = i;
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(n.op_type(), ctx.opset(), n.domain());
+    if (schema == nullptr) {
+      return InvalidArgument(ctx.Label(n) + ": no ONNX schema for opset " +
+                             std::to_string(ctx.opset()));
+    }
+    const int since = schema->SinceVersion();
+    bool folded = false;
+    std::string why_not;
+    LOOM_RETURN_IF_ERROR(FoldShapeNode(ctx, outputs_of, n, since, &folded, &why_not));
+    if (folded) continue;
+    const OpMapper* m = FindOpMapper(n.op_type());
+    if (m == nullptr) {  // a foldable op (ScreenNodes let it through) that did not fold
+      return Unimplemented(ctx.Label(n) + ": operator " + n.op_type() +
+                           " is supported only where it folds to a constant, and here " + why_not);
+    }
+    if (since < m->min_since) {
+      return Unimplemented(ctx.Label(n) + ": " + n.op_type() + "-" + std::to_string(since) +
+                           " (opset " + std::to_string(ctx.opset()) +
+                           ") is not supported; Loom maps " + n.op_type() + "-" +
+                           std::to_string(m->min_since) + " and later");
+    }
+    LOOM_RETURN_IF_ERROR(m->map(ctx, n, since));
+  }
+  ctx.node_index = outer_index;
+  return Status::Ok();
+}
+
+Status ImportSubgraph(ImportContext& ctx, const onnx::GraphProto& g) {
+  LOOM_RETURN_IF_ERROR(ScreenNodes(g));
+  if (g.sparse_initializer_size() > 0) {
+    return Unimplemented("subgraph '" + g.name() + "': sparse initializers are not supported");
+  }
+  for (const onnx::TensorProto& init : g.initializer()) {
+    if (init.name().empty() || ctx.Lookup(init.name()) != ir::kNoValue) {
+      return InvalidArgument("subgraph '" + g.name() + "': initializer '" + init.name() +
+                             "' is unnamed or shadows an outer value");
+    }
+    ir::Tensor t;
+    LOOM_RETURN_IF_ERROR(TensorFromProto(init, &t).WithContext("initializer"));
+    ctx.Bind(init.name(), ctx.graph().AddConstant(init.name(), std::move(t)));
+  }
+  return ImportNodes(ctx, g, /*is_subgraph=*/true);
+}
 
 // --- ImportContext ---
 
@@ -338,13 +379,18 @@ Status ImportContext::Emit(const onnx::NodeProto& n, const std::string& op,
   }
   if (count == 0) return Invalid(n, "has no outputs");
   std::vector<ir::ValueId> outputs;
+  // An unnamed output before a named one (RNN's Y before Y_h) is named after the first named.
+  std::string base;
+  for (const std::string& o : n.output()) {
+    if (base.empty()) base = o;
+  }
   for (size_t k = 0; k < count; ++k) {
     const int i = onnx_outputs[k];
     const bool named = i < n.output_size() && !n.output(i).empty();
     if (named && Lookup(n.output(i)) != ir::kNoValue) {
       return Invalid(n, "output '" + n.output(i) + "' is already defined");
     }
-    outputs.push_back(g_->AddValue(named ? n.output(i) : n.output(0) + "/unused"));
+    outputs.push_back(g_->AddValue(named ? n.output(i) : base + "/unused"));
   }
   ir::Node* node = g_->AddNode(op, std::move(inputs), outputs, std::move(attrs), n.name());
   Status s = ir::InferAndUpdateNode(*g_, *node);
@@ -439,9 +485,28 @@ Status ListOnnxInputs(const void* data, size_t size, std::vector<OnnxInput>* out
         if (i < n.input_size() && !n.input(i).empty()) compile_time.insert(n.input(i));
       }
     }
+    // A static input computed from graph inputs by ops the import folds (a window's size
+    // through Cast and Sub into Range, as ONNX's function bodies do) needs those inputs as
+    // constants too. Nodes are in topological order, so one backward walk reaches them all.
+    for (int k = g.node_size() - 1; k >= 0; --k) {
+      const onnx::NodeProto& n = g.node(k);
+      if (!IsDefaultDomain(n.domain()) || !IsFoldableShapeOp(n.op_type())) continue;
+      const bool feeds = std::any_of(n.output().begin(), n.output().end(),
+                                     [&](const std::string& o) { return compile_time.count(o); });
+      if (!feeds) continue;
+      for (const std::string& in : n.input()) {
+        if (!in.empty()) compile_time.insert(in);
+      }
+    }
     out->clear();
     for (const onnx::ValueInfoProto& in : g.input()) {
       if (initializers.count(in.name())) continue;
+      // Refused as the import refuses it, before a caller reads data files for it.
+      if (!in.type().has_tensor_type()) {
+        DType unused_dtype;
+        ir::Shape unused_shape;
+        return InputType(in, &unused_dtype, &unused_shape);
+      }
       out->push_back({in.name(), compile_time.count(in.name()) > 0});
     }
     return Status::Ok();

@@ -108,6 +108,15 @@ Status FoldShapeNode(ImportContext& ctx, const onnx::GraphProto& g, const onnx::
 // it on run-time data (NonZero, ...). Such ops pass the import's op screen even without a mapper.
 bool IsFoldableShapeOp(const std::string& op);
 
+// --- subgraphs (onnx_import.cc) ---
+
+// Maps g's nodes in order into ctx (folding what folds), as the model's own graph is mapped;
+// a subgraph's outputs may fold, the model's may not.
+Status ImportNodes(ImportContext& ctx, const onnx::GraphProto& g, bool is_subgraph);
+// A control-flow body inlined into the outer graph: binds its initializers, then ImportNodes.
+// Its names share the outer scope (ONNX forbids a subgraph to shadow an outer name).
+Status ImportSubgraph(ImportContext& ctx, const onnx::GraphProto& g);
+
 // --- op mappers (onnx_ops_nn.cc, onnx_ops_tensor.cc) ---
 
 // `since` is the version of the op's schema in effect (e.g. 13 for Softmax in an opset-17 model).
@@ -199,6 +208,14 @@ Status MapOneHot(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapNonZero(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapReverseSequence(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapMaxUnpool(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Recurrent, signal and misc family (onnx_ops_seq.cc): RNN, GRU, LSTM, DFT, STFT, windows,
+// MelWeightMatrix, DynamicQuantizeLinear, Det; its own table, appended to OpMappers().
+const std::vector<OpMapper>& SeqOpMappers();
+// Control flow (onnx_ops_control.cc), rows in SeqOpMappers(): If inlines its branches, Loop
+// and Scan are unrolled.
+Status MapIf(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int since);
+Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

@@ -532,10 +532,17 @@ Status Folder::Unary(const std::string& op, Tensor* out) {
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     if (IsIntegral(x.dtype())) {
       const int64_t v = GetInt(x, i);
-      PutInt(out, i, op == "Neg" ? static_cast<int64_t>(0 - uint64_t(v)) : v);  // Floor/Ceil: v
+      PutInt(out, i,
+             op == "Neg"    ? static_cast<int64_t>(0 - uint64_t(v))
+             : op == "Relu" ? std::max<int64_t>(v, 0)
+                            : v);  // Floor/Ceil: v
     } else {
       const double v = x.ElementAsDouble(i);
-      PutDouble(out, i, op == "Neg" ? -v : op == "Floor" ? std::floor(v) : std::ceil(v));
+      PutDouble(out, i,
+                op == "Neg"     ? -v
+                : op == "Relu"  ? (v < 0 ? 0.0 : v)
+                : op == "Floor" ? std::floor(v)
+                                : std::ceil(v));
     }
   }
   return Status::Ok();
@@ -558,7 +565,7 @@ Status Folder::Run(const std::string& op, std::vector<Tensor>* outs) {
     *out = *In(0);
     return Status::Ok();
   }
-  if (op == "Neg" || op == "Floor" || op == "Ceil") return Unary(op, out);
+  if (op == "Neg" || op == "Floor" || op == "Ceil" || op == "Relu") return Unary(op, out);
   if ((op == "Max" || op == "Min") && in_.size() != 2) {
     return ctx_.Unsupported(n_, "folding " + op + " of other than two constants");
   }
@@ -598,6 +605,7 @@ const std::vector<FoldRule>& FoldRules() {
       {"Neg", {}},
       {"Floor", {}},
       {"Ceil", {}},
+      {"Relu", {}},  // Range's function body clamps its trip count with it
   };
   return rules;
 }

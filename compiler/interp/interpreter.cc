@@ -57,6 +57,7 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindReduceExecutor(op)) return f;  // reduction family
   if (ExecFn f = FindMathExecutor(op)) return f;    // elementwise math, logic, activations
   if (ExecFn f = FindIndexExecutor(op)) return f;   // shape and indexing family
+  if (ExecFn f = FindSeqExecutor(op)) return f;     // recurrent, signal and misc family
   return FindTensorExecutor(op);
 }
 

@@ -68,6 +68,8 @@ ExecFn FindReduceExecutor(std::string_view op);
 ExecFn FindMathExecutor(std::string_view op);
 // Shape and indexing family (ops_index.cc).
 ExecFn FindIndexExecutor(std::string_view op);
+// Recurrent, signal and misc family (ops_seq.cc).
+ExecFn FindSeqExecutor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

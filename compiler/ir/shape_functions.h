@@ -117,6 +117,15 @@ Status NonZero(InferContext& ctx);
 Status ReverseSequence(InferContext& ctx);
 Status MaxUnpool(InferContext& ctx);
 
+// shape_functions_seq.cc: the recurrent, signal and misc family
+Status Recurrent(InferContext& ctx);  // RNN, GRU, LSTM
+Status Dft(InferContext& ctx);
+Status Stft(InferContext& ctx);
+Status Window(InferContext& ctx);  // HannWindow, HammingWindow, BlackmanWindow
+Status MelWeightMatrix(InferContext& ctx);
+Status DynamicQuantizeLinear(InferContext& ctx);
+Status Det(InferContext& ctx);
+
 }  // namespace shape
 }  // namespace loom::ir
 

@@ -458,6 +458,36 @@ Status RunReverseSequence(const FloatOpParams& p, const TensorView* const* in, s
 // The `dtypes` of rows whose kernel only moves bytes (copy, transpose, concat).
 constexpr const char* kEveryType = "f32 f64 f16 i8 u8 i16 i32 i64 bool";
 
+// --- recurrent, signal and misc family (kernels_seq.h) ----------------------------------------
+
+Status PrepDft(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
+               FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(ResolveAxis("DFT", a.GetInt("axis", 1), in[0]->rank, &p->axis));
+  p->dft_length = a.GetInt("dft_length", 0);
+  p->inverse = a.GetInt("inverse", 0) != 0;
+  p->onesided = a.GetInt("onesided", 0) != 0;
+  if (p->dft_length < 1 || y.rank != in[0]->rank) {
+    return InvalidArgument("DFT: dft_length must be >= 1 and y of x's rank");
+  }
+  return Status::Ok();
+}
+Status RunDft(const FloatOpParams& p, const TensorView* const* in, size_t, const TensorView& y) {
+  return Dft(*in[0], p.axis, p.dft_length, p.inverse, p.onesided, y);
+}
+Status PrepStft(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                FloatOpParams* p) {
+  p->frame_step = a.GetInt("frame_step", 0);
+  p->dft_length = a.GetInt("frame_length", 0);
+  p->onesided = a.GetInt("onesided", 1) != 0;
+  if (p->frame_step < 1 || p->dft_length < 1) {
+    return InvalidArgument("STFT: frame_step and frame_length must be >= 1");
+  }
+  return Status::Ok();
+}
+Status RunStft(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
+  return Stft(*in[0], p.frame_step, Optional(in, n, 1), p.dft_length, p.onesided, y);
+}
+
 constexpr FloatOpDef kFloatOps[] = {
     // name, required, optional, variadic, same_elements, reads, ignores, prepare, run[, dtypes]
     {"Identity", 1, 0, false, true, "", "", PrepCopy, RunCopy, kEveryType},
@@ -584,6 +614,11 @@ constexpr FloatOpDef kFloatOps[] = {
     // i64 outputs, as above.
     {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape},
     {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize},
+    // Recurrent, signal and misc family: the single-output, scratch-free float ops. RNN, GRU and
+    // LSTM (several outputs, scratch), DynamicQuantizeLinear (three outputs) and Det (scratch)
+    // run in the interpreter; the windows and MelWeightMatrix fold to constants.
+    {"DFT", 1, 0, false, false, "axis dft_length inverse onesided", "", PrepDft, RunDft},
+    {"STFT", 1, 1, false, false, "frame_step frame_length onesided", "", PrepStft, RunStft},
 };
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "runtime/kernels/kernels_index.h"
 #include "runtime/kernels/kernels_math.h"
 #include "runtime/kernels/kernels_reduce.h"
+#include "runtime/kernels/kernels_seq.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
@@ -73,6 +74,11 @@ struct FloatOpParams {
   int64_t k = 0;        // Trilu
   bool upper = true;    // Trilu
   int second_axis = 0;  // ReverseSequence's time_axis (axis is batch_axis)
+  // Recurrent, signal and misc family (kernels_seq.h); DFT uses axis.
+  int64_t dft_length = 0;  // DFT; STFT's frame_length
+  int64_t frame_step = 0;  // STFT
+  bool inverse = false;    // DFT
+  bool onesided = false;   // DFT, STFT
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -340,5 +340,26 @@ TEST(FloatOps, GatherRowChecksItsAxisAtPrepare) {
               HasSubstr("axis 2 is outside [0, 2)"));
 }
 
+// DFT and STFT run in CPU segments: an impulse's flat spectrum, and STFT without a window.
+TEST(FloatOps, SignalRows) {
+  const float x[4] = {1, 0, 0, 0};
+  const TensorView xv = View(DType::kF32, x, {1, 4, 1});
+  float y[8] = {};
+  MapAttrs attrs;
+  attrs.ints["axis"] = {1};
+  attrs.ints["dft_length"] = {4};
+  ASSERT_TRUE(RunRow("DFT", attrs, {&xv}, View(DType::kF32, y, {1, 4, 2})).ok());
+  EXPECT_THAT(y, ::testing::ElementsAre(1, 0, 1, 0, 1, 0, 1, 0));
+  attrs.ints["dft_length"] = {0};
+  EXPECT_THAT(RunRow("DFT", attrs, {&xv}, View(DType::kF32, y, {1, 4, 2})).message(),
+              HasSubstr("dft_length must be >= 1"));
+  MapAttrs st;
+  st.ints["frame_step"] = {2};
+  st.ints["frame_length"] = {2};
+  float s[8] = {};  // frames [1, 0] and [0, 0], onesided: 2 bins each
+  ASSERT_TRUE(RunRow("STFT", st, {&xv, nullptr}, View(DType::kF32, s, {1, 2, 2, 2})).ok());
+  EXPECT_THAT(s, ::testing::ElementsAre(1, 0, 1, 0, 0, 0, 0, 0));
+}
+
 }  // namespace
 }  // namespace loom::kernels

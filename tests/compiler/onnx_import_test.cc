@@ -236,6 +236,28 @@ TEST(OnnxImport, InputShapeOverride) {
   EXPECT_EQ(g.value(g.outputs()[0]).shape, (ir::Shape{5}));
 }
 
+// A graph input that reaches a shape input through ops the import folds (Cast, Add) must be
+// frozen too; one that only feeds computed ops must not.
+TEST(OnnxImport, ShapeInputsThroughFoldableOpsMustBeFrozen) {
+  ModelBuilder b;
+  b.Input("x", {2, 3})
+      .Input("n", {}, onnx::TensorProto::INT32)
+      .Input("k", {}, onnx::TensorProto::INT64)
+      .Output("y", {2, 3})
+      .Output("r", {4});
+  b.Node("Relu", {"x"}, {"y"});
+  IntAttr(b.Node("Cast", {"n"}, {"n64"}), "to", onnx::TensorProto::INT64);
+  b.Node("Add", {"n64", "k"}, {"limit"});
+  b.Node("Range", {"k", "limit", "k"}, {"r"});
+  const std::string bytes = b.Bytes();
+  std::vector<OnnxInput> inputs;
+  ASSERT_TRUE(ListOnnxInputs(bytes.data(), bytes.size(), &inputs).ok());
+  ASSERT_EQ(inputs.size(), 3u);
+  EXPECT_FALSE(inputs[0].compile_time);
+  EXPECT_TRUE(inputs[1].compile_time);
+  EXPECT_TRUE(inputs[2].compile_time);
+}
+
 TEST(OnnxImport, ShapeInputsMustBeFrozen) {
   ModelBuilder b;
   b.Input("x", {2, 3}).Input("shape", {2}, onnx::TensorProto::INT64).Output("y", {3, 2});

@@ -359,7 +359,7 @@ CaseResult RunCase(const std::string& dir, const std::string& name, const Runner
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     Status s = frontend::ListOnnxInputs(bytes.data(), bytes.size(), &onnx_inputs);
     if (!s.ok()) {
-      r.detail = s.ToString();
+      Fail(model, s, &r);  // a sequence input is unsupported, a broken model a failure
       return r;
     }
   }
