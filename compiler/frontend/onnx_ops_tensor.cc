@@ -403,7 +403,8 @@ const std::vector<OpMapper>& CoreOpMappers() {
 const std::vector<OpMapper>& OpMappers() {
   static const std::vector<OpMapper> all = [] {
     std::vector<OpMapper> t = CoreOpMappers();
-    for (const std::vector<OpMapper>* family : {&MathOpMappers(), &IndexOpMappers()}) {
+    for (const std::vector<OpMapper>* family :
+         {&MathOpMappers(), &IndexOpMappers(), &Vision2OpMappers()}) {
       t.insert(t.end(), family->begin(), family->end());
     }
     return t;

@@ -68,6 +68,8 @@ ExecFn FindReduceExecutor(std::string_view op);
 ExecFn FindMathExecutor(std::string_view op);
 // Shape and indexing family (ops_index.cc).
 ExecFn FindIndexExecutor(std::string_view op);
+// Detection/vision family (ops_vision2.cc).
+ExecFn FindVision2Executor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

@@ -30,6 +30,7 @@
 #include "runtime/kernels/kernels_math.h"
 #include "runtime/kernels/kernels_reduce.h"
 #include "runtime/kernels/kernels_vision.h"
+#include "runtime/kernels/kernels_vision2.h"
 
 namespace loom::kernels {
 
@@ -73,6 +74,9 @@ struct FloatOpParams {
   int64_t k = 0;        // Trilu
   bool upper = true;    // Trilu
   int second_axis = 0;  // ReverseSequence's time_axis (axis is batch_axis)
+  // Detection/vision family (kernels_vision2.h).
+  GridSampleParams grid_sample;
+  RoiAlignParams roi_align;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
