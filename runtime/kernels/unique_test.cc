@@ -16,7 +16,8 @@ struct Result {
   std::vector<int64_t> y, indices, inverse, counts;
 };
 
-Result Run(const UniqueParams& p, Buf<int64_t>& x, int64_t slices, std::vector<int64_t> y_shape) {
+Result RunUnique(const UniqueParams& p, Buf<int64_t>& x, int64_t slices,
+                 std::vector<int64_t> y_shape) {
   std::vector<int64_t> scratch(static_cast<size_t>(UniqueScratchSize(p, x.view())));
   int64_t u = 0;
   EXPECT_TRUE(UniqueCount(p, x.view(), scratch.data(), &u).ok());
@@ -33,13 +34,13 @@ Buf<int64_t> Input() { return Buf<int64_t>({5, 2}, {1, 3, 2, 1, 1, 3, 0, 5, 2, 1
 TEST(Unique, FlattenedSortedAndByFirstOccurrence) {
   Buf<int64_t> x = Input();
   UniqueParams p;
-  Result r = Run(p, x, 10, {-1});
+  Result r = RunUnique(p, x, 10, {-1});
   EXPECT_EQ(r.y, (std::vector<int64_t>{0, 1, 2, 3, 5}));
   EXPECT_EQ(r.indices, (std::vector<int64_t>{6, 0, 2, 1, 7}));
   EXPECT_EQ(r.inverse, (std::vector<int64_t>{1, 3, 2, 1, 1, 3, 0, 4, 2, 1}));
   EXPECT_EQ(r.counts, (std::vector<int64_t>{1, 4, 2, 2, 1}));
   p.sorted = false;
-  r = Run(p, x, 10, {-1});
+  r = RunUnique(p, x, 10, {-1});
   EXPECT_EQ(r.y, (std::vector<int64_t>{1, 3, 2, 0, 5}));
   EXPECT_EQ(r.indices, (std::vector<int64_t>{0, 1, 2, 6, 7}));
   EXPECT_EQ(r.inverse, (std::vector<int64_t>{0, 1, 2, 0, 0, 1, 3, 4, 2, 0}));
@@ -50,13 +51,13 @@ TEST(Unique, RowsAndColumns) {
   Buf<int64_t> x = Input();
   UniqueParams p;
   p.axis = 0;
-  Result r = Run(p, x, 5, {-1, 2});
+  Result r = RunUnique(p, x, 5, {-1, 2});
   EXPECT_EQ(r.y, (std::vector<int64_t>{0, 5, 1, 3, 2, 1}));
   EXPECT_EQ(r.indices, (std::vector<int64_t>{3, 0, 1}));
   EXPECT_EQ(r.inverse, (std::vector<int64_t>{1, 2, 1, 0, 2}));
   EXPECT_EQ(r.counts, (std::vector<int64_t>{1, 2, 2}));
   p.axis = 1;  // the two columns differ: both kept, in order
-  r = Run(p, x, 2, {5, -1});
+  r = RunUnique(p, x, 2, {5, -1});
   EXPECT_EQ(r.y, x.data);
   EXPECT_EQ(r.counts, (std::vector<int64_t>{1, 1}));
 }
