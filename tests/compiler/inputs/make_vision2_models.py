@@ -61,6 +61,11 @@ def main():
              tensor("s64", TensorProto.UINT64, 3)], opset=13),
     }
     bad = {
+        # Per-element statistics (BatchNormalization-7's spatial=0) are not mapped.
+        "bn_spatial": model(
+            [n("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn", spatial=0)],
+            [f32("x", 1, 2, 2, 2)], [f32("y", 1, 2, 2, 2)],
+            [const(k, np.ones((2, 2, 2), np.float32)) for k in ("s", "b", "m", "v")], opset=7),
         # Boxes fed at run time: the number of selected rows is data-dependent.
         "nms_dynamic": model(
             [n("NonMaxSuppression", ["boxes", "scores", "max"], ["sel"], name="nms")],
