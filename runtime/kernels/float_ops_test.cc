@@ -246,8 +246,7 @@ TEST(FloatOps, GridSampleAndRoiAlignThroughTheTable) {
   ASSERT_TRUE(RunRow("GridSample", attrs, {&xv, &gv}, View(DType::kF32, y, {1, 1, 1, 1})).ok());
   EXPECT_FLOAT_EQ(y[0], 11.0f);
   attrs.ints["padding_mode"] = {3};
-  EXPECT_THAT(RunRow("GridSample", attrs, {&xv, &gv}, View(DType::kF32, y, {1, 1, 1, 1}))
-                  .message(),
+  EXPECT_THAT(RunRow("GridSample", attrs, {&xv, &gv}, View(DType::kF32, y, {1, 1, 1, 1})).message(),
               HasSubstr("padding_mode 3"));
   // RoiAlign: one region over the whole image, one bin, 2x2 samples at the pixel centers.
   const float roi[4] = {0, 0, 2, 2};
