@@ -216,6 +216,11 @@ const std::vector<OpMapper>& SeqOpMappers();
 Status MapIf(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int since);
 Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since);
+// Detection/vision family (onnx_ops_vision2.cc): GridSample, RoiAlign, NonMaxSuppression, Unique;
+// its own mapper table, appended to OpMappers().
+const std::vector<OpMapper>& Vision2OpMappers();
+// BatchNormalization with training_mode=1 (MapBatchNorm hands it over).
+Status MapBatchNormTraining(ImportContext& ctx, const onnx::NodeProto& n, int since);
 
 }  // namespace loom::frontend
 

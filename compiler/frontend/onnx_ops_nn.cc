@@ -172,9 +172,7 @@ Status MapQLinearMatMul(ImportContext& ctx, const onnx::NodeProto& n, int) {
 }
 
 Status MapBatchNorm(ImportContext& ctx, const onnx::NodeProto& n, int since) {
-  if (AttrInt(n, "training_mode", 0) != 0) {
-    return ctx.Unsupported(n, "training_mode=1 is not supported (inference only)");
-  }
+  if (AttrInt(n, "training_mode", 0) != 0) return MapBatchNormTraining(ctx, n, since);
   if (since < 9 && AttrInt(n, "spatial", 1) != 1) {
     return ctx.Unsupported(n, "spatial=0 (per-element statistics) is not supported");
   }

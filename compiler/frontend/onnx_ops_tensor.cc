@@ -404,7 +404,7 @@ const std::vector<OpMapper>& OpMappers() {
   static const std::vector<OpMapper> all = [] {
     std::vector<OpMapper> t = CoreOpMappers();
     for (const std::vector<OpMapper>* family :
-         {&MathOpMappers(), &IndexOpMappers(), &SeqOpMappers()}) {
+         {&MathOpMappers(), &IndexOpMappers(), &SeqOpMappers(), &Vision2OpMappers()}) {
       t.insert(t.end(), family->begin(), family->end());
     }
     return t;

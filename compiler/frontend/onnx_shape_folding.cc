@@ -45,6 +45,12 @@ int64_t GetInt(const Tensor& t, int64_t i) {
     case DType::kU8:
     case DType::kBool:
       return t.data<uint8_t>()[i];
+    case DType::kU16:
+      return t.data<uint16_t>()[i];
+    case DType::kU32:
+      return t.data<uint32_t>()[i];
+    case DType::kU64:  // bits kept: values past INT64_MAX wrap, as they do when written back
+      return static_cast<int64_t>(t.data<uint64_t>()[i]);
     default:
       return static_cast<int64_t>(t.ElementAsDouble(i));
   }
@@ -71,6 +77,15 @@ void PutInt(Tensor* t, int64_t i, int64_t v) {
       return;
     case DType::kBool:
       p[i] = v != 0;
+      return;
+    case DType::kU16:
+      reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
+      return;
+    case DType::kU32:
+      reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+      return;
+    case DType::kU64:
+      reinterpret_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v);
       return;
     default:
       return;

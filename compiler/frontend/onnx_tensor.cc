@@ -22,7 +22,8 @@ constexpr OnnxType kOnnxTypes[] = {
     {onnx::TensorProto::UINT8, DType::kU8, true},   {onnx::TensorProto::INT32, DType::kI32, true},
     {onnx::TensorProto::INT64, DType::kI64, true},  {onnx::TensorProto::BOOL, DType::kBool, true},
     {onnx::TensorProto::DOUBLE, DType::kF64, true}, {onnx::TensorProto::FLOAT16, DType::kF16, true},
-    {onnx::TensorProto::INT16, DType::kI16, true},
+    {onnx::TensorProto::INT16, DType::kI16, true},  {onnx::TensorProto::UINT16, DType::kU16, true},
+    {onnx::TensorProto::UINT32, DType::kU32, true}, {onnx::TensorProto::UINT64, DType::kU64, true},
 };
 
 }  // namespace
@@ -37,7 +38,7 @@ Status DTypeFromOnnx(int32_t elem_type, DType* out) {
   return Unimplemented(
       std::string("element type ") + OnnxTypeName(elem_type) +
       " is not supported (Loom handles float32, float64, float16, int8, uint8, int16, "
-      "int32, int64, bool)");
+      "int32, int64, uint16, uint32, uint64, bool)");
 }
 
 const char* OnnxTypeName(int32_t elem_type) {
@@ -71,6 +72,8 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
     have = static_cast<size_t>(proto.int64_data_size());
   } else if (dtype == DType::kF64) {
     have = static_cast<size_t>(proto.double_data_size());
+  } else if (dtype == DType::kU32 || dtype == DType::kU64) {
+    have = static_cast<size_t>(proto.uint64_data_size());
   } else {
     // Narrow types, float16 included (its bits in the low half): one int32 each.
     have = static_cast<size_t>(proto.int32_data_size());
@@ -92,6 +95,13 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
     if (bytes) std::memcpy(data, proto.int64_data().data(), bytes);
   } else if (dtype == DType::kF64) {
     if (bytes) std::memcpy(data, proto.double_data().data(), bytes);
+  } else if (dtype == DType::kU64) {
+    if (bytes) std::memcpy(data, proto.uint64_data().data(), bytes);
+  } else if (dtype == DType::kU32) {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t v = static_cast<uint32_t>(proto.uint64_data(static_cast<int>(i)));
+      std::memcpy(data + i * 4, &v, 4);
+    }
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t v = proto.int32_data(static_cast<int>(i));
@@ -101,7 +111,7 @@ Status TensorFromProto(const onnx::TensorProto& proto, ir::Tensor* out) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(v));
       } else if (dtype == DType::kU8) {
         data[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
-      } else if (dtype == DType::kI16 || dtype == DType::kF16) {
+      } else if (dtype == DType::kI16 || dtype == DType::kU16 || dtype == DType::kF16) {
         const uint16_t h = static_cast<uint16_t>(v);
         std::memcpy(data + i * 2, &h, 2);
       } else {

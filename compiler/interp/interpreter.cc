@@ -53,11 +53,12 @@ ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindNnExecutor(op)) return f;
   if (ExecFn f = FindQuantExecutor(op)) return f;
   if (ExecFn f = FindShapeExecutor(op)) return f;
-  if (ExecFn f = FindVisionExecutor(op)) return f;  // vision and normalization family
-  if (ExecFn f = FindReduceExecutor(op)) return f;  // reduction family
-  if (ExecFn f = FindMathExecutor(op)) return f;    // elementwise math, logic, activations
-  if (ExecFn f = FindIndexExecutor(op)) return f;   // shape and indexing family
-  if (ExecFn f = FindSeqExecutor(op)) return f;     // recurrent, signal and misc family
+  if (ExecFn f = FindVisionExecutor(op)) return f;   // vision and normalization family
+  if (ExecFn f = FindReduceExecutor(op)) return f;   // reduction family
+  if (ExecFn f = FindMathExecutor(op)) return f;     // elementwise math, logic, activations
+  if (ExecFn f = FindIndexExecutor(op)) return f;    // shape and indexing family
+  if (ExecFn f = FindSeqExecutor(op)) return f;      // recurrent, signal and misc family
+  if (ExecFn f = FindVision2Executor(op)) return f;  // detection/vision family
   return FindTensorExecutor(op);
 }
 

@@ -70,6 +70,8 @@ ExecFn FindMathExecutor(std::string_view op);
 ExecFn FindIndexExecutor(std::string_view op);
 // Recurrent, signal and misc family (ops_seq.cc).
 ExecFn FindSeqExecutor(std::string_view op);
+// Detection/vision family (ops_vision2.cc).
+ExecFn FindVision2Executor(std::string_view op);
 
 // Applies a node's fused activation attributes (activation = relu | clip) to y in place.
 Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y);

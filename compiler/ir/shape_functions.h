@@ -73,6 +73,13 @@ Status InstanceNormalization(InferContext& ctx);
 Status Lrn(InferContext& ctx);
 Status GlobalMaxPool(InferContext& ctx);
 
+// shape_functions_vision2.cc: the detection/vision family
+Status GridSample(InferContext& ctx);
+Status RoiAlign(InferContext& ctx);
+Status NonMaxSuppression(InferContext& ctx);
+Status Unique(InferContext& ctx);
+Status BatchNormalizationTraining(InferContext& ctx);
+
 // shape_functions_reduce.cc: reductions, arg/top-k, cumulative sums, losses (LogSoftmax and
 // Hardmax use Softmax)
 Status Reduce(InferContext& ctx);     // Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,...}

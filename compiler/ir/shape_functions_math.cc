@@ -7,11 +7,12 @@ namespace loom::ir {
 namespace {
 
 constexpr std::initializer_list<DType> kFloats = {DType::kF32, DType::kF64, DType::kF16};
-constexpr std::initializer_list<DType> kNumeric = {DType::kF32, DType::kF64, DType::kF16,
-                                                   DType::kI8,  DType::kU8,  DType::kI16,
-                                                   DType::kI32, DType::kI64};
-constexpr std::initializer_list<DType> kIntegers = {DType::kI8, DType::kU8, DType::kI16,
-                                                    DType::kI32, DType::kI64};
+constexpr std::initializer_list<DType> kNumeric = {
+    DType::kF32, DType::kF64, DType::kF16, DType::kI8,  DType::kU8, DType::kI16,
+    DType::kI32, DType::kI64, DType::kU16, DType::kU32, DType::kU64};
+constexpr std::initializer_list<DType> kIntegers = {DType::kI8,  DType::kU8,  DType::kI16,
+                                                    DType::kI32, DType::kI64, DType::kU16,
+                                                    DType::kU32, DType::kU64};
 
 // Numpy broadcast of inputs [0, count), all of input 0's dtype unless `same_dtype` is false.
 Status BroadcastInputs(const InferContext& ctx, int count, bool same_dtype, Shape* out) {
@@ -58,9 +59,10 @@ Status Logic(InferContext& ctx) { return SameTypeBroadcast(ctx, {DType::kBool}, 
 Status Compare(InferContext& ctx) {
   // Equal also compares bool (ONNX 11 on); the orderings do not.
   if (ctx.node().op == "Equal") {
-    LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0,
-                                     {DType::kF32, DType::kF64, DType::kF16, DType::kI8, DType::kU8,
-                                      DType::kI16, DType::kI32, DType::kI64, DType::kBool}));
+    LOOM_RETURN_IF_ERROR(ExpectDType(
+        ctx, 0,
+        {DType::kF32, DType::kF64, DType::kF16, DType::kI8, DType::kU8, DType::kI16, DType::kI32,
+         DType::kI64, DType::kBool, DType::kU16, DType::kU32, DType::kU64}));
     return SameTypeBroadcast(ctx, {ctx.input(0).dtype}, DType::kBool);
   }
   return SameTypeBroadcast(ctx, kNumeric, DType::kBool);

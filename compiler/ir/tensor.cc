@@ -90,6 +90,12 @@ double Tensor::ElementAsDouble(int64_t i) const {
       return F16ToF32(data<uint16_t>()[i]);
     case DType::kI16:
       return data<int16_t>()[i];
+    case DType::kU16:
+      return data<uint16_t>()[i];
+    case DType::kU32:
+      return data<uint32_t>()[i];
+    case DType::kU64:
+      return static_cast<double>(data<uint64_t>()[i]);
     case DType::kUndefined:
       break;
   }

@@ -44,6 +44,7 @@ constexpr CDTypePair kCDTypes[] = {
     {LOOM_FLOAT32, DType::kF32}, {LOOM_INT8, DType::kI8},     {LOOM_UINT8, DType::kU8},
     {LOOM_INT16, DType::kI16},   {LOOM_INT32, DType::kI32},   {LOOM_INT64, DType::kI64},
     {LOOM_BOOL, DType::kBool},   {LOOM_FLOAT16, DType::kF16}, {LOOM_FLOAT64, DType::kF64},
+    {LOOM_UINT16, DType::kU16},  {LOOM_UINT32, DType::kU32},  {LOOM_UINT64, DType::kU64},
 };
 bool FromCDType(loom_dtype dtype, DType* out) {
   for (const CDTypePair& p : kCDTypes) {

@@ -19,7 +19,8 @@ constexpr DTypeInfo kInfo[] = {
     {DType::kF16, 2, "f16", "float16"}, {DType::kI8, 1, "i8", "int8"},
     {DType::kU8, 1, "u8", "uint8"},     {DType::kI16, 2, "i16", "int16"},
     {DType::kI32, 4, "i32", "int32"},   {DType::kI64, 8, "i64", "int64"},
-    {DType::kBool, 1, "bool", "bool"},
+    {DType::kBool, 1, "bool", "bool"},  {DType::kU16, 2, "u16", "uint16"},
+    {DType::kU32, 4, "u32", "uint32"},  {DType::kU64, 8, "u64", "uint64"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]),
               "kInfo and kAllDTypes must list the same types");

@@ -18,12 +18,26 @@ namespace loom {
 // kUndefined marks a value whose type no compiler pass has inferred yet (the IR verifier rejects
 // it), or a type a file named that Loom does not know. kBool is one byte per element (0 or 1), as
 // in ONNX and NumPy.
-enum class DType : uint8_t { kUndefined, kF32, kI8, kU8, kI32, kI64, kBool, kF64, kF16, kI16 };
+enum class DType : uint8_t {
+  kUndefined,
+  kF32,
+  kI8,
+  kU8,
+  kI32,
+  kI64,
+  kBool,
+  kF64,
+  kF16,
+  kI16,
+  kU16,
+  kU32,
+  kU64
+};
 
 // Every defined type, for tables and tests.
-inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16,
-                                       DType::kI8,  DType::kU8,  DType::kI16,
-                                       DType::kI32, DType::kI64, DType::kBool};
+inline constexpr DType kAllDTypes[] = {DType::kF32,  DType::kF64, DType::kF16, DType::kI8,
+                                       DType::kU8,   DType::kI16, DType::kI32, DType::kI64,
+                                       DType::kBool, DType::kU16, DType::kU32, DType::kU64};
 
 // Bytes per element; 0 for kUndefined (and for a value outside the enum).
 size_t DTypeSize(DType t);
@@ -68,6 +82,18 @@ struct DTypeOf<uint8_t> {
 template <>
 struct DTypeOf<int16_t> {
   static constexpr DType value = DType::kI16;
+};
+template <>
+struct DTypeOf<uint16_t> {
+  static constexpr DType value = DType::kU16;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::kU32;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::kU64;
 };
 template <>
 struct DTypeOf<int32_t> {

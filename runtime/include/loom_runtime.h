@@ -51,6 +51,9 @@ typedef enum loom_dtype {
   LOOM_BOOL = 6,
   LOOM_FLOAT16 = 7,
   LOOM_FLOAT64 = 8,
+  LOOM_UINT16 = 9,
+  LOOM_UINT32 = 10,
+  LOOM_UINT64 = 11,
   /* Not a type. It makes every int a valid loom_dtype value in C++, so an unknown value passed from
    * C is refused with LOOM_INVALID_ARGUMENT instead of being undefined behaviour. */
   LOOM_DTYPE_FORCE_INT_ = 0x7fffffff

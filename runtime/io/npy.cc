@@ -29,9 +29,9 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {DType::kF32, "<f4"}, {DType::kF64, "<f8"}, {DType::kF16, "<f2"},
-    {DType::kI8, "|i1"},  {DType::kU8, "|u1"},  {DType::kI16, "<i2"},
-    {DType::kI32, "<i4"}, {DType::kI64, "<i8"}, {DType::kBool, "|b1"},
+    {DType::kF32, "<f4"},  {DType::kF64, "<f8"}, {DType::kF16, "<f2"}, {DType::kI8, "|i1"},
+    {DType::kU8, "|u1"},   {DType::kI16, "<i2"}, {DType::kI32, "<i4"}, {DType::kI64, "<i8"},
+    {DType::kBool, "|b1"}, {DType::kU16, "<u2"}, {DType::kU32, "<u4"}, {DType::kU64, "<u8"},
 };
 static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]),
               "every DType has a descr");

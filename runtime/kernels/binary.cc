@@ -4,6 +4,7 @@
 // backends produce for the uint8 tests and avoids signed-overflow undefined behaviour; the cases
 // ONNX leaves undefined (integer division by zero, shifts past the width) get a fixed answer, not
 // C++'s undefined behaviour. f16 is computed in float and rounded once per result.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -173,6 +174,15 @@ Exponent LoadExponent(DType t, const void* d, int64_t k) {
       return {false, static_cast<const int16_t*>(d)[k], 0};
     case DType::kI32:
       return {false, static_cast<const int32_t*>(d)[k], 0};
+    case DType::kU16:
+      return {false, static_cast<const uint16_t*>(d)[k], 0};
+    case DType::kU32:
+      return {false, static_cast<const uint32_t*>(d)[k], 0};
+    case DType::kU64: {
+      // Past INT64_MAX only the exponent's magnitude matters (the result wraps or saturates).
+      const uint64_t u = static_cast<const uint64_t*>(d)[k];
+      return {false, static_cast<int64_t>(std::min<uint64_t>(u, INT64_MAX)), 0};
+    }
     default:
       return {false, static_cast<const int64_t*>(d)[k], 0};
   }
@@ -344,6 +354,15 @@ Status Binary(BinaryOp op, const TensorView& a, const TensorView& b, const Tenso
       break;
     case DType::kI64:
       Run<Plain<int64_t>>(op, a, b, y);
+      break;
+    case DType::kU16:
+      Run<Plain<uint16_t>>(op, a, b, y);
+      break;
+    case DType::kU32:
+      Run<Plain<uint32_t>>(op, a, b, y);
+      break;
+    case DType::kU64:
+      Run<Plain<uint64_t>>(op, a, b, y);
       break;
     case DType::kUndefined:
       break;

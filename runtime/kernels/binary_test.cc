@@ -171,6 +171,33 @@ TEST(Binary, ShiftsAndPRelu) {
   EXPECT_EQ(py.data, (std::vector<float>{-0.5f, 2, -6, 4}));
 }
 
+TEST(Binary, UnsignedWideTypes) {
+  // uint64 above 2^63 compares and divides as unsigned, not as a negative int64.
+  const uint64_t big = (uint64_t{1} << 63) + 5;
+  Buf<uint64_t> a({3}, {big, 7, 1});
+  Buf<uint64_t> b({3}, {3, big, 63});
+  Buf<uint64_t> y({3});
+  ASSERT_TRUE(Binary(BinaryOp::kMax, a.view(), b.view(), y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<uint64_t>{big, big, 63}));
+  ASSERT_TRUE(Binary(BinaryOp::kMod, a.view(), b.view(), y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<uint64_t>{big % 3, 7, 1}));
+  ASSERT_TRUE(Binary(BinaryOp::kBitShiftLeft, a.view(), b.view(), y.view()).ok());
+  EXPECT_EQ(y.data, (std::vector<uint64_t>{big << 3, 0, uint64_t{1} << 63}));
+  Buf<uint16_t> h({2}, {65535, 3});
+  Buf<uint16_t> one({}, {1});
+  Buf<uint16_t> hy({2});
+  ASSERT_TRUE(Binary(BinaryOp::kAdd, h.view(), one.view(), hy.view()).ok());
+  EXPECT_EQ(hy.data, (std::vector<uint16_t>{0, 4}));  // wraps
+  ASSERT_TRUE(Binary(BinaryOp::kBitShiftRight, h.view(), one.view(), hy.view()).ok());
+  EXPECT_EQ(hy.data, (std::vector<uint16_t>{32767, 1}));
+  // A float base with a uint32 exponent (test_pow_types_float32_uint32).
+  Buf<float> base({2}, {2, 3});
+  Buf<uint32_t> e({2}, {10, 2});
+  Buf<float> py({2});
+  ASSERT_TRUE(Binary(BinaryOp::kPow, base.view(), e.view(), py.view()).ok());
+  EXPECT_EQ(py.data, (std::vector<float>{1024, 9}));
+}
+
 TEST(Binary, Float16ComputesInFloat) {
   // 1.5 + 2.25 and 3 / 2, exactly representable in binary16.
   std::vector<uint16_t> a = {0x3E00, 0x4200}, b = {0x4080, 0x4000}, y(2);

@@ -16,9 +16,15 @@ namespace {
 // One element, read exactly: `is_float` says which of the two fields holds it.
 struct Scalar {
   bool is_float = false;
+  bool is_u64 = false;  // i holds a uint64's bits (values past INT64_MAX read negative)
   double f = 0.0;
   int64_t i = 0;
 };
+
+// The integer as a double, uint64 read as unsigned.
+double IntToDouble(const Scalar& s) {
+  return s.is_u64 ? static_cast<double>(static_cast<uint64_t>(s.i)) : static_cast<double>(s.i);
+}
 
 Scalar Load(DType t, const void* data, int64_t k) {
   Scalar s;
@@ -54,6 +60,16 @@ Scalar Load(DType t, const void* data, int64_t k) {
     case DType::kBool:
       s.i = static_cast<const uint8_t*>(data)[at] != 0 ? 1 : 0;
       break;
+    case DType::kU16:
+      s.i = static_cast<const uint16_t*>(data)[at];
+      break;
+    case DType::kU32:
+      s.i = static_cast<const uint32_t*>(data)[at];
+      break;
+    case DType::kU64:
+      s.is_u64 = true;
+      s.i = static_cast<int64_t>(static_cast<const uint64_t*>(data)[at]);
+      break;
     case DType::kUndefined:
       break;
   }
@@ -83,13 +99,15 @@ void Store(DType t, const Scalar& s, void* data, int64_t k) {
     case DType::kF32:
       // From int64 directly: through double could round twice.
       static_cast<float*>(data)[at] =
-          s.is_float ? static_cast<float>(s.f) : static_cast<float>(s.i);
+          s.is_float ? static_cast<float>(s.f)
+                     : (s.is_u64 ? static_cast<float>(static_cast<uint64_t>(s.i))
+                                 : static_cast<float>(s.i));
       break;
     case DType::kF64:
-      static_cast<double*>(data)[at] = s.is_float ? s.f : static_cast<double>(s.i);
+      static_cast<double*>(data)[at] = s.is_float ? s.f : IntToDouble(s);
       break;
     case DType::kF16:
-      static_cast<uint16_t*>(data)[at] = F64ToF16(s.is_float ? s.f : static_cast<double>(s.i));
+      static_cast<uint16_t*>(data)[at] = F64ToF16(s.is_float ? s.f : IntToDouble(s));
       break;
     case DType::kI8:
       StoreInt<int8_t>(s, data, at);
@@ -108,6 +126,15 @@ void Store(DType t, const Scalar& s, void* data, int64_t k) {
       break;
     case DType::kBool:
       static_cast<uint8_t*>(data)[at] = (s.is_float ? s.f != 0.0 : s.i != 0) ? 1 : 0;
+      break;
+    case DType::kU16:
+      StoreInt<uint16_t>(s, data, at);
+      break;
+    case DType::kU32:
+      StoreInt<uint32_t>(s, data, at);
+      break;
+    case DType::kU64:
+      StoreInt<uint64_t>(s, data, at);
       break;
     case DType::kUndefined:
       break;

@@ -57,6 +57,25 @@ TEST(Cast, Int64ToFloatRoundsOnce) {
   EXPECT_EQ(d.data[0], static_cast<double>(big));
 }
 
+TEST(Cast, Uint64PastInt64MaxStaysUnsigned) {
+  const uint64_t big = (uint64_t{1} << 63) + (uint64_t{1} << 40);
+  Buf<uint64_t> x({2}, {big, 5});
+  Buf<double> d({2});
+  ASSERT_TRUE(Cast(x.view(), d.view()).ok());
+  EXPECT_EQ(d.data[0], std::ldexp(1.0, 63) + std::ldexp(1.0, 40));
+  EXPECT_EQ(d.data[1], 5.0);
+  Buf<float> f({2});
+  ASSERT_TRUE(Cast(x.view(), f.view()).ok());
+  EXPECT_EQ(f.data[0], std::ldexp(1.0f, 63) + std::ldexp(1.0f, 40));
+  Buf<uint16_t> h({2});
+  ASSERT_TRUE(Cast(x.view(), h.view()).ok());  // narrowing wraps
+  EXPECT_EQ(h.data, (std::vector<uint16_t>{0, 5}));
+  Buf<float> neg({2}, {-3.5f, 1e30f});
+  Buf<uint32_t> u({2});
+  ASSERT_TRUE(Cast(neg.view(), u.view()).ok());  // float to unsigned saturates
+  EXPECT_EQ(u.data, (std::vector<uint32_t>{0, std::numeric_limits<uint32_t>::max()}));
+}
+
 TEST(Cast, Float16BothWays) {
   Buf<double> x({5}, {1.0, 0.1, 65504.0, 1e6, -std::ldexp(1.0, -24)});
   TensorView h = x.view();

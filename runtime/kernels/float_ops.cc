@@ -230,6 +230,35 @@ Status RunGlobalMaxPool(const FloatOpParams&, const TensorView* const* in, size_
   return GlobalMaxPool(*in[0], y);
 }
 
+// --- detection/vision family (kernels_vision2.h) ----------------------------------------------
+
+Status PrepGridSample(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                      FloatOpParams* p) {
+  const int64_t mode = a.GetInt("mode", 1), padding = a.GetInt("padding_mode", 0),
+                align = a.GetInt("align_corners", 0);
+  if (mode < 0 || mode > 2 || padding < 0 || padding > 2 || align < 0 || align > 1) {
+    return InvalidArgument("GridSample: mode " + std::to_string(mode) + ", padding_mode " +
+                           std::to_string(padding) + " or align_corners " + std::to_string(align) +
+                           " is not a known code");
+  }
+  p->grid_sample.mode = static_cast<GridSampleMode>(mode);
+  p->grid_sample.padding = static_cast<GridSamplePadding>(padding);
+  p->grid_sample.align_corners = align != 0;
+  return Status::Ok();
+}
+Status PrepRoiAlign(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
+                    FloatOpParams* p) {
+  return RoiAlignParamsFrom(a, &p->roi_align);
+}
+Status RunRoiAlign(const FloatOpParams& p, const TensorView* const* in, size_t,
+                   const TensorView& y) {
+  return RoiAlign(p.roi_align, *in[0], *in[1], *in[2], y);
+}
+Status RunGridSample(const FloatOpParams& p, const TensorView* const* in, size_t,
+                     const TensorView& y) {
+  return GridSample(p.grid_sample, *in[0], *in[1], y);
+}
+
 // --- reduction family (kernels_reduce.h) -----------------------------------------------------
 
 template <ReduceOp kOp>
@@ -456,7 +485,7 @@ Status RunReverseSequence(const FloatOpParams& p, const TensorView* const* in, s
 // `kernel_shape` is the weights' shape; Dropout's `seed` and BatchNormalization's `momentum` act
 // only in training.
 // The `dtypes` of rows whose kernel only moves bytes (copy, transpose, concat).
-constexpr const char* kEveryType = "f32 f64 f16 i8 u8 i16 i32 i64 bool";
+constexpr const char* kEveryType = "f32 f64 f16 i8 u8 i16 i32 i64 bool u16 u32 u64";
 
 // --- recurrent, signal and misc family (kernels_seq.h) ----------------------------------------
 
@@ -619,6 +648,14 @@ constexpr FloatOpDef kFloatOps[] = {
     // run in the interpreter; the windows and MelWeightMatrix fold to constants.
     {"DFT", 1, 0, false, false, "axis dft_length inverse onesided", "", PrepDft, RunDft},
     {"STFT", 1, 1, false, false, "frame_step frame_length onesided", "", PrepStft, RunStft},
+    // Detection/vision family. NonMaxSuppression and Unique are not rows: their inputs are
+    // compile-time constants (their output length depends on the values), so they fold before
+    // partitioning and never reach a CPU segment.
+    {"GridSample", 2, 0, false, false, "mode padding_mode align_corners", "", PrepGridSample,
+     RunGridSample},
+    // batch_indices is i32/i64; output_height/width are y's shape.
+    {"RoiAlign", 3, 0, false, false, "mode half_pixel sampling_ratio spatial_scale",
+     "output_height output_width", PrepRoiAlign, RunRoiAlign, "f32 i32 i64"},
 };
 
 }  // namespace

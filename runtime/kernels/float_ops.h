@@ -31,6 +31,7 @@
 #include "runtime/kernels/kernels_reduce.h"
 #include "runtime/kernels/kernels_seq.h"
 #include "runtime/kernels/kernels_vision.h"
+#include "runtime/kernels/kernels_vision2.h"
 
 namespace loom::kernels {
 
@@ -79,6 +80,9 @@ struct FloatOpParams {
   int64_t frame_step = 0;  // STFT
   bool inverse = false;    // DFT
   bool onesided = false;   // DFT, STFT
+  // Detection/vision family (kernels_vision2.h).
+  GridSampleParams grid_sample;
+  RoiAlignParams roi_align;
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -233,6 +233,35 @@ TEST(FloatOps, ConvTransposeAndNormsThroughTheTable) {
   EXPECT_EQ(g[0], 3.0f);
 }
 
+TEST(FloatOps, GridSampleAndRoiAlignThroughTheTable) {
+  const float x[4] = {1, 3, 10, 30};
+  const TensorView xv = View(DType::kF32, x, {1, 1, 2, 2});
+  const float grid[2] = {0, 0};  // the center
+  const TensorView gv = View(DType::kF32, grid, {1, 1, 1, 2});
+  float y[1] = {};
+  MapAttrs attrs;
+  attrs.ints["mode"] = {1};
+  attrs.ints["padding_mode"] = {0};
+  attrs.ints["align_corners"] = {0};
+  ASSERT_TRUE(RunRow("GridSample", attrs, {&xv, &gv}, View(DType::kF32, y, {1, 1, 1, 1})).ok());
+  EXPECT_FLOAT_EQ(y[0], 11.0f);
+  attrs.ints["padding_mode"] = {3};
+  EXPECT_THAT(RunRow("GridSample", attrs, {&xv, &gv}, View(DType::kF32, y, {1, 1, 1, 1})).message(),
+              HasSubstr("padding_mode 3"));
+  // RoiAlign: one region over the whole image, one bin, 2x2 samples at the pixel centers.
+  const float roi[4] = {0, 0, 2, 2};
+  const int64_t batch[1] = {0};
+  const TensorView rv = View(DType::kF32, roi, {1, 4});
+  const TensorView bv = View(DType::kI64, batch, {1});
+  MapAttrs ra;
+  ra.ints["sampling_ratio"] = {2};
+  ra.ints["output_height"] = {1};  // listed as ignored: y's shape has it
+  ASSERT_TRUE(RunRow("RoiAlign", ra, {&xv, &rv, &bv}, View(DType::kF32, y, {1, 1, 1, 1})).ok());
+  EXPECT_FLOAT_EQ(y[0], 11.0f);
+  ra.ints["mode"] = {2};
+  EXPECT_FALSE(RunRow("RoiAlign", ra, {&xv, &rv, &bv}, View(DType::kF32, y, {1, 1, 1, 1})).ok());
+}
+
 TEST(FloatOps, ReductionFamilyThroughTheTable) {
   const float x[6] = {1, 2, 3, 4, 5, 6};
   const TensorView xv = View(DType::kF32, x, {2, 3});

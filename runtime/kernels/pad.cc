@@ -65,6 +65,21 @@ void EncodeValue(DType t, double value, uint8_t* out) {
     case DType::kF64:
       std::memcpy(out, &value, 8);
       break;
+    case DType::kU16: {
+      uint16_t v = SaturateTo<uint16_t>(value);
+      std::memcpy(out, &v, 2);
+      break;
+    }
+    case DType::kU32: {
+      uint32_t v = SaturateTo<uint32_t>(value);
+      std::memcpy(out, &v, 4);
+      break;
+    }
+    case DType::kU64: {
+      uint64_t v = SaturateTo<uint64_t>(value);
+      std::memcpy(out, &v, 8);
+      break;
+    }
     case DType::kF16:  // refused by Pad before it gets here
     case DType::kUndefined:
       break;

@@ -221,6 +221,18 @@ Status Unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
         if (p.op == UnaryOp::kNot) break;
         RunInt<int64_t>(*r, p, x, y, n);
         return Status::Ok();
+      case DType::kU16:
+        if (p.op == UnaryOp::kNot) break;
+        RunInt<uint16_t>(*r, p, x, y, n);
+        return Status::Ok();
+      case DType::kU32:
+        if (p.op == UnaryOp::kNot) break;
+        RunInt<uint32_t>(*r, p, x, y, n);
+        return Status::Ok();
+      case DType::kU64:
+        if (p.op == UnaryOp::kNot) break;
+        RunInt<uint64_t>(*r, p, x, y, n);
+        return Status::Ok();
       default:
         break;
     }

@@ -31,7 +31,8 @@ constexpr DTypePair kDTypePairs[] = {
     {pkg::DType::Float32, DType::kF32}, {pkg::DType::UInt8, DType::kU8},
     {pkg::DType::Int16, DType::kI16},   {pkg::DType::Int64, DType::kI64},
     {pkg::DType::Bool, DType::kBool},   {pkg::DType::Float16, DType::kF16},
-    {pkg::DType::Float64, DType::kF64},
+    {pkg::DType::Float64, DType::kF64}, {pkg::DType::UInt16, DType::kU16},
+    {pkg::DType::UInt32, DType::kU32},  {pkg::DType::UInt64, DType::kU64},
 };
 }  // namespace
 

@@ -4,9 +4,10 @@
 // (case_runner.h says how).
 //
 // Prints one line per case that did not pass, the pass/fail/unsupported counts, writes a JSON
-// summary, and — given --expected — fails (exit 1) if any listed case no longer passes. Newly
-// passing cases are reported so the list can be extended. Exits 77 (ctest's skip code) when the
-// test data is not installed.
+// summary, and — given --expected — fails (exit 1) if any listed case no longer passes, or if the
+// refused cases differ from the unsupported list beside it (expectations.h). Newly passing cases
+// are reported so the list can be extended; --write-expected rewrites both lists. Exits 77 (ctest's
+// skip code) when the test data is not installed.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -22,27 +23,11 @@
 
 #include "compiler/passes/pass_manager.h"
 #include "tests/conformance/case_runner.h"
+#include "tests/conformance/expectations.h"
 
 namespace fs = std::filesystem;
 using loom::conformance::CaseResult;
 using loom::conformance::Outcome;
-
-namespace {
-
-std::set<std::string> ReadList(const std::string& path, bool* ok) {
-  std::set<std::string> names;
-  std::ifstream in(path);
-  *ok = static_cast<bool>(in);
-  std::string line;
-  while (std::getline(in, line)) {
-    line.erase(0, line.find_first_not_of(" \t"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (!line.empty() && line[0] != '#') names.insert(line);
-  }
-  return names;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Run the ONNX backend test cases through Loom's compiler and runtime."};
@@ -65,7 +50,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", json_path, "write a JSON summary here");
   app.add_option("--expected", expected_path, "cases that must pass (one per line)");
-  app.add_option("--write-expected", write_expected, "write the passing cases here");
+  app.add_option("--write-expected", write_expected,
+                 "write the passing cases here, the refused ones with reasons beside it");
   app.add_option("--filter", filter, "only cases whose name contains this text");
   app.add_flag("-v,--verbose", verbose, "print every case");
   CLI11_PARSE(app, argc, argv);
@@ -169,21 +155,17 @@ int main(int argc, char** argv) {
     }
     std::ofstream(json_path) << j.dump(2) << "\n";
   }
-  if (!write_expected.empty()) {
-    std::ofstream out(write_expected);
-    out << "# ONNX backend test cases that must keep passing on the " << path
-        << " path (docs/compiler.md, section 6).\n"
-        << "# Regenerate: loom-conformance --data-dir DIR --path " << path
-        << " --write-expected FILE\n";
-    for (const CaseResult& r : results) {
-      if (r.outcome == Outcome::kPassed) out << r.name << "\n";
-    }
+  if (!write_expected.empty() &&
+      !loom::conformance::WriteExpectations(write_expected, path, results)) {
+    std::fprintf(stderr, "loom-conformance: cannot write %s or %s\n", write_expected.c_str(),
+                 loom::conformance::UnsupportedListPath(write_expected).c_str());
+    return 2;
   }
 
   int status = 0;
   if (!expected_path.empty()) {
     bool ok = false;
-    const std::set<std::string> expected = ReadList(expected_path, &ok);
+    const std::set<std::string> expected = loom::conformance::ReadCaseList(expected_path, &ok);
     if (!ok) {
       std::fprintf(stderr, "loom-conformance: cannot read %s\n", expected_path.c_str());
       return 2;
@@ -212,6 +194,17 @@ int main(int argc, char** argv) {
     }
     std::printf("%d listed cases regressed, %d new passes\n", regressions, fresh);
     if (regressions > 0) status = 1;
+    // Every refused case is listed with its reason (when the list exists), so a refusal that
+    // appears, disappears or turns into a failure is noticed.
+    const std::string unsupported_path = loom::conformance::UnsupportedListPath(expected_path);
+    if (fs::exists(unsupported_path)) {
+      const std::set<std::string> unsupported =
+          loom::conformance::ReadCaseList(unsupported_path, &ok);
+      const int changed = loom::conformance::CheckUnsupported(unsupported, results, !filter.empty(),
+                                                              unsupported_path);
+      std::printf("%d unsupported cases differ from %s\n", changed, unsupported_path.c_str());
+      if (changed > 0) status = 1;
+    }
     // A case either passes or is refused with a reason (unsupported): a wrong result, or a
     // package that does not load, is a bug even where no list mentions the case.
     if (counts[Outcome::kFailed] > 0) {

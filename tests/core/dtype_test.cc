@@ -23,7 +23,8 @@ TEST(DTypeTest, NamesAndSizes) {
       {DType::kF16, "f16", "float16", 2}, {DType::kI8, "i8", "int8", 1},
       {DType::kU8, "u8", "uint8", 1},     {DType::kI16, "i16", "int16", 2},
       {DType::kI32, "i32", "int32", 4},   {DType::kI64, "i64", "int64", 8},
-      {DType::kBool, "bool", "bool", 1},
+      {DType::kBool, "bool", "bool", 1},  {DType::kU16, "u16", "uint16", 2},
+      {DType::kU32, "u32", "uint32", 4},  {DType::kU64, "u64", "uint64", 8},
   };
   ASSERT_EQ(std::size(cases), std::size(kAllDTypes));
   for (const Case& c : cases) {

@@ -334,8 +334,9 @@ std::vector<BadCase> BadCases() {
        "'shape' has more than 64 dimensions"},
       {"unsupported dtype", Raw(Header("<c8", "()"), 8), kUnimpl,
        "unsupported dtype '<c8' (supported: float32 '<f4', float64 '<f8', float16 '<f2', int8 "
-       "'|i1', uint8 '|u1', int16 '<i2', int32 '<i4', int64 '<i8', bool '|b1')"},
-      {"uint16 dtype", Raw(Header("<u2", "()"), 2), kUnimpl, "unsupported dtype '<u2'"},
+       "'|i1', uint8 '|u1', int16 '<i2', int32 '<i4', int64 '<i8', bool '|b1', uint16 '<u2', "
+       "uint32 '<u4', uint64 '<u8')"},
+      {"timedelta dtype", Raw(Header("<m8", "()"), 8), kUnimpl, "unsupported dtype '<m8'"},
       {"big-endian int64", Raw(Header(">i8", "()"), 8), kUnimpl,
        "big-endian data (dtype '>i8') is not supported; save it as little-endian with "
        "a.astype('<i8')"},
