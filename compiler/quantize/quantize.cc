@@ -65,6 +65,8 @@ class Rewriter {
   }
   // Erases nodes none of whose outputs is read (only float ones when float_only), repeatedly.
   void SweepDeadNodes(bool float_only);
+  // Splits a fused activation off a node that stays float.
+  void UnfuseActivation(Node& n);
 
   ir::Graph& g_;
   const Ranges& ranges_;
@@ -72,6 +74,8 @@ class Rewriter {
   std::map<ValueId, ValueId> twin_;
   std::map<ValueId, ValueId> dequantized_;
   std::set<ValueId> replaced_;
+  // Values the rewrite adds (a reshaped copy) take the calibrated range of their source.
+  std::map<ValueId, ValueId> range_of_;
 };
 
 bool Rank4(const Shape& s) { return s.size() == 4; }
@@ -99,7 +103,8 @@ float Rewriter::ScaleOf(ValueId f, bool* given) const {
     return h->scales[0];
   }
   *given = false;
-  auto it = ranges_.find(f);
+  auto alias = range_of_.find(f);
+  auto it = ranges_.find(alias == range_of_.end() ? f : alias->second);
   const float range = it == ranges_.end() ? 0.0f : it->second;
   // A value that is always 0 (or never observed) gets the scale of range 1: any scale represents 0.
   return range > 0.0f && std::isfinite(range) ? range / 127.0f : 1.0f / 127.0f;
@@ -354,13 +359,24 @@ Status Rewriter::RewriteGemm(Node& n, bool* done) {
 
 Status Rewriter::RewriteMatMul(Node& n, bool* done) {
   const ValueId a = n.input(0), b = n.input(1);
-  if (!IsActivation(a, true) || g_.value(a).shape.size() != 2) return Status::Ok();
   const ir::Value& bv = g_.value(b);
   if (!bv.is_constant() || bv.dtype != DType::kF32 || bv.shape.size() != 2) return Status::Ok();
+  const ir::Value av = g_.value(a);
+  const bool batched = av.dtype == DType::kF32 && !av.is_constant() && av.shape.size() >= 3;
+  if (!batched && (!IsActivation(a, true) || av.shape.size() != 2)) return Status::Ok();
   DenseLike d;
   int64_t k = 0;
   DenseWeights(*bv.constant, false, &d.w, &d.o, &k);
   d.x = a;
+  if (batched) {
+    // [..., T, K] x [K, O] (a transformer's projections and MLP) is one dense layer over the
+    // rows: A reshapes to [rows, K]; the output's dequantize reshapes back.
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < av.shape.size(); ++i) rows *= av.shape[i];
+    d.x = g_.AddValue(av.name() + ".rows", DType::kF32, {rows, k});
+    g_.AddNode("Reshape", {a}, {d.x}, {{"shape", Attribute::Ints({rows, k})}}, "", &n);
+    range_of_[d.x] = a;
+  }
   d.c = k;
   return EmitConv(n, d, done);
 }
@@ -583,6 +599,27 @@ void Rewriter::SweepDeadNodes(bool float_only) {
   }
 }
 
+// The fusion pass folds Relu/Clip into the Conv, Gemm or Add before it as an attribute, which
+// only q.* ops and the interpreter read; a package's CPU float ops carry no such epilogue. So a
+// node that stays float (a grouped convolution, a broadcasting Add) gets its Relu or Clip back.
+void Rewriter::UnfuseActivation(Node& n) {
+  const std::string act = n.GetString("activation");
+  if (act.empty()) return;
+  const ValueId y = n.outputs[0];
+  const ir::Value yv = g_.value(y);
+  const ValueId raw = g_.AddValue(yv.name() + ".pre_act", yv.dtype, yv.shape);
+  n.outputs[0] = raw;
+  std::vector<ValueId> ins{raw};
+  if (act == "clip") {
+    for (const char* bound : {"clip_min", "clip_max"}) {
+      ins.push_back(Constant(Base(n) + "." + bound, ir::Tensor::FromVector<float>(
+                                                        DType::kF32, {}, {n.GetFloat(bound, 0)})));
+    }
+  }
+  for (const char* key : {"activation", "clip_min", "clip_max"}) n.attrs.erase(key);
+  g_.AddNode(act == "clip" ? "Clip" : "Relu", ins, {y}, {}, Base(n) + "." + act);
+}
+
 Status Rewriter::Run() {
   // Source op -> its rewrite (each one-line rule is documented in quantize.h).
   static const std::map<std::string, RewriteFn> kRules = {
@@ -605,6 +642,9 @@ Status Rewriter::Run() {
   // Float nodes only read by rewritten ones (a Flatten before a dense layer) go first; the q.*
   // nodes' outputs get their readers below.
   SweepDeadNodes(true);
+  for (Node* n : std::vector<Node*>(g_.nodes())) {
+    if (n->op.rfind("q.", 0) != 0) UnfuseActivation(*n);
+  }
   // Float readers of rewritten values read them through q.dequantize.
   const std::vector<Node*> after = g_.nodes();
   for (Node* n : after) {

@@ -36,7 +36,9 @@ void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
 
 std::vector<Model> Blocks() {
   std::vector<Model> v;
-  for (const char* b : {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire"}) {
+  for (const char* b :
+       {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire", "mbv3_bneck",
+        "effnet_mbconv", "lraspp_head", "regnet_block", "vit_block"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy", p + "_expected.npy"});
   }
