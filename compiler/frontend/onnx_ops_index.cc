@@ -233,6 +233,7 @@ Status GatherAsSlice(ImportContext& ctx, const onnx::NodeProto& n, ir::ValueId d
   const ir::Tensor* idx = ctx.ConstantInput(n, 1);
   const ir::Shape in = ShapeOf(ctx, data);
   if (idx == nullptr || idx->shape().size() > 1 || idx->num_elements() == 0) return Status::Ok();
+  const bool scalar = idx->shape().empty();  // idx dangles once a value is added below
   std::vector<int64_t> v;
   bool present = false;
   if (!ctx.ConstantInts(n, 1, "indices", &v, &present).ok()) return Status::Ok();
@@ -257,7 +258,8 @@ Status GatherAsSlice(ImportContext& ctx, const onnx::NodeProto& n, ir::ValueId d
   ir::ValueId part;
   LOOM_RETURN_IF_ERROR(ctx.EmitInternal(n, "Slice", {data}, std::move(attrs), "slice", &part));
   ir::Shape out = in;
-  if (idx->shape().empty()) out.erase(out.begin() + axis);  // a scalar index drops the axis
+  out[static_cast<size_t>(axis)] = static_cast<int64_t>(v.size());
+  if (scalar) out.erase(out.begin() + axis);  // a scalar index drops the axis
   ir::AttributeMap reshape;
   reshape["shape"] = Attribute::Ints(out);
   *sliced = true;
