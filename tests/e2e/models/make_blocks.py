@@ -21,7 +21,7 @@ Channel counts are deliberately not multiples of 16, so channel padding is exerc
                     [1, 16 tokens, 40] (torchvision's ViT EncoderBlock; opset 14)
 
 The outputs are committed (a few KB each), so CI needs no torch. To regenerate:
-    python3 -m pip install -r examples/digits/requirements.txt
+    python3 -m pip install -r bench/models/requirements.txt   # torch and torchvision (vit_block)
     tests/e2e/models/make_blocks.py [BLOCK...]      # default: every block
 """
 import os
