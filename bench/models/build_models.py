@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Builds the benchmark model zoo as ONNX: torchvision architectures with random weights.
 
-For each model: <name>.onnx (opset 13, input 1x3x224x224 float32 named 'input', output 'logits'),
+For each model: <name>.onnx (opset 13, input float32 named 'input' - 1x3x224x224 for the vision
+models, [1, tokens, dim] for the transformer block - and one output 'logits'),
 <name>_input.npy (a random input) and <name>_logits.npy (onnxruntime's fp32 output for it, the
 reference for fidelity checks), plus manifest.json describing all of them. Weights are random
 (weights=None, fixed seed) - nothing is downloaded - and BatchNorm running statistics are set by a
@@ -24,14 +25,67 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPSET = 13
-INPUT_SHAPE = (1, 3, 224, 224)
-# name -> torchvision builder name
+# nn.MultiheadAttention exports through scaled_dot_product_attention, whose exporter needs opset 14.
+OPSET_OF = {'vit_block': 14}
+IMAGE_SHAPE = (1, 3, 224, 224)
+TOKENS_SHAPE = (1, 49, 192)  # a 224x224 image in 32x32 patches, ViT-Tiny's width
+
+
+def out_logits(model):
+    """Wraps a torchvision segmentation model, which returns {'out': ...}, to return the tensor."""
+    import torch
+
+    class OutLogits(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return self.inner(x)['out']
+
+    return OutLogits(model)
+
+
+def torchvision_model(name):
+    import torchvision
+
+    return lambda: torchvision.models.get_model(name, weights=None)
+
+
+def lraspp():
+    import torchvision
+
+    # weights_backbone=None: the default would download ImageNet weights for the backbone.
+    return out_logits(torchvision.models.get_model(
+        'lraspp_mobilenet_v3_large', weights=None, weights_backbone=None, num_classes=21))
+
+
+def vit_block():
+    from torchvision.models.vision_transformer import EncoderBlock
+
+    # ViT-Tiny's width (192, 3 heads, MLP 768): LayerNorm, multi-head attention, LayerNorm, MLP
+    # with GELU, two residual adds.
+    return EncoderBlock(num_heads=3, hidden_dim=192, mlp_dim=768, dropout=0.0,
+                        attention_dropout=0.0)
+
+
+# name -> (what it is, builder, input shape)
 MODELS = {
-    'resnet18': 'resnet18',
-    'resnet50': 'resnet50',
-    'mobilenet_v2': 'mobilenet_v2',
-    'squeezenet1_1': 'squeezenet1_1',
-    'vgg11': 'vgg11',
+    'resnet18': ('resnet18', torchvision_model('resnet18'), IMAGE_SHAPE),
+    'resnet50': ('resnet50', torchvision_model('resnet50'), IMAGE_SHAPE),
+    'mobilenet_v2': ('mobilenet_v2', torchvision_model('mobilenet_v2'), IMAGE_SHAPE),
+    'squeezenet1_1': ('squeezenet1_1', torchvision_model('squeezenet1_1'), IMAGE_SHAPE),
+    'vgg11': ('vgg11', torchvision_model('vgg11'), IMAGE_SHAPE),
+    'mobilenet_v3_large': ('mobilenet_v3_large', torchvision_model('mobilenet_v3_large'),
+                           IMAGE_SHAPE),
+    'mobilenet_v3_small': ('mobilenet_v3_small', torchvision_model('mobilenet_v3_small'),
+                           IMAGE_SHAPE),
+    'efficientnet_b0': ('efficientnet_b0', torchvision_model('efficientnet_b0'), IMAGE_SHAPE),
+    'lraspp_mobilenet_v3_large': ('lraspp_mobilenet_v3_large (21 classes, output \'out\')',
+                                  lraspp, IMAGE_SHAPE),
+    'regnet_y_400mf': ('regnet_y_400mf', torchvision_model('regnet_y_400mf'), IMAGE_SHAPE),
+    'vit_block': ('vision_transformer.EncoderBlock(3 heads, 192, MLP 768)', vit_block,
+                  TOKENS_SHAPE),
 }
 
 
@@ -73,12 +127,21 @@ def count_macs(model, x):
     def linear_hook(m, inputs, out):
         macs[0] += out.numel() * m.in_features
 
+    def attention_hook(m, inputs, out):
+        # nn.MultiheadAttention calls its projections functionally, so no Linear hook sees them:
+        # Q, K, V and output projections, Q·K^T and attention·V.
+        n, t, d = inputs[0].shape  # batch_first
+        macs[0] += n * (4 * t * d * d + 2 * t * t * d)
+
     hooks = []
     for m in model.modules():
         if isinstance(m, torch.nn.Conv2d):
             hooks.append(m.register_forward_hook(conv_hook))
         elif isinstance(m, torch.nn.Linear):
             hooks.append(m.register_forward_hook(linear_hook))
+        elif isinstance(m, torch.nn.MultiheadAttention):
+            assert m.batch_first, 'MAC count assumes batch_first attention'
+            hooks.append(m.register_forward_hook(attention_hook))
     with torch.no_grad():
         model(x)
     for h in hooks:
@@ -87,7 +150,7 @@ def count_macs(model, x):
 
 
 def randomize_constant_parameters(model, gen):
-    """Gives BatchNorm scale/shift and zero-initialised biases random values.
+    """Gives BatchNorm and LayerNorm scale/shift and zero-initialised biases random values.
 
     torchvision initialises them to constants (gamma 1, beta 0, bias 0), which no trained network
     has: BN folding would be trivial, and torch's exporter merges identical initializers behind
@@ -98,7 +161,8 @@ def randomize_constant_parameters(model, gen):
     changed = 0
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.affine:
+            norm = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)
+            if isinstance(m, norm) and m.weight is not None:
                 m.weight.copy_(torch.rand(m.weight.shape, generator=gen) + 0.5)  # U(0.5, 1.5)
                 m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
                 changed += 2
@@ -106,10 +170,13 @@ def randomize_constant_parameters(model, gen):
                 if not m.bias.any():
                     m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.01)
                     changed += 1
+            elif isinstance(m, torch.nn.MultiheadAttention) and m.in_proj_bias is not None:
+                m.in_proj_bias.copy_(torch.randn(m.in_proj_bias.shape, generator=gen) * 0.01)
+                changed += 1
     return changed
 
 
-def set_bn_statistics(model, batches, batch_size, gen):
+def set_bn_statistics(model, batches, batch_size, shape, gen):
     """Replaces BN running mean/var with the average over `batches` random batches."""
     import torch
 
@@ -123,14 +190,14 @@ def set_bn_statistics(model, batches, batch_size, gen):
     model.train()
     with torch.no_grad():
         for _ in range(batches):
-            model(torch.randn((batch_size,) + INPUT_SHAPE[1:], generator=gen))
+            model(torch.randn((batch_size,) + shape[1:], generator=gen))
     for bn, momentum in zip(bns, saved):
         bn.momentum = momentum
     model.eval()
     return len(bns)
 
 
-def export(model, x, path, fold_bn):
+def export(model, x, path, fold_bn, opset):
     import torch
 
     # The TorchScript exporter (dynamo=False) writes opset 13; TrainingMode.PRESERVE on an
@@ -145,7 +212,7 @@ def export(model, x, path, fold_bn):
         # the model is in eval mode, and folding only touches shape arithmetic here.
         warnings.filterwarnings('ignore', 'It is recommended that constant folding be turned off',
                                 UserWarning)
-        torch.onnx.export(model, (x,), path, dynamo=False, opset_version=OPSET,
+        torch.onnx.export(model, (x,), path, dynamo=False, opset_version=opset,
                           input_names=['input'], output_names=['logits'], training=mode)
 
 
@@ -179,24 +246,25 @@ def sha256(path):
 
 def build(name, args):
     import torch
-    import torchvision
 
     torch.manual_seed(args.seed)  # per model, so a subset builds the same weights as the full set
     gen = torch.Generator().manual_seed(args.seed)
-    model = torchvision.models.get_model(MODELS[name], weights=None)
+    what, builder, shape = MODELS[name]
+    model = builder()
     params = sum(p.numel() for p in model.parameters())
     randomize_constant_parameters(model, gen)
-    n_bn = set_bn_statistics(model, args.bn_batches, args.bn_batch_size, gen)
+    n_bn = set_bn_statistics(model, args.bn_batches, args.bn_batch_size, shape, gen)
     model.eval()
     x = torch.from_numpy(
-        np.random.default_rng(args.seed).standard_normal(INPUT_SHAPE).astype(np.float32))
+        np.random.default_rng(args.seed).standard_normal(shape).astype(np.float32))
     macs = count_macs(model, x)
     with torch.no_grad():
         torch_out = model(x).numpy()
 
     onnx_path = os.path.join(args.out, f'{name}.onnx')
     t0 = time.perf_counter()
-    export(model, x, onnx_path, args.fold_bn)
+    opset = OPSET_OF.get(name, OPSET)
+    export(model, x, onnx_path, args.fold_bn, opset)
     export_s = time.perf_counter() - t0
     ops = op_counts(onnx_path)
     ort_out, ort_s = run_onnxruntime(onnx_path, x.numpy())
@@ -207,7 +275,9 @@ def build(name, args):
     np.save(os.path.join(args.out, f'{name}_logits.npy'), ort_out)
     return {
         'name': name,
-        'torchvision': MODELS[name],
+        'torchvision': what,
+        'input_shape': list(shape),
+        'opset': opset,
         'onnx': f'{name}.onnx',
         'input': f'{name}_input.npy',
         'logits': f'{name}_logits.npy',
@@ -258,7 +328,6 @@ def main():
 
     manifest = {
         'opset': OPSET,
-        'input_shape': list(INPUT_SHAPE),
         'seed': args.seed,
         'bn_batches': args.bn_batches,
         'bn_batch_size': args.bn_batch_size,

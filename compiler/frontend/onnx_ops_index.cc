@@ -223,6 +223,49 @@ Status MapSize(ImportContext& ctx, const onnx::NodeProto& n, int) {
 }
 
 // Gather, GatherElements: data, indices, a resolved axis.
+// Gather with a constant scalar index, or a constant run of consecutive ones, is a Slice (then a
+// Reshape dropping or keeping the axis): `x[i]`, torch's unbind of attention's stacked Q, K, V.
+// A Slice keeps the op float-only, where Gather's integer indices would need integer tensors in
+// the package's CPU segments.
+Status GatherAsSlice(ImportContext& ctx, const onnx::NodeProto& n, ir::ValueId data, int64_t axis,
+                     bool* sliced) {
+  *sliced = false;
+  const ir::Tensor* idx = ctx.ConstantInput(n, 1);
+  const ir::Shape in = ShapeOf(ctx, data);
+  if (idx == nullptr || idx->shape().size() > 1 || idx->num_elements() == 0) return Status::Ok();
+  const bool scalar = idx->shape().empty();  // idx dangles once a value is added below
+  std::vector<int64_t> v;
+  bool present = false;
+  if (!ctx.ConstantInts(n, 1, "indices", &v, &present).ok()) return Status::Ok();
+  const int64_t d = in[static_cast<size_t>(axis)];
+  for (int64_t& i : v) {
+    if (i < -d || i >= d) {
+      return ctx.Invalid(n, "index " + std::to_string(i) + " is outside [" + std::to_string(-d) +
+                                ", " + std::to_string(d) + ") of axis " + std::to_string(axis));
+    }
+    if (i < 0) i += d;
+  }
+  for (size_t k = 1; k < v.size(); ++k) {
+    if (v[k] != v[k - 1] + 1) return Status::Ok();
+  }
+  std::vector<int64_t> s(in.size(), 0), e(in.begin(), in.end()), st(in.size(), 1);
+  s[static_cast<size_t>(axis)] = v.front();
+  e[static_cast<size_t>(axis)] = v.back() + 1;
+  ir::AttributeMap attrs;
+  attrs["starts"] = Attribute::Ints(s);
+  attrs["ends"] = Attribute::Ints(e);
+  attrs["steps"] = Attribute::Ints(st);
+  ir::ValueId part;
+  LOOM_RETURN_IF_ERROR(ctx.EmitInternal(n, "Slice", {data}, std::move(attrs), "slice", &part));
+  ir::Shape out = in;
+  out[static_cast<size_t>(axis)] = static_cast<int64_t>(v.size());
+  if (scalar) out.erase(out.begin() + axis);  // a scalar index drops the axis
+  ir::AttributeMap reshape;
+  reshape["shape"] = Attribute::Ints(out);
+  *sliced = true;
+  return ctx.Emit(n, "Reshape", {part}, std::move(reshape));
+}
+
 Status MapGather(ImportContext& ctx, const onnx::NodeProto& n, int) {
   ir::ValueId data, indices;
   LOOM_RETURN_IF_ERROR(ctx.Input(n, 0, &data));
@@ -230,6 +273,11 @@ Status MapGather(ImportContext& ctx, const onnx::NodeProto& n, int) {
   int64_t axis = AttrInt(n, "axis", 0);
   LOOM_RETURN_IF_ERROR(
       ctx.NormalizeAxis(n, "axis", static_cast<int64_t>(ShapeOf(ctx, data).size()), &axis));
+  if (n.op_type() == "Gather") {
+    bool sliced = false;
+    LOOM_RETURN_IF_ERROR(GatherAsSlice(ctx, n, data, axis, &sliced));
+    if (sliced) return Status::Ok();
+  }
   ir::AttributeMap attrs;
   attrs["axis"] = Attribute::Int(axis);
   return ctx.Emit(n, n.op_type(), {data, indices}, std::move(attrs));

@@ -492,6 +492,9 @@ Status Folder::Broadcast(const std::string& op, Tensor* out) {
     st.push_back(full);
   }
   const bool ints = IsIntegral(at);
+  // Mod: fmod 0 takes the divisor's sign (integers only), fmod 1 the dividend's, as C's fmod.
+  const bool fmod = AttrInt(n_, "fmod", 0) != 0;
+  if (op == "Mod" && !ints && !fmod) return ctx_.Invalid(n_, "floating Mod needs fmod=1");
   for (int64_t o = 0; o < out->num_elements(); ++o) {
     int64_t idx[3] = {0, 0, 0};
     for (size_t d = 0; d < s.size(); ++d) {
@@ -513,6 +516,11 @@ Status Folder::Broadcast(const std::string& op, Tensor* out) {
         if (b == 0 || (a == INT64_MIN && b == -1)) return ctx_.Invalid(n_, "integer division by 0");
         v = a / b;  // ONNX integer Div truncates, as C++ does
       }
+      if (op == "Mod") {
+        if (b == 0 || (a == INT64_MIN && b == -1)) return ctx_.Invalid(n_, "integer Mod by 0");
+        v = a % b;
+        if (!fmod && v != 0 && (v < 0) != (b < 0)) v += b;
+      }
       if (op == "Max") v = std::max(a, b);
       if (op == "Min") v = std::min(a, b);
       if (op == "Equal") v = a == b;
@@ -526,6 +534,7 @@ Status Folder::Broadcast(const std::string& op, Tensor* out) {
       if (op == "Sub") v = a - b;
       if (op == "Mul") v = a * b;
       if (op == "Div") v = a / b;
+      if (op == "Mod") v = std::fmod(a, b);
       if (op == "Max") v = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
       if (op == "Min") v = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
       if (op == "Equal") v = a == b;
@@ -611,6 +620,7 @@ const std::vector<FoldRule>& FoldRules() {
       {"Sub", {}},
       {"Mul", {}},
       {"Div", {}},
+      {"Mod", {"fmod"}},
       {"Max", {}},
       {"Min", {}},
       {"Equal", {}},

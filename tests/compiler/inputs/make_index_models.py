@@ -97,6 +97,19 @@ def main():
              const("nzc", np.array([[0, 1], [2, 0]], dtype=np.int32)),
              ints("lens", [4, 1, 2])],
             opset=16),
+        # Gather with a constant scalar index (x[-1]: drops the axis) or a run of consecutive
+        # indices imports as Slice + Reshape; Mod of constants (Python's sign rule) folds, here
+        # into a Reshape's shape.
+        "gather_const_index": model(
+            [n("Gather", ["x", "last"], ["row"], name="row", axis=0),
+             n("Gather", ["x", "mid"], ["cols"], name="cols", axis=1),
+             n("Mod", ["num", "den"], ["shape"], name="mod"),
+             n("Reshape", ["x6", "shape"], ["r"], name="reshape")],
+            [f32("x", 3, 4), f32("x6", 2, 6)],
+            [f32("row", 4), f32("cols", 3, 2), f32("r", 3, 4)],
+            [const("last", np.array(-1, dtype=np.int64)), ints("mid", [1, 2]),
+             ints("num", [-9, 11]), ints("den", [4, 7])],
+            opset=13),
     }
     bad = {
         # starts fed at run time: the output shape would depend on it.
