@@ -5,6 +5,8 @@
 // inputs that decide a shape (DFT's dft_length and axis, STFT's frame_step and frame_length, a
 // window's size, MelWeightMatrix's parameters) attributes read from constants.
 #include <cctype>
+#include <cmath>
+#include <limits>
 
 #include "compiler/frontend/onnx_internal.h"
 
@@ -21,7 +23,7 @@ struct ActivationDef {
   int code;
   float alpha, beta;
 };
-constexpr float kNone = __builtin_nanf("");
+constexpr float kNone = std::numeric_limits<float>::quiet_NaN();
 constexpr ActivationDef kActivations[] = {
     {"relu", 0, kNone, kNone},      {"tanh", 1, kNone, kNone},
     {"sigmoid", 2, kNone, kNone},   {"affine", 3, 1.0f, 0.0f},
@@ -91,11 +93,11 @@ Status ResolveActivations(ImportContext& ctx, const onnx::NodeProto& n, const Re
     }
     if (found == nullptr) return ctx.Unsupported(n, "activation '" + name + "' is not supported");
     codes.push_back(found->code);
-    float al = found->alpha == found->alpha ? found->alpha : 0.0f;
-    float be = found->beta == found->beta ? found->beta : 0.0f;
-    if (found->alpha == found->alpha && next_alpha < given_alpha.size())
-      al = given_alpha[next_alpha++];
-    if (found->beta == found->beta && next_beta < given_beta.size()) be = given_beta[next_beta++];
+    const bool takes_alpha = !std::isnan(found->alpha), takes_beta = !std::isnan(found->beta);
+    float al = takes_alpha ? found->alpha : 0.0f;
+    float be = takes_beta ? found->beta : 0.0f;
+    if (takes_alpha && next_alpha < given_alpha.size()) al = given_alpha[next_alpha++];
+    if (takes_beta && next_beta < given_beta.size()) be = given_beta[next_beta++];
     alpha.push_back(al);
     beta.push_back(be);
   }

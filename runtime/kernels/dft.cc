@@ -30,7 +30,7 @@ Status Dft(const TensorView& x, int axis, int64_t dft_length, bool inverse, bool
   const int64_t n_in = x.shape[axis] < dft_length ? x.shape[axis] : dft_length;
   const double sign = inverse ? 1.0 : -1.0;
   const double scale = inverse ? 1.0 / static_cast<double>(dft_length) : 1.0;
-  const double step = 2.0 * M_PI / static_cast<double>(dft_length);
+  const double step = 2.0 * kPi / static_cast<double>(dft_length);
   const float* src = x.As<float>();
   float* dst = y.As<float>();
   for (int64_t o = 0; o < outer; ++o) {

@@ -16,6 +16,9 @@
 
 namespace loom::kernels {
 
+// Not M_PI: strict C++17 (the bare-metal builds) does not define it.
+constexpr double kPi = 3.14159265358979323846;
+
 // --- recurrent ops (rnn.cc, gru.cc, lstm.cc; the shared time loop in recurrent.h) ---
 
 // The activation functions ONNX's RNN, GRU and LSTM accept, with their alpha / beta.

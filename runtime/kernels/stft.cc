@@ -32,7 +32,7 @@ Status Stft(const TensorView& signal, int64_t frame_step, const TensorView* wind
     return InvalidArgument("stft: window " + std::string(FormatShape(*window, ss, sizeof ss)) +
                            " must be f32[" + std::to_string(frame_length) + "]");
   }
-  const double step = 2.0 * M_PI / static_cast<double>(frame_length);
+  const double step = 2.0 * kPi / static_cast<double>(frame_length);
   const float* src = signal.As<float>();
   float* dst = y.As<float>();
   for (int64_t b = 0; b < signal.shape[0]; ++b) {

@@ -31,7 +31,7 @@ Status Window(WindowKind kind, bool periodic, const TensorView& y) {
   const int64_t size = y.shape[0];
   const double denom = static_cast<double>(periodic ? size : size - 1);
   for (int64_t n = 0; n < size; ++n) {
-    const double t = denom > 0 ? 2.0 * M_PI * static_cast<double>(n) / denom : 0.0;
+    const double t = denom > 0 ? 2.0 * kPi * static_cast<double>(n) / denom : 0.0;
     const double w = c.a0 - c.a1 * std::cos(t) + c.a2 * std::cos(2.0 * t);
     if (y.dtype == DType::kF32) {
       y.As<float>()[n] = static_cast<float>(w);
