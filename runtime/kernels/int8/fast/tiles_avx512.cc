@@ -50,8 +50,38 @@ LOOM_VNNI void GemmRegs(const uint8_t* packed, const RowSet& rows, int32_t* acc)
   for (uint32_t k = 0; k < nq; ++k)
     for (uint32_t v = 0; v < nv; ++v) w[k][v] = _mm512_loadu_si512(packed + k * kC * 4 + 64 * v);
   for (uint32_t v = 0; v < nv; ++v) corr[v] = _mm512_loadu_si512(packed + kC * kC + 64 * v);
-  uint8_t xu[kC];
-  for (uint32_t pos = 0; pos < rows.npos; ++pos) {
+  uint8_t xu[kC], xu2[kC];
+  uint32_t first = 0;
+  if (rows.batch == 1) {
+    // Two positions at a time: two independent chains of vpdpbusd per tile vector.
+    for (; first + 2 <= rows.npos; first += 2, acc += 2 * kC) {
+      const int8_t* in = rows.in + first * rows.pos_step;
+      const int8_t* in2 = in + rows.pos_step;
+      for (uint32_t i = 0; i < kC; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in2 + i));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(xu + i), _mm_xor_si128(v, sign));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(xu2 + i), _mm_xor_si128(v2, sign));
+      }
+      __m512i a[nv], a2[nv];
+      for (uint32_t v = 0; v < nv; ++v) {
+        a[v] = _mm512_sub_epi32(_mm512_loadu_si512(acc + 16 * v), corr[v]);
+        a2[v] = _mm512_sub_epi32(_mm512_loadu_si512(acc + kC + 16 * v), corr[v]);
+      }
+      for (uint32_t k = 0; k < nq; ++k) {
+        const __m512i x = Quad(xu, k), x2 = Quad(xu2, k);
+        for (uint32_t v = 0; v < nv; ++v) {
+          a[v] = _mm512_dpbusd_epi32(a[v], x, w[k][v]);
+          a2[v] = _mm512_dpbusd_epi32(a2[v], x2, w[k][v]);
+        }
+      }
+      for (uint32_t v = 0; v < nv; ++v) {
+        _mm512_storeu_si512(acc + 16 * v, a[v]);
+        _mm512_storeu_si512(acc + kC + 16 * v, a2[v]);
+      }
+    }
+  }
+  for (uint32_t pos = first; pos < rows.npos; ++pos) {
     const int8_t* in = rows.in + pos * rows.pos_step;
     for (uint32_t bi = 0; bi < rows.batch; ++bi, in += kC, acc += kC) {
       for (uint32_t i = 0; i < kC; i += 16) {
