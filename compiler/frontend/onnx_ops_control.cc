@@ -133,6 +133,19 @@ Status BindOutput(ImportContext& ctx, const onnx::NodeProto& n, int index, ir::V
 }
 
 constexpr int64_t kMaxUnroll = 4096;
+// Unrolled copies times body nodes: bounds what a small model can make the importer build.
+constexpr int64_t kMaxUnrolledNodes = 1 << 16;
+
+Status CheckUnrolledSize(ImportContext& ctx, const onnx::NodeProto& n, int64_t steps,
+                         const onnx::GraphProto& body) {
+  const int64_t nodes = std::max<int64_t>(1, body.node_size());
+  if (steps > kMaxUnrolledNodes / nodes) {
+    return ctx.Unsupported(n, "unrolling " + std::to_string(steps) + " steps of a " +
+                                  std::to_string(body.node_size()) + "-node body exceeds " +
+                                  std::to_string(kMaxUnrolledNodes) + " nodes");
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -189,7 +202,9 @@ Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int) {
     if (m == nullptr || m->num_elements() != 1) {
       return ctx.Unsupported(n, "the trip count (input 0) must be a constant: Loom unrolls loops");
     }
-    trips = static_cast<int64_t>(m->ElementAsDouble(0));
+    // Range-checked as a double first: casting an out-of-range double is undefined.
+    const double m0 = m->ElementAsDouble(0);
+    trips = m0 >= 0 && m0 <= static_cast<double>(kMaxUnroll) ? static_cast<int64_t>(m0) : -1;
   }
   bool running = true;
   if (ctx.HasInput(n, 1)) {
@@ -203,6 +218,7 @@ Status MapLoop(ImportContext& ctx, const onnx::NodeProto& n, int) {
     return ctx.Unsupported(n, "needs a trip count in [0, " + std::to_string(kMaxUnroll) +
                                   "] (an unbounded loop is not unrolled)");
   }
+  LOOM_RETURN_IF_ERROR(CheckUnrolledSize(ctx, n, trips, *body));
   const int carried = n.input_size() - 2;
   if (carried < 0 || body->output_size() < 1 + carried) {
     return ctx.Invalid(n, "body outputs must be cond, the " + std::to_string(carried) +
@@ -317,6 +333,7 @@ Status MapScan(ImportContext& ctx, const onnx::NodeProto& n, int since) {
   if (length < 1 || length > kMaxUnroll) {
     return ctx.Unsupported(n, "needs a scan length in [1, " + std::to_string(kMaxUnroll) + "]");
   }
+  LOOM_RETURN_IF_ERROR(CheckUnrolledSize(ctx, n, length, *body));
   std::vector<std::vector<ir::ValueId>> steps(static_cast<size_t>(scan_outs));
   for (int64_t t = 0; t < length; ++t) {
     std::vector<ir::ValueId> body_ins = state;

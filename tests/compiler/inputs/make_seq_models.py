@@ -19,6 +19,18 @@ def scalar(name, value, dtype=np.int64):
     return const(name, np.array(value, dtype=dtype))
 
 
+def neg_body(negs):
+    """A Loop body negating its carried value `negs` times (cond passed through)."""
+    names = ["v_in"] + [f"v{k}" for k in range(1, negs)] + ["v_out"]
+    nodes = [n("Identity", ["c_in"], ["c_out"])]
+    nodes += [n("Neg", [names[k]], [names[k + 1]]) for k in range(negs)]
+    return helper.make_graph(
+        nodes, "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []), f32("v_in", 2)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), f32("v_out", 2)])
+
+
 def main():
     rng = np.random.default_rng(20261126)
 
@@ -112,6 +124,14 @@ def main():
                    [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), f32("v_out", 2)]))],
             [helper.make_tensor_value_info("m", TensorProto.INT64, []), f32("v", 2)],
             [f32("out", 2)], opset=13),
+        # A trip count past what is unrolled (INT64_MAX, which a double cannot hold), and 4096
+        # steps of a 20-node body (past the unrolled-node budget).
+        "loop_huge_trips": model(
+            [n("Loop", ["m", "", "v"], ["out"], name="loop", body=neg_body(1))],
+            [f32("v", 2)], [f32("out", 2)], [scalar("m", np.iinfo(np.int64).max)], opset=13),
+        "loop_too_large": model(
+            [n("Loop", ["m", "", "v"], ["out"], name="loop", body=neg_body(20))],
+            [f32("v", 2)], [f32("out", 2)], [scalar("m", 4096)], opset=13),
         "window_int": model(
             [n("HammingWindow", ["size"], ["y"], name="ham", output_datatype=TensorProto.INT32)],
             [], [helper.make_tensor_value_info("y", TensorProto.INT32, [8])], [scalar("size", 8)],
