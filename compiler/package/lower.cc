@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "compiler/partition/partition.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/core/checked_math.h"
@@ -400,6 +401,11 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
       return Unimplemented(Where(n) + ": " + std::to_string(n.outputs.size()) +
                            " outputs; a CPU float op in a package has one (the interpreter "
                            "computes the others: drop them from the model to compile it)");
+    }
+    // Float convolutions and products count their MACs as the int8 ones do, so the package's
+    // offload ratio by MACs (loom inspect, the zoo) sees the work left on the CPU.
+    if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") {
+      op->macs = static_cast<uint64_t>(std::max<int64_t>(0, partition::NodeMacs(g_, n)));
     }
     FloatOpParams p;
     p.op = n.op;

@@ -39,7 +39,7 @@ q::ActShape Act(const pkg::Tensor* t) {
 
 double SegmentProfile::gemm_utilization(const HwConfig& config) const {
   if (cycles == 0) return 0.0;
-  return static_cast<double>(macs) / (static_cast<double>(cycles) * config.macs_per_cycle());
+  return static_cast<double>(device_macs) / (static_cast<double>(cycles) * config.macs_per_cycle());
 }
 
 SegmentProfile Profile::Total() const {
@@ -52,6 +52,7 @@ SegmentProfile Profile::Total() const {
     t.wall_ns += s.wall_ns;
     t.cycles += s.cycles;
     t.macs += s.macs;
+    t.device_macs += s.device_macs;
     t.bytes_loaded += s.bytes_loaded;
     t.bytes_stored += s.bytes_stored;
     t.insns += s.insns;
@@ -244,7 +245,9 @@ Status Executor::RunSegment(size_t index) {
     DeviceCounters c;
     LOOM_RETURN_IF_ERROR(driver_->ReadCounters(&c));
     prof.cycles += c.cycles;
-    prof.macs += c.valid ? c.macs : seg->macs();
+    const uint64_t macs = c.valid ? c.macs : seg->macs();
+    prof.macs += macs;
+    prof.device_macs += macs;
     prof.bytes_loaded += c.bytes_loaded;
     prof.bytes_stored += c.bytes_stored;
     prof.insns += c.insns;

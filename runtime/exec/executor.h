@@ -81,11 +81,13 @@ struct SegmentProfile {
   uint64_t wall_ns = 0;
   uint64_t cycles = 0;  // device cycles (0 on the host)
   uint64_t macs = 0;
+  // The part of macs the device did in its cycles (a total also holds host segments' MACs).
+  uint64_t device_macs = 0;
   uint64_t bytes_loaded = 0;
   uint64_t bytes_stored = 0;
   uint64_t insns = 0;
   std::array<uint64_t, isa::kNumModules> busy{};
-  // macs / (cycles x peak MACs per cycle); 0 when the segment has no cycles.
+  // device_macs / (cycles x peak MACs per cycle); 0 when the segment has no cycles.
   double gemm_utilization(const HwConfig& config) const;
 };
 

@@ -87,6 +87,7 @@ class RemoteExecutor final : public Executor {
       p.wall_ns += d.wall_ns;
       p.cycles += d.cycles;
       p.macs += d.macs;
+      p.device_macs += d.device_macs;
       p.bytes_loaded += d.bytes_loaded;
       p.bytes_stored += d.bytes_stored;
       p.insns += d.insns;

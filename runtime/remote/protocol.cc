@@ -356,6 +356,8 @@ Status DecodeResult(const uint8_t* body, size_t size, RunResult* out) {
          {&p.runs, &p.wall_ns, &p.cycles, &p.macs, &p.bytes_loaded, &p.bytes_stored, &p.insns}) {
       LOOM_RETURN_IF_ERROR(r.U64("segment counter", v));
     }
+    // Not on the wire: one segment's MACs are all the device's when it ran in device cycles.
+    p.device_macs = p.cycles != 0 ? p.macs : 0;
     for (uint64_t& b : p.busy) LOOM_RETURN_IF_ERROR(r.U64("segment busy cycles", &b));
     uint32_t insns = 0;
     LOOM_RETURN_IF_ERROR(r.U32("timeline length", &insns));

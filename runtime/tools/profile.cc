@@ -153,6 +153,7 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
     if (ss.timed) ss.untimed_tail = ss.cycles > prev_end ? ss.cycles - prev_end : 0;
     out->cycles += ss.cycles;
     out->macs += ss.macs;
+    out->device_macs += sp.device_macs;
     out->segments.push_back(std::move(ss));
   }
   if (!any_device) out->timed = false;
@@ -207,8 +208,9 @@ std::string FormatProfile(const ProfileReport& r) {
   std::snprintf(line, sizeof line,
                 "total: %" PRIu64 " cycles (%.3f ms at %.0f MHz), %" PRIu64
                 " MACs, GEMM utilization %.1f%% of %" PRIu64 " MACs/cycle\n",
-                r.cycles, static_cast<double>(r.cycles) / (c.clock_mhz * 1000.0), c.clock_mhz, r.macs,
-                100 * Utilization(r.macs, r.cycles, c), static_cast<uint64_t>(c.macs_per_cycle()));
+                r.cycles, static_cast<double>(r.cycles) / (c.clock_mhz * 1000.0), c.clock_mhz,
+                r.macs, 100 * Utilization(r.device_macs, r.cycles, c),
+                static_cast<uint64_t>(c.macs_per_cycle()));
   o += line;
   if (!r.timed) {
     o += "note: the " + r.device +
@@ -231,7 +233,7 @@ std::string ProfileToJson(const ProfileReport& r) {
          {"timed", r.timed},
          {"cycles", r.cycles},
          {"macs", r.macs},
-         {"gemm_utilization", Utilization(r.macs, r.cycles, c)},
+         {"gemm_utilization", Utilization(r.device_macs, r.cycles, c)},
          {"segments", json::array()},
          {"layers", json::array()}};
   for (const SegmentSummary& s : r.segments) {

@@ -65,7 +65,8 @@ struct ProfileReport {
   std::vector<SegmentSummary> segments;
   std::vector<LayerProfile> layers;
   uint64_t cycles = 0, macs = 0;
-  bool timed = false;  // every device segment had a timeline
+  uint64_t device_macs = 0;  // the part of macs done in the device's cycles
+  bool timed = false;        // every device segment had a timeline
 };
 
 // Zero inputs (float32) in every input's user-visible shape. The loader bounds each input's size,

@@ -212,6 +212,31 @@ TEST(Lowering, WindowFieldsAreNotTruncated) {
       << s.message();
 }
 
+// A product left in float on the CPU carries its MACs in the package, as the int8 ones do, so the
+// offload ratio by MACs counts it (loom inspect, bench/zoo).
+TEST(Lowering, FloatProductsCarryTheirMacs) {
+  ir::Graph g;
+  Status s = ir::ParseGraph(R"(graph @g(%x: f32[1,3,8]) {
+  %w: f32[8,5] = const splat(0.5)
+  %y: f32[1,3,5] = MatMul(%x, %w)
+  return %y
+})",
+                            &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  HwConfig c;
+  ASSERT_TRUE(pack::PackGraph(g, c).ok());
+  partition::PartitionReport r;
+  ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+  package::PackageSpec spec;
+  package::LowerReport report;
+  s = package::LowerToPackage(g, c, {}, &spec, &report);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(spec.segments.size(), 1u);
+  ASSERT_EQ(spec.segments[0].ops.size(), 1u);
+  EXPECT_EQ(spec.segments[0].ops[0].macs, uint64_t{3 * 5 * 8});
+  EXPECT_EQ(spec.segments[0].macs, uint64_t{3 * 5 * 8});
+}
+
 int Argmax(const ir::Tensor& t, int64_t row, int64_t classes) {
   const float* p = t.data<float>() + row * classes;
   return static_cast<int>(std::max_element(p, p + classes) - p);

@@ -188,5 +188,24 @@ TEST(ProfileCpu, NothingTimed) {
   EXPECT_NE(runtime::FormatProfile(r).find("records no per-instruction timeline"), std::string::npos);
 }
 
+// RegNet's grouped convolution stays float on the host and counts its MACs in the package, but
+// the accelerator's utilization counts only what it did in its own cycles.
+TEST(ProfileFsim, HostMacsAreNotTheAcceleratorsUtilization) {
+  std::unique_ptr<runtime::Executor> exec;
+  runtime::ProfileReport r;
+  if (!ProfileOn("regnet_block", "fsim", &exec, &r)) return;
+  uint64_t host_macs = 0, device_macs = 0;
+  for (const runtime::SegmentSummary& s : r.segments)
+    (s.on_device ? device_macs : host_macs) += s.macs;
+  EXPECT_GT(host_macs, 0u);  // the float grouped convolution
+  EXPECT_EQ(r.macs, host_macs + device_macs);
+  EXPECT_EQ(r.device_macs, device_macs);
+  const runtime::SegmentProfile total = exec->profile().Total();
+  EXPECT_EQ(total.device_macs, device_macs);
+  const double util = static_cast<double>(device_macs) /
+                      (static_cast<double>(total.cycles) * r.config.macs_per_cycle());
+  EXPECT_DOUBLE_EQ(total.gemm_utilization(r.config), util);
+}
+
 }  // namespace
 }  // namespace loom
