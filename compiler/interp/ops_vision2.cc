@@ -17,9 +17,7 @@ Status ExecGridSample(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.In(1, &grid));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   kernels::GridSampleParams p;
-  p.mode = static_cast<kernels::GridSampleMode>(ctx.node().GetInt("mode", 1));
-  p.padding = static_cast<kernels::GridSamplePadding>(ctx.node().GetInt("padding_mode", 0));
-  p.align_corners = ctx.node().GetInt("align_corners", 0) != 0;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::GridSampleParamsFrom(ctx.node(), &p)));
   return ctx.Wrap(kernels::GridSample(p, x, grid, y));
 }
 

@@ -234,17 +234,7 @@ Status RunGlobalMaxPool(const FloatOpParams&, const TensorView* const* in, size_
 
 Status PrepGridSample(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
                       FloatOpParams* p) {
-  const int64_t mode = a.GetInt("mode", 1), padding = a.GetInt("padding_mode", 0),
-                align = a.GetInt("align_corners", 0);
-  if (mode < 0 || mode > 2 || padding < 0 || padding > 2 || align < 0 || align > 1) {
-    return InvalidArgument("GridSample: mode " + std::to_string(mode) + ", padding_mode " +
-                           std::to_string(padding) + " or align_corners " + std::to_string(align) +
-                           " is not a known code");
-  }
-  p->grid_sample.mode = static_cast<GridSampleMode>(mode);
-  p->grid_sample.padding = static_cast<GridSamplePadding>(padding);
-  p->grid_sample.align_corners = align != 0;
-  return Status::Ok();
+  return GridSampleParamsFrom(a, &p->grid_sample);
 }
 Status PrepRoiAlign(const AttrReader& a, const TensorView* const*, size_t, const TensorView&,
                     FloatOpParams* p) {

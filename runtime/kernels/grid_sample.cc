@@ -5,19 +5,11 @@
 // Keys with a = -0.75) taps, each tap index padded on its own (zeros: outside reads 0).
 #include <cmath>
 
+#include "runtime/kernels/interp_taps.h"
 #include "runtime/kernels/kernels_vision2.h"
 
 namespace loom::kernels {
 namespace {
-
-constexpr int kMaxTaps = 4;
-
-// One axis of one sample: the taps' source indices (-1: reads zero) and weights.
-struct Taps {
-  int count = 0;
-  int64_t index[kMaxTaps] = {};
-  double weight[kMaxTaps] = {};
-};
 
 // Reflects v into [lo, hi] by folding at the borders (lo < hi; otherwise lo).
 double Reflect(double v, double lo, double hi) {
@@ -53,15 +45,7 @@ int64_t PadIndex(const GridSampleParams& p, int64_t i, int64_t size, double lo, 
   return -1;
 }
 
-void CubicWeights(double t, double* w) {
-  constexpr double a = -0.75;
-  const double t1 = t + 1, t2 = 1 - t, t3 = 2 - t;
-  w[0] = ((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a;
-  w[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
-  w[2] = ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1;
-  w[3] = ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a;
-}
-
+// Taps of one axis; an index of -1 reads zero.
 Taps AxisTaps(const GridSampleParams& p, float normalized, int64_t size) {
   // In float, as the reference stores denormalized positions; the rest in double.
   const float n = normalized;
@@ -97,7 +81,7 @@ Taps AxisTaps(const GridSampleParams& p, float normalized, int64_t size) {
     return t;
   }
   t.count = 4;
-  CubicWeights(frac, t.weight);
+  KeysCubicWeights(-0.75, frac, t.weight);
   for (int k = 0; k < 4; ++k) t.index[k] = PadIndex(p, i0 - 1 + k, size, lo, hi);
   return t;
 }

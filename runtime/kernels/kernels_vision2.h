@@ -26,6 +26,22 @@ struct GridSampleParams {
 };
 Status GridSample(const GridSampleParams& p, const TensorView& x, const TensorView& grid,
                   const TensorView& y);
+// From the IR's / a FloatOp's attributes (mode, padding_mode, align_corners as codes), checked:
+// one place for the interpreter and the package's CPU segments.
+template <typename Attrs>
+Status GridSampleParamsFrom(const Attrs& a, GridSampleParams* p) {
+  const int64_t mode = a.GetInt("mode", 1), padding = a.GetInt("padding_mode", 0),
+                align = a.GetInt("align_corners", 0);
+  if (mode < 0 || mode > 2 || padding < 0 || padding > 2 || align < 0 || align > 1) {
+    return InvalidArgument(
+        "GridSample: mode {}, padding_mode {} or align_corners {} is not a known code", mode,
+        padding, align);
+  }
+  p->mode = static_cast<GridSampleMode>(mode);
+  p->padding = static_cast<GridSamplePadding>(padding);
+  p->align_corners = align != 0;
+  return Status::Ok();
+}
 
 // roi_align.cc — ONNX RoiAlign (opset 16) on f32: x [N, C, H, W], rois [R, 4] (x1, y1, x2, y2 in
 // input coordinates before spatial_scale), batch_indices [R] (i32 or i64), y [R, C, Ho, Wo].

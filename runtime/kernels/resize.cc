@@ -6,18 +6,11 @@
 // of the nearest modes fall the way the spec's arithmetic puts them.
 #include <cmath>
 
+#include "runtime/kernels/interp_taps.h"
 #include "runtime/kernels/kernels_vision.h"
 
 namespace loom::kernels {
 namespace {
-
-constexpr int kMaxTaps = 4;
-
-struct Taps {
-  int count = 0;
-  int64_t index[kMaxTaps] = {};
-  double weight[kMaxTaps] = {};
-};
 
 // The source coordinate of output index `o` along a dim; false if it lies outside the input
 // under tf_crop_and_resize (the cell then takes extrapolation_value).
@@ -93,14 +86,6 @@ void LinearTaps(double x, int64_t len, Taps* t) {
   t->weight[1] = r;
 }
 
-// Keys' cubic convolution kernel with coefficient A at distance |s|.
-double Cubic(double a, double s) {
-  s = std::fabs(s);
-  if (s <= 1) return ((a + 2) * s - (a + 3)) * s * s + 1;
-  if (s < 2) return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
-  return 0;
-}
-
 void CubicTaps(const ResizeParams& p, double x, int64_t len, Taps* t) {
   const double f = std::floor(x);
   const double r = x - f;
@@ -109,7 +94,7 @@ void CubicTaps(const ResizeParams& p, double x, int64_t len, Taps* t) {
   double sum = 0;
   for (int k = 0; k < 4; ++k) {
     const int64_t src = i - 1 + k;
-    double w = Cubic(p.cubic_coeff_a, r - (k - 1));
+    double w = KeysCubic(p.cubic_coeff_a, r - (k - 1));
     if (p.exclude_outside && (src < 0 || src >= len)) w = 0;
     t->index[k] = Clamp(src, len);
     t->weight[k] = w;

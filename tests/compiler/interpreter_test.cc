@@ -100,5 +100,21 @@ TEST(Interpreter, KernelErrorsNameTheNode) {
   EXPECT_THAT(s.message(), HasSubstr("node 'clip' (Clip): clip: min must not exceed max"));
 }
 
+// IR text is untrusted: an attribute code the importer never writes is an error naming the node,
+// checked where the package's CPU segments check it (kernels::GridSampleParamsFrom).
+TEST(Interpreter, UnknownAttributeCodesAreRefused) {
+  ir::Graph g = testing::Parse(R"(
+    graph @t(%x: f32[1,1,2,2], %grid: f32[1,1,1,2]) {
+      %y: f32[1,1,1,1] = GridSample(%x, %grid) {align_corners = 0, mode = 7, padding_mode = 0} @gs
+      return %y
+    })");
+  const ir::Tensor x = ir::Tensor::FromVector<float>(DType::kF32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  const ir::Tensor grid = ir::Tensor::FromVector<float>(DType::kF32, {1, 1, 1, 2}, {0, 0});
+  std::vector<ir::Tensor> out;
+  Status s = interp::Run(g, std::vector<ir::Tensor>{x, grid}, &out);
+  EXPECT_THAT(s.message(), HasSubstr("node 'gs' (GridSample): GridSample: mode 7, padding_mode 0 "
+                                     "or align_corners 0 is not a known code"));
+}
+
 }  // namespace
 }  // namespace loom::interp

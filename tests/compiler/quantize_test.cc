@@ -183,28 +183,34 @@ TEST(Calibration, FilesMustBeRegular) {
   EXPECT_NE(s.message().find("/dev/zero is a character device"), std::string::npos) << s.message();
 }
 
+// IR text through packing and partitioning for the default config, then lowered into *spec.
+Status PartitionAndLower(const char* text, partition::PartitionReport* r,
+                         package::PackageSpec* spec) {
+  ir::Graph g;
+  LOOM_RETURN_IF_ERROR(ir::ParseGraph(text, &g));
+  const HwConfig c;
+  LOOM_RETURN_IF_ERROR(pack::PackGraph(g, c));
+  LOOM_RETURN_IF_ERROR(partition::PartitionGraph(g, c, r));
+  package::LowerReport report;
+  return package::LowerToPackage(g, c, {}, spec, &report);
+}
+
 // A CPU layer's window is written into the package's 32-bit fields: a stride of 2^32 is an error
 // naming the attribute, not a stride of 0 in the package.
 TEST(Lowering, WindowFieldsAreNotTruncated) {
-  ir::Graph g;
-  Status s = ir::ParseGraph(R"(graph @g(%x: f32[1,16,4,4]) {
+  partition::PartitionReport r;
+  package::PackageSpec spec;
+  const Status s = PartitionAndLower(R"(graph @g(%x: f32[1,16,4,4]) {
   %c: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%x)
   %p: i8[1,16,1,4] quant(scale=0.1, zero_point=0) = q.max_pool(%c) {kernel = [3, 1], pads = [0, 0, 0, 0], strides = [4294967296, 1]}
   %y: f32[1,16,1,4] = q.dequantize(%p)
   return %y
 })",
-                            &g);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  HwConfig c;
-  ASSERT_TRUE(pack::PackGraph(g, c).ok());
-  partition::PartitionReport r;
-  ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+                                     &r, &spec);
+  ASSERT_EQ(r.nodes.size(), 3u);
   ASSERT_EQ(r.nodes[1].op, "q.max_pool");
   EXPECT_EQ(r.nodes[1].target, "cpu");
   EXPECT_EQ(r.nodes[1].reason, "window attributes beyond the accelerator's 32-bit fields");
-  package::PackageSpec spec;
-  package::LowerReport report;
-  s = package::LowerToPackage(g, c, {}, &spec, &report);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("q.max_pool) -> %p: strides[0] = 4294967296 does not fit the "
                              "package's 32-bit field"),
@@ -215,21 +221,14 @@ TEST(Lowering, WindowFieldsAreNotTruncated) {
 // A product left in float on the CPU carries its MACs in the package, as the int8 ones do, so the
 // offload ratio by MACs counts it (loom inspect, bench/zoo).
 TEST(Lowering, FloatProductsCarryTheirMacs) {
-  ir::Graph g;
-  Status s = ir::ParseGraph(R"(graph @g(%x: f32[1,3,8]) {
+  partition::PartitionReport r;
+  package::PackageSpec spec;
+  const Status s = PartitionAndLower(R"(graph @g(%x: f32[1,3,8]) {
   %w: f32[8,5] = const splat(0.5)
   %y: f32[1,3,5] = MatMul(%x, %w)
   return %y
 })",
-                            &g);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  HwConfig c;
-  ASSERT_TRUE(pack::PackGraph(g, c).ok());
-  partition::PartitionReport r;
-  ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
-  package::PackageSpec spec;
-  package::LowerReport report;
-  s = package::LowerToPackage(g, c, {}, &spec, &report);
+                                     &r, &spec);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(spec.segments.size(), 1u);
   ASSERT_EQ(spec.segments[0].ops.size(), 1u);
