@@ -102,6 +102,7 @@ class Lowerer {
   Status BuildSegments();
   Status MakeOp(const ir::Node& n, OpSpec* op);
   Status LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer);
+  Status ChooseTiling(Conv2dLowering* conv) const;
   Status VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,
                      const std::vector<Range>& allowed) const;
   Status VerifyProgram(const std::string& segment, const AccelCode& code) const;
@@ -468,15 +469,22 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     }
     LOOM_RETURN_IF_ERROR(
         ElemAddr(T(op.inputs[3]).offset, c_.acc_elem_bytes(), Where(n) + ": multipliers", &l.mult));
-    tensorize::TilingChoice choice;
+    Conv2dLowering conv;
+    conv.name = op.name;
+    conv.signature = tensorize::Conv2dSignature(l, p.depthwise);
+    conv.layer = p.depthwise ? tensorize::DepthwiseBlockLayer(l) : l;
+    conv.depthwise = p.depthwise;
+    conv.repeats = p.depthwise ? uint64_t{l.n_blocks} * l.c_blocks : 1;
+    LOOM_RETURN_IF_ERROR(ChooseTiling(&conv));
+    tensorize::TilingChoice& choice = conv.choice;
     if (p.depthwise) {
-      LOOM_RETURN_IF_ERROR(tensorize::ChooseConv2dTiling(c_, tensorize::DepthwiseBlockLayer(l), &choice));
       LOOM_RETURN_IF_ERROR(tensorize::EmitDepthwiseConv2d(c_, l, choice.tiling, code));
-      choice.cycles *= uint64_t{l.n_blocks} * l.c_blocks;
     } else {
-      LOOM_RETURN_IF_ERROR(tensorize::ChooseConv2dTiling(c_, l, &choice));
       LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
     }
+    if (o_.on_conv2d) o_.on_conv2d(conv);
+    choice.cycles *= conv.repeats;
+    layer->tuned = conv.tuned;
     layer->tiling = choice.tiling.ToString();
     layer->est_cycles = choice.cycles;
     layer->utilization =
@@ -539,6 +547,25 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
                     " (the partitioner must place it on the CPU)");
   }
   return VerifyLayer(n, *code, first, allowed);
+}
+
+// The tuned tiling when the table has one the emitter takes (timed on fsim's model for the
+// report), else the built-in search.
+Status Lowerer::ChooseTiling(Conv2dLowering* conv) const {
+  if (o_.schedules != nullptr) {
+    if (const tensorize::Conv2dTiling* t = o_.schedules->Find(conv->signature)) {
+      uint64_t cycles = 0;
+      if (tensorize::TimeConv2d(c_, conv->layer, *t, &cycles).ok()) {
+        conv->choice.tiling = *t;
+        conv->choice.cycles = cycles;
+        conv->choice.candidates = 1;
+        conv->choice.timed = 1;
+        conv->tuned = true;
+        return Status::Ok();
+      }
+    }
+  }
+  return tensorize::ChooseConv2dTiling(c_, conv->layer, &conv->choice);
 }
 
 // Every DRAM access of the layer's instructions lies inside a tensor the layer reads or writes.

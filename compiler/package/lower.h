@@ -20,16 +20,34 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/package/writer.h"
+#include "compiler/tensorize/schedule.h"
 #include "runtime/core/hw_config.h"
 #include "runtime/core/status.h"
 
 namespace loom::package {
+
+// One accelerator convolution as the lowering scheduled it.
+struct Conv2dLowering {
+  std::string name;
+  std::string signature;         // tensorize::Conv2dSignature
+  tensorize::Conv2dLayer layer;  // what the tiling is for: one channel block when depthwise
+  bool depthwise = false;
+  uint64_t repeats = 1;  // depthwise: blocks run one after another with this tiling
+  tensorize::TilingChoice choice;
+  bool tuned = false;  // the tiling came from LowerOptions::schedules
+};
 
 struct LowerOptions {
   std::string board;
   ProvenanceSpec provenance;
   // Called once per accelerator layer as its tiling is chosen (progress output); may be empty.
   std::function<void(size_t done, size_t total, const std::string& layer)> progress;
+  // Tuned tilings by layer signature (`loom compile --tuning-log`, compiler/tune); layers not in
+  // it, and entries the emitter refuses, take the built-in search. Not owned; may be null.
+  const tensorize::ScheduleTable* schedules = nullptr;
+  // Called for every accelerator convolution with the tiling it got (`loom tune` collects the
+  // layers to tune and the built-in choice to beat); may be empty.
+  std::function<void(const Conv2dLowering&)> on_conv2d;
 };
 
 struct LayerLowering {
@@ -39,6 +57,7 @@ struct LayerLowering {
   bool accel = false;
   uint64_t macs = 0;
   std::string tiling;        // accelerator layers: the chosen tiling
+  bool tuned = false;        // conv layers: the tiling came from a tuning log
   uint64_t est_cycles = 0;   // fsim timing model, the layer alone (conv layers)
   double utilization = 0.0;  // GEMM utilization of that estimate
 };

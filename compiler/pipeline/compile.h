@@ -53,6 +53,10 @@ struct CompileOptions {
   // Optional progress callback (stage, done, total) for progress bars: "calibration" after each
   // sample, "tensorize" after each layer the package stage lowers. Called on the compiling thread.
   std::function<void(const std::string&, size_t, size_t)> progress;
+  // Tuned tilings for the package stage (`--tuning-log`, compiler/tune) and a hook seeing every
+  // convolution's schedule (package::LowerOptions). Not owned; may be null / empty.
+  const tensorize::ScheduleTable* schedules = nullptr;
+  std::function<void(const package::Conv2dLowering&)> on_conv2d;
 };
 
 struct StageTime {

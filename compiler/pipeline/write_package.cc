@@ -34,6 +34,8 @@ Status LowerModel(const ir::Graph& graph, const HwConfig& config, const CompileO
       if (options.progress) options.progress("tensorize", done, total);
     };
   }
+  lo.schedules = options.schedules;
+  lo.on_conv2d = options.on_conv2d;
   return package::LowerToPackage(graph, config, lo, spec, report);
 }
 
@@ -68,6 +70,7 @@ nlohmann::json LoweringJson(const package::LowerReport& r) {
                         {"macs", l.macs}};
     if (l.accel) {
       j["schedule"] = l.tiling;
+      if (l.tuned) j["tuned"] = true;
       if (l.est_cycles) {
         j["est_cycles"] = l.est_cycles;
         j["est_gemm_utilization"] = l.utilization;
@@ -87,10 +90,13 @@ void PrintLowering(const package::LowerReport& r, const HwConfig& config, std::o
   std::snprintf(line, sizeof line, "%-28s %-12s %-8s %-30s %12s %6s\n", "layer", "op", "segment",
                 "schedule", "est. cycles", "util");
   os << line;
+  size_t tuned = 0;
   for (const auto& l : r.layers) {
     if (!l.accel) continue;
+    tuned += l.tuned;
+    const std::string schedule = l.tuned ? l.tiling + " *" : l.tiling;
     std::snprintf(line, sizeof line, "%-28.28s %-12s %-8s %-30s %12llu %5.1f%%\n", l.name.c_str(),
-                  l.op.c_str(), l.segment.c_str(), l.tiling.c_str(),
+                  l.op.c_str(), l.segment.c_str(), schedule.c_str(),
                   static_cast<unsigned long long>(l.est_cycles), 100.0 * l.utilization);
     os << line;
   }
@@ -102,6 +108,7 @@ void PrintLowering(const package::LowerReport& r, const HwConfig& config, std::o
                 static_cast<unsigned long long>(r.insns), static_cast<unsigned long long>(r.uops),
                 config.name.c_str());
   os << line;
+  if (tuned) os << "* " << tuned << " layers scheduled from the tuning log\n";
 }
 
 }  // namespace loom::pipeline

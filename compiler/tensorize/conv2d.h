@@ -75,6 +75,10 @@ struct Conv2dTiling {
   uint32_t ow = 1;  // output columns per tile
   uint32_t virtual_threads = 2;
   std::string ToString() const;
+  bool operator==(const Conv2dTiling& o) const {
+    return oc == o.oc && ic == o.ic && oh == o.oh && ow == o.ow &&
+           virtual_threads == o.virtual_threads;
+  }
 };
 
 // Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
@@ -104,6 +108,16 @@ struct TilingChoice {
   uint32_t candidates = 0;   // tilings that fit the buffers
   uint32_t timed = 0;        // of those, timed on the fsim model
 };
+
+// Whether the tiling's regions fit the on-chip buffers (inputs, weights, accumulators, and a
+// micro-op bound); the search enumerates only these. EmitConv2d may still refuse a tiling whose
+// remainder tiles need more micro-ops than the bound assumes.
+bool Conv2dTilingFits(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling);
+
+// Cycles of the layer alone with the given tiling on fsim's timing model (no data is touched):
+// what the built-in search ranks by and `loom tune`'s default measurement.
+Status TimeConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
+                  uint64_t* cycles);
 
 // Chooses the tiling with the fewest cycles: every tiling that fits is ranked by an analytic
 // estimate built from fsim's per-instruction costs, and the best few are timed on fsim's full

@@ -20,8 +20,10 @@ std::vector<uint32_t> Sizes(uint32_t n, size_t cap) {
   return {sizes.begin(), sizes.end()};
 }
 
-// Cycles of the layer with the given tiling on fsim's timing model (no data is touched).
-Status Time(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t, uint64_t* cycles) {
+}  // namespace
+
+Status TimeConv2d(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t,
+                  uint64_t* cycles) {
   AccelCode code;
   LOOM_RETURN_IF_ERROR(EmitConv2d(c, l, t, &code));
   code.Emit(isa::Insn());  // FINISH
@@ -43,6 +45,16 @@ Status Time(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t, uint
   *cycles = stats.cycles;
   return Status::Ok();
 }
+
+bool Conv2dTilingFits(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t) {
+  const uint64_t v = t.virtual_threads;
+  const uint32_t ih = (t.oh - 1) * l.stride_h + l.kh, iw = (t.ow - 1) * l.stride_w + l.kw;
+  return v * t.ic * ih * iw <= c.inp_depth() && v * t.oc * t.ic * l.kh * l.kw <= c.wgt_depth() &&
+         v * t.oc * t.oh * t.ow + 2ull * t.oc <= c.acc_depth() &&
+         v * v * t.oc * t.ic * l.kh * l.kw + 4ull * v * t.oc <= c.uop_depth();
+}
+
+namespace {
 
 // A quick estimate: with two virtual threads the busiest module bounds the time; with one, the
 // modules take turns. Each term uses fsim's cost of a representative full-size instruction.
@@ -103,13 +115,7 @@ Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice*
         for (uint32_t oh : Sizes(l.out_h(), 24)) {
           for (uint32_t ow : Sizes(l.out_w(), 4)) {
             const Conv2dTiling t{oc, ic, oh, ow, v};
-            const uint32_t ih = (oh - 1) * l.stride_h + l.kh, iw = (ow - 1) * l.stride_w + l.kw;
-            if (uint64_t{v} * ic * ih * iw > c.inp_depth() ||
-                uint64_t{v} * oc * ic * l.kh * l.kw > c.wgt_depth() ||
-                uint64_t{v} * oc * oh * ow + 2ull * oc > c.acc_depth() ||
-                uint64_t{v} * v * oc * ic * l.kh * l.kw + 4ull * v * oc > c.uop_depth()) {
-              continue;
-            }
+            if (!Conv2dTilingFits(c, l, t)) continue;
             ranked.push_back({Estimate(c, l, t), t});
           }
         }
@@ -127,7 +133,7 @@ Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice*
   for (size_t i = 0; i < ranked.size() && best.timed < kTimed; ++i) {
     uint64_t cycles = 0;
     // A candidate can still fail (e.g. remainder tiles needing more micro-ops); try the next.
-    if (!Time(c, l, ranked[i].tiling, &cycles).ok()) continue;
+    if (!TimeConv2d(c, l, ranked[i].tiling, &cycles).ok()) continue;
     ++best.timed;
     if (best.cycles == 0 || cycles < best.cycles) {
       best.cycles = cycles;

@@ -10,6 +10,7 @@
 #include "compiler/quantize/report.h"
 #include "compiler/tools/input_shape_flag.h"
 #include "compiler/tools/loom_commands.h"
+#include "compiler/tune/tuning_log.h"
 
 namespace loom::tools {
 namespace {
@@ -20,6 +21,8 @@ struct CompileArgs {
   std::string report;
   std::vector<std::string> input_shapes;
   std::vector<std::string> dump_after;
+  std::string tuning_log;
+  tensorize::ScheduleTable schedules;
 };
 
 // The flags that shape the package, for its provenance record.
@@ -32,6 +35,7 @@ std::string CommandLine(const CompileArgs& a) {
   s += " --calibration-method " + a.method;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
+  if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
   return s;
 }
 
@@ -60,6 +64,13 @@ int RunCompile(CompileArgs& a) {
   o.dump_ir_after.insert(a.dump_after.begin(), a.dump_after.end());
   o.log = &std::cerr;
   o.dump = &std::cerr;
+  std::vector<tune::TuningRecord> records;  // a bad log fails before the pipeline runs
+  if (!a.tuning_log.empty()) {
+    if (Status st = tune::ReadTuningLog(a.tuning_log, &records); !st.ok()) {
+      std::cerr << "loom compile: " << st.ToString() << "\n";
+      return 1;
+    }
+  }
   pipeline::CompileResult r;
   if (Status st = pipeline::CompileModel(o, &r); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";
@@ -74,6 +85,16 @@ int RunCompile(CompileArgs& a) {
   std::printf("compile time %.3f s (calibration %.3f s, SQNR %.3f s not included)\n",
               r.CompileSecondsExcludingCalibration(), r.Seconds("calibration"), r.Seconds("sqnr"));
   std::fflush(stdout);
+  if (!a.tuning_log.empty()) {
+    // The config hash that selects the records is known once the pipeline has read the config.
+    size_t other = 0;
+    a.schedules = tune::BestSchedules(records, r.config.HashHex(), &other);
+    std::cerr << "tuning log " << a.tuning_log << ": " << a.schedules.conv2d.size()
+              << " tuned layer signatures for config " << r.config.name;
+    if (other) std::cerr << " (" << other << " records for other configs ignored)";
+    std::cerr << "\n";
+    o.schedules = &a.schedules;
+  }
   package::LowerReport lowering;
   if (Status st = pipeline::WritePackage(r.graph, r.config, o, r, &lowering); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";
@@ -118,6 +139,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_flag("--partition-cost", args->options.partition_cost,
               "move accelerator segments that do not pay for their launch and transfers to the "
               "CPU (BYOC-style cost; the placement table gives each one's estimate)");
+  c->add_option("--tuning-log", args->tuning_log,
+                "apply the fastest schedule per layer from a loom tune log (JSON lines); layers "
+                "it lacks, or records for another config, take the built-in search");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

@@ -12,6 +12,7 @@ namespace {
 // Every subcommand, in help order.
 constexpr loom::tools::AddCommandFn kCommands[] = {
     loom::tools::AddCompileCommand,
+    loom::tools::AddTuneCommand,
 };
 
 }  // namespace

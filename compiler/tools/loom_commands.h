@@ -12,6 +12,7 @@ namespace loom::tools {
 using AddCommandFn = void (*)(CLI::App& app, int* exit_code);
 
 void AddCompileCommand(CLI::App& app, int* exit_code);  // compile_command.cc
+void AddTuneCommand(CLI::App& app, int* exit_code);     // tune_command.cc
 
 }  // namespace loom::tools
 

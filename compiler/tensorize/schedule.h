@@ -1,0 +1,34 @@
+// The schedule hook: what names a convolution layer for tuning (its signature) and the table of
+// tuned tilings the lowering takes instead of its built-in search (ChooseConv2dTiling). `loom tune`
+// (compiler/tune) fills the table from a tuning log; docs/tune.md.
+#ifndef LOOM_COMPILER_TENSORIZE_SCHEDULE_H_
+#define LOOM_COMPILER_TENSORIZE_SCHEDULE_H_
+
+#include <map>
+#include <string>
+
+#include "compiler/tensorize/conv2d.h"
+
+namespace loom::tensorize {
+
+// Everything the layer's instruction stream and its time depend on, and nothing else (not its
+// name, DRAM offsets or requantization values): op, blocked shape, window, dtypes and the fused
+// epilogue's ALU passes. Two layers with one signature take one schedule. Blocked shapes depend
+// on the config, so a signature is meaningful only beside a config hash.
+// Example: "conv2d n1 c4 h56 w56 o4 k3x3 s1x1 p1,1,1,1 i8>i8 epi=bias,mul,shr,max".
+std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise);
+
+// Tuned tilings by layer signature, all for one config. For a depthwise layer the tiling is that of
+// one channel block (DepthwiseBlockLayer), as the built-in search's is.
+struct ScheduleTable {
+  std::map<std::string, Conv2dTiling> conv2d;
+
+  const Conv2dTiling* Find(const std::string& signature) const {
+    auto it = conv2d.find(signature);
+    return it == conv2d.end() ? nullptr : &it->second;
+  }
+};
+
+}  // namespace loom::tensorize
+
+#endif  // LOOM_COMPILER_TENSORIZE_SCHEDULE_H_

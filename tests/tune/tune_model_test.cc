@@ -1,0 +1,204 @@
+// `loom tune` on a whole model, and `loom compile --tuning-log` applying it: on the ResNet basic
+// block of tests/e2e, tuning never ends slower than the built-in search (simulated cycles), the log
+// holds what was measured, the compile applies the log's tilings (seen in the lowering report),
+// records for another config fall back to the built-in search, and packages built with tuned or
+// deliberately different tilings give bit-identical outputs on cpu, fsim and tsim.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "compiler/package/lower.h"
+#include "compiler/package/writer.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/tune/search.h"
+#include "compiler/tune/tune.h"
+#include "compiler/tune/tuning_log.h"
+#include "runtime/api/host_runtime.h"
+#include "runtime/config/config_file.h"
+#include "runtime/exec/executor.h"
+#include "runtime/io/npy.h"
+
+namespace loom::tune {
+namespace {
+
+std::string Src(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
+const char kBlock[] = "tests/e2e/models/resnet_basic";
+
+pipeline::CompileOptions BlockOptions() {
+  pipeline::CompileOptions o;
+  o.model_path = Src(std::string(kBlock) + ".onnx");
+  o.calibration = {Src(std::string(kBlock) + "_calibration.npy")};
+  o.config = "1x16x16";
+  o.measure_sqnr = false;
+  return o;
+}
+
+struct Compiled {
+  package::LowerReport lowering;
+  std::vector<package::Conv2dLowering> convs;
+  std::vector<uint8_t> bytes;
+};
+
+Status Compile(const tensorize::ScheduleTable* schedules, Compiled* out) {
+  pipeline::CompileOptions o = BlockOptions();
+  pipeline::CompileResult r;
+  LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &r));
+  package::LowerOptions lo;
+  lo.schedules = schedules;
+  lo.on_conv2d = [out](const package::Conv2dLowering& c) { out->convs.push_back(c); };
+  package::PackageSpec spec;
+  LOOM_RETURN_IF_ERROR(package::LowerToPackage(r.graph, r.config, lo, &spec, &out->lowering));
+  return package::SerializePackage(spec, &out->bytes);
+}
+
+Status RunOn(const std::string& device, const Compiled& c, std::vector<runtime::HostTensor>* out) {
+  LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
+  NpyArray in;
+  LOOM_RETURN_IF_ERROR(ReadNpy(Src(std::string(kBlock) + "_input.npy"), &in));
+  runtime::HostTensor x;
+  x.type = DType::kF32;
+  x.shape = in.shape;
+  x.data = in.bytes;
+  std::unique_ptr<runtime::Package> pkg;
+  LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(c.bytes.data(), c.bytes.size(), &pkg));
+  std::unique_ptr<runtime::Driver> drv;
+  LOOM_RETURN_IF_ERROR(runtime::CreateDriver(device, &drv));
+  std::unique_ptr<runtime::Executor> ex;
+  LOOM_RETURN_IF_ERROR(runtime::Executor::Create(std::move(pkg), std::move(drv), {}, &ex));
+  return ex->Run({x}, {}, out);
+}
+
+// The tuned log, made once for every test.
+struct Tuned {
+  Status status;
+  TuneReport report;
+  std::vector<TuningRecord> records;
+  std::string log;
+};
+
+const Tuned& GetTuned() {
+  static Tuned* tuned = [] {
+    auto* t = new Tuned;
+    TuneOptions o;
+    o.compile = BlockOptions();
+    o.trials = 16;
+    o.log_path = ::testing::TempDir() + "/resnet_basic_tune.json";
+    t->log = o.log_path;
+    t->status = TuneModel(o, &t->report);
+    if (t->status.ok()) t->status = ReadTuningLog(o.log_path, &t->records);
+    return t;
+  }();
+  return *tuned;
+}
+
+TEST(TuneModel, NeverSlowerThanTheBuiltInSearchAndLogsEveryTrial) {
+  const Tuned& t = GetTuned();
+  ASSERT_TRUE(t.status.ok()) << t.status.ToString();
+  ASSERT_FALSE(t.report.layers.empty());
+  size_t measured = 0, best = 0;
+  for (const TuningRecord& r : t.records) {
+    EXPECT_EQ(r.config_hash, t.report.config_hash);
+    EXPECT_EQ(r.device, "fsim");
+    (r.kind == "best" ? best : measured) += 1;
+  }
+  EXPECT_EQ(best, t.report.layers.size());
+  uint32_t failed = 0;
+  for (const TunedLayer& l : t.report.layers) {
+    SCOPED_TRACE(l.signature);
+    EXPECT_LE(l.best_cycles, l.builtin_cycles);
+    EXPECT_GE(l.count, 1u);
+    failed += l.failed;
+  }
+  EXPECT_EQ(measured + failed, t.report.trials);
+  EXPECT_LE(t.report.best_cycles, t.report.builtin_cycles);
+  PrintTuneReport(t.report, std::cout);
+}
+
+TEST(TuneModel, CompileAppliesTheLogsBestTilingPerLayer) {
+  const Tuned& t = GetTuned();
+  ASSERT_TRUE(t.status.ok()) << t.status.ToString();
+  const tensorize::ScheduleTable table = BestSchedules(t.records, t.report.config_hash);
+  Compiled c;
+  ASSERT_TRUE(Compile(&table, &c).ok());
+  ASSERT_FALSE(c.convs.empty());
+  std::map<std::string, const TunedLayer*> by_sig;
+  for (const TunedLayer& l : t.report.layers) by_sig[l.signature] = &l;
+  for (const package::Conv2dLowering& conv : c.convs) {
+    SCOPED_TRACE(conv.name);
+    EXPECT_TRUE(conv.tuned);
+    ASSERT_EQ(by_sig.count(conv.signature), 1u);
+    EXPECT_EQ(conv.choice.tiling, by_sig[conv.signature]->best);
+    EXPECT_EQ(conv.choice.cycles, by_sig[conv.signature]->best_cycles);
+  }
+  // The report the tool prints and writes (--report) says which layers the log scheduled.
+  size_t tuned = 0;
+  for (const package::LayerLowering& l : c.lowering.layers) {
+    if (!l.tuned) continue;
+    ++tuned;
+    EXPECT_EQ(pipeline::LoweringJson(c.lowering)["layers"].size(), c.lowering.layers.size());
+  }
+  EXPECT_EQ(tuned, c.convs.size());
+}
+
+TEST(TuneModel, RecordsForAnotherConfigFallBackToTheBuiltInSearch) {
+  const Tuned& t = GetTuned();
+  ASSERT_TRUE(t.status.ok()) << t.status.ToString();
+  std::vector<TuningRecord> other = t.records;
+  for (TuningRecord& r : other) r.config_hash = "0000000000000000";
+  size_t skipped = 0;
+  const tensorize::ScheduleTable table = BestSchedules(other, t.report.config_hash, &skipped);
+  EXPECT_EQ(skipped, other.size());
+  Compiled tuned_none, builtin;
+  ASSERT_TRUE(Compile(&table, &tuned_none).ok());
+  ASSERT_TRUE(Compile(nullptr, &builtin).ok());
+  ASSERT_EQ(tuned_none.convs.size(), builtin.convs.size());
+  for (size_t i = 0; i < builtin.convs.size(); ++i) {
+    EXPECT_FALSE(tuned_none.convs[i].tuned);
+    EXPECT_EQ(tuned_none.convs[i].choice.tiling, builtin.convs[i].choice.tiling);
+  }
+  EXPECT_EQ(tuned_none.bytes, builtin.bytes);
+}
+
+// Every convolution forced onto a tiling the built-in search did not choose (another thread count
+// or the smallest tiles), so the schedule really changes; the outputs must not.
+TEST(TuneModel, TunedPackagesAreBitIdenticalOnCpuFsimAndTsim) {
+  Compiled builtin;
+  ASSERT_TRUE(Compile(nullptr, &builtin).ok());
+  tensorize::ScheduleTable forced;
+  for (const package::Conv2dLowering& conv : builtin.convs) {
+    HwConfig config;
+    ASSERT_TRUE(LoadHwConfig("1x16x16", &config).ok());
+    for (const tensorize::Conv2dTiling& t : KnobSpace(config, conv.layer)) {
+      if (!(t == conv.choice.tiling) && t.virtual_threads != conv.choice.tiling.virtual_threads) {
+        forced.conv2d[conv.signature] = t;
+        break;
+      }
+    }
+  }
+  Compiled c;
+  ASSERT_TRUE(Compile(&forced, &c).ok());
+  ASSERT_EQ(c.convs.size(), builtin.convs.size());
+  for (size_t i = 0; i < c.convs.size(); ++i) {
+    EXPECT_TRUE(c.convs[i].tuned) << c.convs[i].name;
+    EXPECT_FALSE(c.convs[i].choice.tiling == builtin.convs[i].choice.tiling) << c.convs[i].name;
+  }
+  std::vector<runtime::HostTensor> ref;
+  ASSERT_TRUE(RunOn("cpu", builtin, &ref).ok());
+  for (const char* device : {"cpu", "fsim", "tsim"}) {
+    SCOPED_TRACE(device);
+    for (const Compiled* p : {&builtin, &c}) {
+      std::vector<runtime::HostTensor> out;
+      const Status s = RunOn(device, *p, &out);
+      if (std::string(device) == "tsim" && s.code() == StatusCode::kNotFound) {
+        GTEST_SKIP() << "this build has no tsim";
+      }
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(out.size(), ref.size());
+      for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].data, ref[i].data);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace loom::tune
