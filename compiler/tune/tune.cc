@@ -25,6 +25,9 @@ double Since(Clock::time_point t) {
 struct Task {
   TunedLayer report;
   tensorize::Conv2dLayer layer;
+  // What one trial costs the simulator, relative to the other layers: its built-in cycles (for the
+  // ETA; the first layers are often the largest, so a plain per-trial average overshoots).
+  uint64_t work = 1;
 };
 
 // The model's distinct convolutions, in order of first appearance, with the built-in tilings.
@@ -43,6 +46,7 @@ Status CollectLayers(const TuneOptions& o, pipeline::CompileResult* r, std::vect
       t.report.name = conv.name;
       t.report.repeats = conv.repeats;
       t.report.builtin = conv.choice.tiling;
+      t.work = std::max<uint64_t>(1, conv.choice.cycles);
       out->push_back(std::move(t));
     }
     ++(*out)[it->second].report.count;
@@ -102,7 +106,8 @@ Status TuneModel(const TuneOptions& o, TuneReport* report) {
   }
   double weighted_rho = 0;
   const Clock::time_point tuning = Clock::now();
-  uint32_t trials_done = 0;
+  double work_total = 0, work_done = 0;
+  for (const Task& t : tasks) work_total += double(t.work) * o.trials;
   for (size_t i = 0; i < tasks.size(); ++i) {
     Task& task = tasks[i];
     SearchOptions so;
@@ -120,9 +125,8 @@ Status TuneModel(const TuneOptions& o, TuneReport* report) {
     };
     so.on_batch = [&](uint32_t trials, uint64_t best) {
       if (!o.progress) return;
-      const uint32_t done = trials_done + trials;
-      const double per_trial = done ? Since(tuning) / done : 0;
-      double eta = per_trial * (double(o.trials) * tasks.size() - done);
+      const double done = work_done + double(task.work) * trials;
+      double eta = Since(tuning) / done * std::max(0.0, work_total - done);
       if (o.seconds > 0) eta = std::min(eta, std::max(0.0, o.seconds - Since(start)));
       char line[256];
       std::snprintf(line, sizeof line,
@@ -145,7 +149,7 @@ Status TuneModel(const TuneOptions& o, TuneReport* report) {
     t.space = sr.space;
     t.ranked = static_cast<uint32_t>(sr.predicted.size());
     t.spearman = SpearmanCorrelation(sr.predicted, sr.measured);
-    trials_done += sr.trials;
+    work_done += double(task.work) * o.trials;  // a layer cut short by time counts as done
     write("best", t.signature, t.best, t.best_cycles, t.builtin_cycles);
     rep.builtin_cycles += t.ModelCycles(t.builtin_cycles);
     rep.best_cycles += t.ModelCycles(t.best_cycles);
@@ -170,12 +174,14 @@ void PrintTuneReport(const TuneReport& r, std::ostream& os) {
                 "rho");
   os << line;
   for (const TunedLayer& l : r.layers) {
-    std::snprintf(line, sizeof line, "%-24.24s %4u %-28s %-28s %12llu %12llu %6.2fx %6u %6.2f\n",
+    char rho[16] = "     -";  // too few proposals measured to rank
+    if (l.ranked >= 4) std::snprintf(rho, sizeof rho, "%6.2f", l.spearman);
+    std::snprintf(line, sizeof line, "%-24.24s %4u %-28s %-28s %12llu %12llu %6.2fx %6u %s\n",
                   l.name.c_str(), l.count, l.builtin.ToString().c_str(), l.best.ToString().c_str(),
                   static_cast<unsigned long long>(l.builtin_cycles),
                   static_cast<unsigned long long>(l.best_cycles),
                   l.best_cycles ? double(l.builtin_cycles) / double(l.best_cycles) : 0.0, l.trials,
-                  l.spearman);
+                  rho);
     os << line;
   }
   std::snprintf(

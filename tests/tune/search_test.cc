@@ -148,6 +148,23 @@ TEST(SearchLayer, NeverSlowerThanTheBuiltInChoice) {
   }
 }
 
+// A spent time budget still measures the built-in tiling, and nothing more.
+TEST(SearchLayer, APassedDeadlineMeasuresOnlyTheBuiltInChoice) {
+  const HwConfig c = Config("1x16x16");
+  const Conv2dLayer l = Stage3(c);
+  tensorize::TilingChoice choice;
+  ASSERT_TRUE(tensorize::ChooseConv2dTiling(c, l, &choice).ok());
+  std::unique_ptr<Measurer> m;
+  ASSERT_TRUE(CreateMeasurer("fsim", c, 0, &m).ok());
+  SearchOptions o;
+  o.deadline = std::chrono::steady_clock::now();
+  SearchResult r;
+  ASSERT_TRUE(SearchLayer(c, l, choice.tiling, m.get(), o, &r).ok());
+  EXPECT_EQ(r.trials, 1u);
+  EXPECT_EQ(r.best, choice.tiling);
+  EXPECT_EQ(r.best_cycles, choice.cycles);
+}
+
 // Measuring through the runtime's Driver interface (here fsim's driver, which runs the data path
 // as well) gives the timing model's cycles up to placement: the timing model runs the stream with
 // every region at address 0, the driver at the addresses it allocates, which moves where DMA

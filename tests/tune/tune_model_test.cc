@@ -160,6 +160,30 @@ TEST(TuneModel, RecordsForAnotherConfigFallBackToTheBuiltInSearch) {
   EXPECT_EQ(tuned_none.bytes, builtin.bytes);
 }
 
+// The same search measured on the RTL through the runtime's Driver interface.
+TEST(TuneModel, TunesOnTsimThroughTheDriverInterface) {
+  ASSERT_TRUE(runtime::RegisterHostRuntime().ok());
+  std::unique_ptr<runtime::Driver> probe;
+  if (!runtime::CreateDriver("tsim", &probe).ok()) GTEST_SKIP() << "this build has no tsim";
+  TuneOptions o;
+  o.compile = BlockOptions();
+  o.trials = 6;
+  o.device = "tsim";
+  o.log_path = ::testing::TempDir() + "/resnet_basic_tsim.json";
+  TuneReport report;
+  const Status s = TuneModel(o, &report);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(report.device, "tsim");
+  ASSERT_FALSE(report.layers.empty());
+  for (const TunedLayer& l : report.layers) {
+    EXPECT_GT(l.builtin_cycles, 0u);
+    EXPECT_LE(l.best_cycles, l.builtin_cycles);
+  }
+  std::vector<TuningRecord> records;
+  ASSERT_TRUE(ReadTuningLog(o.log_path, &records).ok());
+  for (const TuningRecord& r : records) EXPECT_EQ(r.device, "tsim");
+}
+
 // Every convolution forced onto a tiling the built-in search did not choose (another thread count
 // or the smallest tiles), so the schedule really changes; the outputs must not.
 TEST(TuneModel, TunedPackagesAreBitIdenticalOnCpuFsimAndTsim) {
