@@ -66,8 +66,8 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   c->add_option("--seconds", o.seconds,
                 "time budget for the whole run, shared over the layers (default: none)");
   c->add_option("--device", o.device,
-                "where candidates are measured: fsim (timing model, default) or a runtime "
-                "driver such as tsim");
+                "where candidates are measured: fsim (timing model, default), a runtime driver "
+                "such as tsim, or remote://HOST:PORT[/DEVICE] (loom-run serve)");
   c->add_option("--seed", o.seed, "random seed of the search (default 1)");
   c->callback([args, exit_code]() { *exit_code = RunTune(*args); });
 }

@@ -2,8 +2,13 @@
 
 #include <vector>
 
+#include "compiler/tune/layer_package.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/drivers/driver.h"
+#include "runtime/package/package.h"
+#ifdef LOOM_TUNE_HAVE_REMOTE
+#include "runtime/remote/client.h"
+#endif
 
 namespace loom::tune {
 namespace {
@@ -124,6 +129,50 @@ class DriverMeasurer : public Measurer {
   std::unique_ptr<runtime::Driver> driver_;
 };
 
+#ifdef LOOM_TUNE_HAVE_REMOTE
+// A remote device runs packages: each candidate becomes a one-layer package (layer_package.h),
+// uploaded and run once with a zero input; the cycles are the run's device cycles.
+class RemoteMeasurer : public Measurer {
+ public:
+  RemoteMeasurer(std::string device, const HwConfig& c, uint32_t wall_timeout_ms)
+      : device_(std::move(device)), c_(c), wall_timeout_ms_(wall_timeout_ms) {}
+  const std::string& device() const override { return device_; }
+
+  Status Measure(const Conv2dLayer& l, const Conv2dTiling& t, uint64_t* cycles) override {
+    package::PackageSpec spec;
+    LOOM_RETURN_IF_ERROR(LayerPackage(c_, l, t, &spec));
+    std::vector<uint8_t> bytes;
+    LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
+    std::unique_ptr<runtime::Package> pkg;
+    LOOM_RETURN_IF_ERROR(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg));
+    runtime::remote::RemoteOptions o;
+    o.address = device_.substr(std::string(runtime::remote::kRemoteScheme).size());
+    if (wall_timeout_ms_) o.wall_timeout_ms = wall_timeout_ms_;
+    std::unique_ptr<runtime::Executor> ex;
+    LOOM_RETURN_IF_ERROR(runtime::remote::OpenRemote(std::move(pkg), o, &ex));
+    runtime::HostTensor x;
+    x.type = DType::kI8;
+    const auto& in = spec.inputs[0].shape;
+    x.shape.assign(in.begin(), in.end());
+    x.data.assign(uint64_t{in[0]} * in[1] * in[2] * in[3], 0);
+    std::vector<runtime::HostTensor> outputs;
+    LOOM_RETURN_IF_ERROR(ex->Run({x}, {}, &outputs));
+    const runtime::SegmentProfile total = ex->profile().Total();
+    if (total.cycles == 0) {
+      return FailedPrecondition("device " + device_ + " counts no cycles (its server runs the " +
+                                "package on the cpu device?); serve fsim, tsim or hardware");
+    }
+    *cycles = total.cycles;
+    return Status::Ok();
+  }
+
+ private:
+  std::string device_;
+  HwConfig c_;
+  uint32_t wall_timeout_ms_;
+};
+#endif
+
 }  // namespace
 
 Status CreateMeasurer(const std::string& device, const HwConfig& config, uint32_t wall_timeout_ms,
@@ -133,9 +182,13 @@ Status CreateMeasurer(const std::string& device, const HwConfig& config, uint32_
     return Status::Ok();
   }
   if (device.compare(0, 9, "remote://") == 0) {
-    return Unimplemented("device " + device +
-                         ": loom tune does not measure on the remote device "
-                         "yet (docs/tune.md); tune on fsim or tsim");
+#ifdef LOOM_TUNE_HAVE_REMOTE
+    *out = std::make_unique<RemoteMeasurer>(device, config, wall_timeout_ms);
+    return Status::Ok();
+#else
+    return Unimplemented("device " + device + ": this build has no remote device (it needs " +
+                         "POSIX sockets); tune on fsim or tsim");
+#endif
   }
   return CreateDriverMeasurer(device, config, wall_timeout_ms, out);
 }

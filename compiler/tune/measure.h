@@ -1,6 +1,8 @@
 // How `loom tune` measures a candidate: one layer's instruction stream, alone, on a device.
 //   "fsim"        fsim's timing model, no data touched (what the built-in search times with);
-//   other names   any registered runtime driver (tsim, fsim:... ) through the Driver interface
+//   remote://...  a device served by `loom-run serve`: each candidate as a one-layer package
+//                 (layer_package.h), run once, its device cycles read from the run's profile;
+//   other names   any registered runtime driver (tsim, hardware) through the Driver interface
 //                 (runtime/drivers/driver.h): the layer's code is linked into device memory,
 //                 submitted, and the device's cycle counter read back.
 #ifndef LOOM_COMPILER_TUNE_MEASURE_H_
