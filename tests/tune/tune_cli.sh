@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `loom tune` and `loom compile --tuning-log` as a user runs them, on the ResNet basic block of
+# tests/e2e: the tune table and log, the compile marking tuned layers (table and --report), and a
+# malformed log refused naming its line and field.
+# usage: tune_cli.sh LOOM SOURCE_DIR WORK_DIR
+set -euo pipefail
+loom="$1"
+src="$2"
+dir="$3"
+mkdir -p "$dir"
+model="$src/tests/e2e/models/resnet_basic"
+fail() {
+  echo "tune_cli: $*" >&2
+  exit 1
+}
+
+"$loom" tune "$model.onnx" --calibration "${model}_calibration.npy" -o "$dir/log.json" \
+  --trials 6 >"$dir/tune.txt" 2>"$dir/tune.err" || fail "loom tune failed: $(cat "$dir/tune.err")"
+grep -q "^convolutions in the model" "$dir/tune.txt" || fail "no totals line in the tune report"
+grep -q "tune \[1/" "$dir/tune.err" || fail "no progress lines"
+[[ $(grep -c '"kind":"best"' "$dir/log.json") -ge 1 ]] || fail "no best record in the log"
+
+"$loom" compile "$model.onnx" --calibration "${model}_calibration.npy" -o "$dir/tuned.loom" \
+  --tuning-log "$dir/log.json" --no-sqnr --report "$dir/report.json" >"$dir/compile.txt" \
+  2>"$dir/compile.err" || fail "loom compile --tuning-log failed: $(cat "$dir/compile.err")"
+grep -q "layers scheduled from the tuning log" "$dir/compile.txt" || fail "no tuned layers in the table"
+grep -q '"tuned": true' "$dir/report.json" || fail "the report marks no layer tuned"
+
+sed -n 1p "$dir/log.json" | sed 's/"vt":[12]/"vt":3/' >"$dir/bad.json"
+if "$loom" compile "$model.onnx" -o "$dir/bad.loom" --tuning-log "$dir/bad.json" 2>"$dir/bad.err"; then
+  fail "a malformed log was accepted"
+fi
+grep -q "bad.json:1: field 'tiling.vt': value 3 outside \[1, 2\]" "$dir/bad.err" ||
+  fail "unexpected error: $(cat "$dir/bad.err")"
+echo "tune_cli: ok"
