@@ -114,9 +114,13 @@ Status TuneModel(const TuneOptions& o, TuneReport* report) {
     so.trials = o.trials;
     so.seed = o.seed + static_cast<uint32_t>(i);
     if (o.seconds > 0) {
+      // What is left of the budget, shared by work: a trial costs the simulator about what the
+      // layer costs the device, so every layer gets about the same number of trials.
       const double left = std::max(0.0, o.seconds - Since(start));
+      double work_left = 0;
+      for (size_t j = i; j < tasks.size(); ++j) work_left += double(tasks[j].work);
       so.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(left / (tasks.size() - i)));
+                                       std::chrono::duration<double>(left * task.work / work_left));
     }
     so.on_measured = [&](const tensorize::Conv2dTiling& t, uint64_t cycles) {
       // The first measurement is the built-in tiling's: the progress lines show it.
