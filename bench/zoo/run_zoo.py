@@ -424,7 +424,9 @@ def tables(results, boards):
     """Three markdown tables: the accelerator, correctness and fidelity, the CPU comparison."""
     acc = []
     for r in results:
-        lat = [f"{r['latency_ms'][b]['ms']:.3g}" if b in r["latency_ms"] else "-" for b in boards]
+        # *: a row merged from a run before per-board compiles, whose cycles are 1x16x16's.
+        lat = [f"{r['latency_ms'][b]['ms']:.3g}" + ("*" if r["latency_ms"][b].get("scaled_from") else "")
+               if b in r["latency_ms"] else "-" for b in boards]
         acc.append([r["model"], f"{r['model_macs'] / 1e6:.1f}", f"{r['compile_s']:.1f}",
                     f"{100 * r['offload_ops']:.0f}% / {100 * r['offload_macs']:.1f}%",
                     f"{100 * r['accel_time_share']:.0f}%" if "accel_time_share" in r else "-",
@@ -472,8 +474,9 @@ def board_config_table(results, boards):
     first table's run)."""
     rows = []
     for r in results:
+        # Rows merged from runs before accel_macs was recorded have no real-MAC figure.
         base_real = r["accel_macs"] / (r["cycles"] * r["peak_macs_per_cycle"]) \
-            if r.get("accel_macs") and r.get("peak_macs_per_cycle") else 0.0
+            if r.get("accel_macs") and r.get("peak_macs_per_cycle") and r["cycles"] else None
         per = {BASE_CONFIG: {"cycles": r["cycles"], "gemm_utilization": r["gemm_utilization"],
                              "real_mac_utilization": base_real, "cpu_fsim_bit_exact": r["cpu_fsim_bit_exact"],
                              "compile_s": r["compile_s"]}}
@@ -484,7 +487,8 @@ def board_config_table(results, boards):
             if not on:
                 continue
             rows.append([r["model"], config, ", ".join(on), f"{d['compile_s']:.1f}", f"{d['cycles'] / 1e6:.3g}",
-                         f"{100 * d['real_mac_utilization']:.1f}%", f"{100 * d['gemm_utilization']:.1f}%",
+                         "-" if d["real_mac_utilization"] is None else f"{100 * d['real_mac_utilization']:.1f}%",
+                         f"{100 * d['gemm_utilization']:.1f}%",
                          yes(d["cpu_fsim_bit_exact"])] +
                         [f"{r['latency_ms'][b]['ms']:.3g}" if b in on else "" for b in boards])
     return "\n" + md_table(["model", "config", "boards", "compile s", "Mcycles", "real-MAC util",
@@ -498,7 +502,8 @@ def notes(results, failed, boards, args):
     md = (f"\nFirst table: all on {BASE_CONFIG} (pynq-z1 board), cycles from fsim for one inference; "
           "latency = cycles / board clock, accelerator segments only (CPU segments excluded). "
           + (f"{', '.join(own)}: the model compiled once more with `--board` for that config; "
-             "their latency is that compile's fsim cycles at the board's clock (fourth table). "
+             "their latency is that compile's fsim cycles at the board's clock (fourth table; "
+             f"* marks rows merged from older runs, which rescaled the {BASE_CONFIG} cycles). "
              if own else "") +
           "accel time: the accelerator "
           "segments' pynq-z1 time over that plus the CPU segments' time on this host. "
