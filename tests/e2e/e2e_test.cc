@@ -239,13 +239,32 @@ TEST_P(EndToEnd, QuantizedOutputTracksFloat) {
   EXPECT_GT(sqnr, 30.0) << m.name << ": int8 output SQNR " << sqnr << " dB against fp32";
 }
 
-// 1x32x32 is the zcu104 and alveo-u250 config: its wider blocks and buffers change every tiling.
 INSTANTIATE_TEST_SUITE_P(e2e, EndToEnd,
                          ::testing::Combine(::testing::ValuesIn(Blocks()),
-                                            ::testing::Values("1x8x8", "1x16x16", "1x32x32")),
+                                            ::testing::Values("1x8x8", "1x16x16")),
                          [](const auto& i) {
-                           return std::get<0>(i.param).name + "_" + std::get<1>(i.param);
+                           return std::get<0>(i.param).name + "_" +
+                                  (std::get<1>(i.param) == "1x8x8" ? "1x8x8" : "1x16x16");
                          });
+
+// 1x32x32, the zcu104 and alveo-u250 config, whose wider blocks and buffers change every tiling:
+// a residual block, a depthwise block, grouped convolutions (CPU segments between accelerator
+// ones) and digits, which keeps CI's test time in budget.
+std::vector<Model> Blocks1x32x32() {
+  std::vector<Model> v;
+  for (const Model& m : Blocks()) {
+    if (m.name == "resnet_basic" || m.name == "mbv2_inverted" || m.name == "regnet_block" ||
+        m.name == "digits") {
+      v.push_back(m);
+    }
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(e2e_1x32x32, EndToEnd,
+                         ::testing::Combine(::testing::ValuesIn(Blocks1x32x32()),
+                                            ::testing::Values("1x32x32")),
+                         [](const auto& i) { return std::get<0>(i.param).name; });
 
 // `--board B` compiles for the board's own config and records the board; an explicit --config
 // that disagrees with the board is refused with both names.
