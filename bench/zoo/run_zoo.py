@@ -67,13 +67,55 @@ def fidelity(q, ref, labels):
     return f
 
 
-def load_boards():
+def load_boards(names):
     boards = {}
-    for b in BOARDS:
-        with open(os.path.join(ROOT, "boards", b + ".json")) as f:
+    for b in names:
+        path = os.path.join(ROOT, "boards", b + ".json")
+        if not os.path.exists(path):
+            sys.exit(f"--boards: no board {b} ({path} does not exist)")
+        with open(path) as f:
             d = json.load(f)
         boards[b] = {"clock_mhz": d["clock_mhz"], "config": d["config"]}
     return boards
+
+
+def board_configs(boards):
+    """{config: the first board that uses it} for every config other than BASE_CONFIG."""
+    out = {}
+    for b, d in boards.items():
+        if d["config"] != BASE_CONFIG:
+            out.setdefault(d["config"], b)
+    return out
+
+
+def bench_board_config(args, spec, config, board, x1, w, log):
+    """Compiles the model once for `board`'s own config and runs one inference on fsim (cycles)
+    and cpu (bit-exactness against fsim's output)."""
+    loom = args.loom
+    pkg = os.path.join(w, f"{spec['name']}.{config}.loom")
+    r = {"board": board}
+    r["compile_s"], _ = run([loom, "compile", spec["onnx"], "-o", pkg, "--board", board,
+                             "--calibration", spec["calibration"], "--no-sqnr"]
+                            + args.compile_flags.split(), log)
+    _, insp = run([loom, "inspect", pkg, "--json"], log)
+    insp = json.loads(insp)
+    c = insp["config"]
+    peak = c["batch"] * c["block_in"] * c["block_out"]
+    outs = {}
+    for dev in ("cpu", "fsim"):
+        o, st = os.path.join(w, f"{dev}.{config}.npy"), os.path.join(w, f"{dev}.{config}_stats.json")
+        run([loom, "run", pkg, "--device", dev, "--input", x1, "--output", o, "--stats", st, "-q"], log)
+        outs[dev] = np.load(o)
+    with open(os.path.join(w, f"fsim.{config}_stats.json")) as f:
+        fs = json.load(f)
+    runs = max(1, fs["inferences"])
+    r["cpu_fsim_bit_exact"] = bool(np.array_equal(outs["cpu"], outs["fsim"]))
+    r["cycles"] = fs["cycles"] // runs
+    r["gemm_utilization"] = fs["gemm_utilization"]
+    # Counted on the model's own MACs, not the padded ones the array did.
+    r["real_mac_utilization"] = insp["offload"]["accel_macs"] / (r["cycles"] * peak) if r["cycles"] else 0.0
+    r["fsim_ms_per_inference"] = per_inference_ms(fs)
+    return r
 
 
 def models(args):
@@ -240,6 +282,7 @@ def bench_model(args, boards, spec, log):
     r["constants_bytes"] = insp["constants_bytes"]
     r["offload_ops"] = insp["offload"]["ops"]
     r["offload_macs"] = insp["offload"]["macs"]
+    r["accel_macs"] = insp["offload"]["accel_macs"]
     r["model_macs"] = sum(s["macs"] for s in insp["segments"])
     r["segments"] = len(insp["segments"])
 
@@ -288,11 +331,16 @@ def bench_model(args, boards, spec, log):
         seg = [t["cycles"] / f["cycles"] for t, f in zip(ts["segments"], fs["segments"]) if f["cycles"]]
         r["tsim_fsim_cycles_per_segment"] = [min(seg), max(seg)] if seg else None
         r["tsim_cycles_per_s"] = cycles_per_s(ts)
+    # Each board's latency from a compile for its own config, at its own clock.
+    r["board_configs"] = {}
+    for config, board in board_configs(boards).items():
+        print(f"  {config} (--board {board}) ...", file=sys.stderr, flush=True)
+        r["board_configs"][config] = bench_board_config(args, spec, config, board, x1, w, log)
     r["latency_ms"] = {}
     for b, d in boards.items():
-        r["latency_ms"][b] = {"ms": r["cycles"] / (d["clock_mhz"] * 1e3), "clock_mhz": d["clock_mhz"],
-                              "board_config": d["config"],
-                              "scaled_from": BASE_CONFIG if d["config"] != BASE_CONFIG else None}
+        cycles = r["cycles"] if d["config"] == BASE_CONFIG else r["board_configs"][d["config"]]["cycles"]
+        r["latency_ms"][b] = {"ms": cycles / (d["clock_mhz"] * 1e3), "clock_mhz": d["clock_mhz"],
+                              "board_config": d["config"], "cycles": cycles}
 
     # Fidelity against fp32 (onnxruntime, the same one-thread session that is timed below).
     fp32 = ort_session(onnx)
@@ -376,8 +424,9 @@ def tables(results, boards):
     """Three markdown tables: the accelerator, correctness and fidelity, the CPU comparison."""
     acc = []
     for r in results:
-        lat = [f"{r['latency_ms'][b]['ms']:.3g}" + ("*" if r["latency_ms"][b]["scaled_from"] else "")
-               for b in boards]
+        # *: a row merged from a run before per-board compiles, whose cycles are 1x16x16's.
+        lat = [f"{r['latency_ms'][b]['ms']:.3g}" + ("*" if r["latency_ms"][b].get("scaled_from") else "")
+               if b in r["latency_ms"] else "-" for b in boards]
         acc.append([r["model"], f"{r['model_macs'] / 1e6:.1f}", f"{r['compile_s']:.1f}",
                     f"{100 * r['offload_ops']:.0f}% / {100 * r['offload_macs']:.1f}%",
                     f"{100 * r['accel_time_share']:.0f}%" if "accel_time_share" in r else "-",
@@ -416,17 +465,47 @@ def tables(results, boards):
                     f"{r['loom_cpu_vs_ort_int8_u8s8']:.1f}x"])
     md += "\n" + md_table(["model", "Loom cpu ms", "ORT fp32 ms", "ORT int8 ms", "ORT u8s8 ms",
                            "Loom / ORT fp32", "Loom / ORT int8", "Loom / ORT u8s8"], cpu)
+    md += board_config_table(results, boards)
     return md
 
 
+def board_config_table(results, boards):
+    """Fourth table: each model compiled for each board's own config (BASE_CONFIG's row from the
+    first table's run)."""
+    rows = []
+    for r in results:
+        # Rows merged from runs before accel_macs was recorded have no real-MAC figure.
+        base_real = r["accel_macs"] / (r["cycles"] * r["peak_macs_per_cycle"]) \
+            if r.get("accel_macs") and r.get("peak_macs_per_cycle") and r["cycles"] else None
+        per = {BASE_CONFIG: {"cycles": r["cycles"], "gemm_utilization": r["gemm_utilization"],
+                             "real_mac_utilization": base_real, "cpu_fsim_bit_exact": r["cpu_fsim_bit_exact"],
+                             "compile_s": r["compile_s"]}}
+        per.update(r.get("board_configs", {}))
+        for config in sorted(per, key=lambda c: (c != BASE_CONFIG, c)):
+            d = per[config]
+            on = [b for b, bd in boards.items() if bd["config"] == config]
+            if not on:
+                continue
+            rows.append([r["model"], config, ", ".join(on), f"{d['compile_s']:.1f}", f"{d['cycles'] / 1e6:.3g}",
+                         "-" if d["real_mac_utilization"] is None else f"{100 * d['real_mac_utilization']:.1f}%",
+                         f"{100 * d['gemm_utilization']:.1f}%",
+                         yes(d["cpu_fsim_bit_exact"])] +
+                        [f"{r['latency_ms'][b]['ms']:.3g}" if b in on else "" for b in boards])
+    return "\n" + md_table(["model", "config", "boards", "compile s", "Mcycles", "real-MAC util",
+                            "GEMM util", "cpu=fsim"] + [f"{b} ms" for b in boards], rows)
+
+
 def notes(results, failed, boards, args):
-    scaled = [b for b, d in boards.items() if d["config"] != BASE_CONFIG]
+    own = [f"{b} ({d['config']})" for b, d in boards.items() if d["config"] != BASE_CONFIG]
     ver = results[0]["ort"]["version"] if results else "?"
     load = [x for r in results for x in r["loadavg"]] or [0.0]
     md = (f"\nFirst table: all on {BASE_CONFIG} (pynq-z1 board), cycles from fsim for one inference; "
           "latency = cycles / board clock, accelerator segments only (CPU segments excluded). "
-          f"* {', '.join(scaled)} use another config; their column is the {BASE_CONFIG} cycle count "
-          "at that board's clock, not a compile for its config. accel time: the accelerator "
+          + (f"{', '.join(own)}: the model compiled once more with `--board` for that config; "
+             "their latency is that compile's fsim cycles at the board's clock (fourth table; "
+             f"* marks rows merged from older runs, which rescaled the {BASE_CONFIG} cycles). "
+             if own else "") +
+          "accel time: the accelerator "
           "segments' pynq-z1 time over that plus the CPU segments' time on this host. "
           "Calibration: the model's first input plus more standard-normal ones, "
           "`calibration_samples` per row in zoo.json (this run: "
@@ -445,7 +524,11 @@ def notes(results, failed, boards, args):
           "the package's segments on Loom's int8 CPU kernels, process start and package loading "
           "excluded. ORT int8: QInt8 activations (as in the second table); ORT u8s8: QUInt8 "
           "activations, which ORT recommends on x86. Ratio > 1: Loom is slower. Host load average "
-          f"during the timings: {min(load):.1f}-{max(load):.1f}.\n")
+          f"during the timings: {min(load):.1f}-{max(load):.1f}.\n"
+          "\nFourth table: each model compiled for each board's own config (`loom compile --board`), "
+          "one inference of the first input on fsim (cycles) and cpu (bit-exactness). real-MAC util: "
+          "the model's accelerator MACs over cycles x the array's MACs per cycle; GEMM util: the MACs "
+          "the array did, channel padding included, over the same.\n")
     for r in results:
         if "tsim_skipped" in r:
             md += f"\n{r['model']}: tsim skipped — {r['tsim_skipped']}\n"
@@ -468,6 +551,10 @@ def main():
                          f"seed {CALIB_SEED} (default 4)")
     ap.add_argument("--compile-flags", default="",
                     help="extra `loom compile` flags, e.g. --partition-cost (default none)")
+    ap.add_argument("--boards", default=",".join(BOARDS),
+                    help="comma-separated boards (boards/NAME.json) to report latency for; each "
+                         f"config other than {BASE_CONFIG} among them costs one more compile and "
+                         f"fsim run per model (default {','.join(BOARDS)})")
     ap.add_argument("--merge", action="store_true",
                     help="keep the rows of models not run this time from OUT/zoo.json")
     ap.add_argument("--timing-runs", type=int, default=7, help="measurements per CPU timing (default 7)")
@@ -488,7 +575,7 @@ def main():
         args.build = args.build or "(unknown)"
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
-    boards = load_boards()
+    boards = load_boards([b for b in args.boards.split(",") if b])
     results, failed = [], []
     t0 = time.perf_counter()
     with open(os.path.join(args.work, "log.txt"), "w") as log:

@@ -23,9 +23,10 @@ Status FindModel(const HwConfig& config, const ModelInfo** out) {
   }
   // Unimplemented: this build can run the config, it just did not verilate a model for it.
   return Unimplemented("tsim has no RTL model for config " + config.name + " (hash " +
-                            config.HashHex() + "); this build has " +
-                            (built.empty() ? std::string("none") : built) +
-                            " (1x16x16 needs -DLOOM_TSIM_1X16X16=ON)");
+                       config.HashHex() + "); this build has " +
+                       (built.empty() ? std::string("none") : built) +
+                       " (1x16x16 needs -DLOOM_TSIM_1X16X16=ON, 1x32x32 "
+                       "-DLOOM_TSIM_1X32X32=ON)");
 }
 
 Harness::Harness(const HwConfig& rtl_config, uint64_t dram_bytes)

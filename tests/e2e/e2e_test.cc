@@ -247,6 +247,65 @@ INSTANTIATE_TEST_SUITE_P(e2e, EndToEnd,
                                   (std::get<1>(i.param) == "1x8x8" ? "1x8x8" : "1x16x16");
                          });
 
+// 1x32x32, the zcu104 and alveo-u250 config, whose wider blocks and buffers change every tiling:
+// a residual block, a depthwise block, grouped convolutions (CPU segments between accelerator
+// ones) and digits, which keeps CI's test time in budget.
+std::vector<Model> Blocks1x32x32() {
+  std::vector<Model> v;
+  for (const Model& m : Blocks()) {
+    if (m.name == "resnet_basic" || m.name == "mbv2_inverted" || m.name == "regnet_block" ||
+        m.name == "digits") {
+      v.push_back(m);
+    }
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(e2e_1x32x32, EndToEnd,
+                         ::testing::Combine(::testing::ValuesIn(Blocks1x32x32()),
+                                            ::testing::Values("1x32x32")),
+                         [](const auto& i) { return std::get<0>(i.param).name; });
+
+// `--board B` compiles for the board's own config and records the board; an explicit --config
+// that disagrees with the board is refused with both names.
+TEST(Boards, CompileForABoardUsesItsConfig) {
+  const Model m = Blocks().back();
+  for (const auto& [board, config_name] : std::vector<std::pair<std::string, std::string>>{
+           {"zcu104", "1x32x32"}, {"alveo-u250", "1x32x32"}, {"ultra96-v2", "1x16x16"}}) {
+    pipeline::CompileOptions o;
+    o.model_path = Src(m.onnx);
+    o.board = board;
+    o.calibration = {Src(m.calibration)};
+    o.measure_sqnr = false;
+    pipeline::CompileResult r;
+    ASSERT_TRUE(pipeline::CompileModel(o, &r).ok()) << board;
+    EXPECT_EQ(r.config.name, config_name) << board;
+    package::PackageSpec spec;
+    package::LowerOptions lo;
+    lo.board = board;
+    package::LowerReport lowering;
+    ASSERT_TRUE(package::LowerToPackage(r.graph, r.config, lo, &spec, &lowering).ok()) << board;
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(package::SerializePackage(spec, &bytes).ok()) << board;
+    std::unique_ptr<runtime::Package> pkg;
+    ASSERT_TRUE(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &pkg).ok()) << board;
+    EXPECT_EQ(pkg->config().name, config_name) << board;
+    EXPECT_EQ(pkg->config().HashHex(), r.config.HashHex()) << board;
+    ASSERT_NE(pkg->root().board(), nullptr) << board;
+    EXPECT_EQ(pkg->root().board()->str(), board);
+  }
+  pipeline::CompileOptions o;
+  o.model_path = Src(m.onnx);
+  o.board = "zcu104";
+  o.config = "1x16x16";
+  o.calibration = {Src(m.calibration)};
+  pipeline::CompileResult r;
+  const Status st = pipeline::CompileModel(o, &r);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("board zcu104, which uses config 1x32x32"), std::string::npos)
+      << st.ToString();
+}
+
 // The example model: int8 top-1 on fsim over the whole test set is within 1 point of fp32.
 TEST(Digits, Int8AccuracyOnFsimWithinOnePointOfFp32) {
   const Model m = Blocks().back();
