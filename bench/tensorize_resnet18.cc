@@ -17,12 +17,19 @@ namespace {
 struct Conv {
   const char* name;
   uint32_t c, hw, o, k, stride, pad;
-  uint32_t count;  // identical layers in the network
+  uint32_t count;         // identical layers in the network (0: an alternative, not in the total)
+  uint32_t pad_end = 0;   // bottom/right padding when it differs from `pad`
+  uint64_t src_macs = 0;  // the source layer's MACs per output element when rewritten
 };
 
-// conv1, then per stage: the strided 3x3, the 1x1 downsample, and the remaining 3x3s; fc as 1x1.
+// conv1 as the compiler emits it (space-to-depth by the stride, passes::PackFirstLayers: 12
+// channels of 112x112, a 4x4 kernel with the window shifted one row and column), with the unpacked
+// layer and a full im2col of its 7x7x3 window (147 channels, 1x1) for comparison; then per stage:
+// the strided 3x3, the 1x1 downsample, and the remaining 3x3s; fc as 1x1.
 const Conv kLayers[] = {
-    {"conv1 7x7/2", 3, 224, 64, 7, 2, 3, 1},
+    {"conv1 s2d 4x4 (packed)", 12, 112, 64, 4, 1, 2, 1, 1, 3 * 7 * 7},
+    {"conv1 7x7/2 unpacked", 3, 224, 64, 7, 2, 3, 0},
+    {"conv1 im2col 1x1", 147, 112, 64, 1, 1, 0, 0},
     {"layer1 3x3", 64, 56, 64, 3, 1, 1, 4},
     {"layer2.0 3x3/2", 64, 56, 128, 3, 2, 1, 1},
     {"layer2.0 down 1x1/2", 64, 56, 128, 1, 2, 0, 1},
@@ -65,7 +72,8 @@ int main(int argc, char** argv) {
     layer.h = layer.w = l.hw;
     layer.kh = layer.kw = l.k;
     layer.stride_h = layer.stride_w = l.stride;
-    layer.pad_top = layer.pad_bottom = layer.pad_left = layer.pad_right = l.pad;
+    layer.pad_top = layer.pad_left = l.pad;
+    layer.pad_bottom = layer.pad_right = l.pad_end ? l.pad_end : l.pad;
     layer.pre_shift = 4;
     layer.post_shift = 16;
     layer.clip_lo = 0;
@@ -78,7 +86,8 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     total_search += secs;
     const uint64_t oh = layer.out_h(), ow = layer.out_w();
-    const uint64_t real_macs = uint64_t{l.c} * l.o * oh * ow * l.k * l.k;
+    const uint64_t real_macs =
+        uint64_t{l.o} * oh * ow * (l.src_macs ? l.src_macs : l.c * l.k * l.k);
     uint64_t read = 0, written = 0;
     loom::tensorize::Conv2dCompulsoryBytes(c, layer, &read, &written);
     const loom::RooflineBound bound = loom::Roofline(c, real_macs, read, written);

@@ -32,6 +32,7 @@ std::string CommandLine(const CompileArgs& a) {
   s += " --calibration-method " + a.method;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
+  if (!o.first_layer_packing) s += " --no-first-layer-packing";
   return s;
 }
 
@@ -118,6 +119,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_flag("--partition-cost", args->options.partition_cost,
               "move accelerator segments that do not pay for their launch and transfers to the "
               "CPU (BYOC-style cost; the placement table gives each one's estimate)");
+  c->add_flag(
+      "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
+      "keep strided convolutions over few input channels unpacked (no space-to-depth)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });
