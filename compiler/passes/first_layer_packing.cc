@@ -31,8 +31,8 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The packed convolution's geometry along one axis.
 struct Axis {
-  int64_t shift = 0;   // kernel offset (dy or dx)
-  int64_t kernel = 0;  // KH'
+  int64_t shift = 0;              // kernel offset (dy or dx)
+  int64_t kernel = 0;             // KH'
   int64_t before = 0, after = 0;  // packed pads
 };
 
