@@ -364,8 +364,14 @@ def bench_model(args, boards, spec, log):
         p = json.load(f)
     r["peak_macs_per_cycle"] = p["peak_macs_per_cycle"]
     r["axi_bytes_per_cycle"] = p["axi_bytes_per_cycle"]
+    # Real-MAC utilization (the model's own MACs, no channel padding) and the roofline bound
+    # (sum over the device layers of max(real MACs / peak, compulsory DRAM bytes / rate)).
+    r["real_mac_utilization"] = p.get("real_mac_utilization", 0.0)
+    r["bound_cycles"] = p.get("bound_cycles", 0)
     r["layers"] = [{k: l[k] for k in ("name", "op", "cycles", "macs", "gemm_utilization",
-                                      "bytes_loaded", "bytes_stored", "stalls")}
+                                      "bytes_loaded", "bytes_stored", "stalls")
+                    if k in l} | {k: l[k] for k in ("model_macs", "real_utilization", "roofline",
+                                                   "cycles_over_bound") if k in l}
                    for l in p["layers"] if l.get("timed")]
     return r
 
@@ -431,10 +437,14 @@ def tables(results, boards):
                     f"{100 * r['offload_ops']:.0f}% / {100 * r['offload_macs']:.1f}%",
                     f"{100 * r['accel_time_share']:.0f}%" if "accel_time_share" in r else "-",
                     f"{r['arena_bytes'] / 2**20:.1f}", f"{r['cycles'] / 1e6:.3g}",
-                    f"{100 * r['gemm_utilization']:.1f}%"] + lat +
+                    f"{100 * r['gemm_utilization']:.1f}%",
+                    f"{100 * r['real_mac_utilization']:.1f}%" if "real_mac_utilization" in r else "-",
+                    f"{r['bound_cycles'] / 1e6:.3g} (x{r['cycles'] / r['bound_cycles']:.2f})"
+                    if r.get("bound_cycles") else "-"] + lat +
                    [f"{r['fsim_ms_per_inference'] / 1e3:.2g}"])
     md = md_table(["model", "MMACs", "compile s", "offload ops/MACs", "accel time", "arena MiB", "Mcycles",
-                   "GEMM util"] + [f"{b} ms" for b in boards] + ["fsim host s"], acc)
+                   "GEMM util", "real util", "bound Mcycles"] + [f"{b} ms" for b in boards] +
+                  ["fsim host s"], acc)
 
     fid = []
     for r in results:

@@ -630,6 +630,7 @@ Status Lowerer::BuildSegments() {
     seg.kind = accel ? SegmentKind::Accel : SegmentKind::Cpu;
     seg.name = (accel ? "accel" : "cpu") + std::to_string(spec_.segments.size());
     AccelCode code;
+    size_t prev_begin = 0;  // the previous accelerator layer's first instruction
     for (; i < nodes.size() && (nodes[i]->GetString("target", "cpu") == "accel") == accel; ++i) {
       const ir::Node& n = *nodes[i];
       OpSpec op;
@@ -646,8 +647,12 @@ Status Lowerer::BuildSegments() {
           return InvalidArgument(Where(n) + ": segment " + seg.name +
                                  " has more instructions than a package's 32-bit index reaches");
         }
-        if (!code.insns.empty()) tensorize::EmitLayerBarrier(&code);
+        // The weakest barrier that keeps the order (docs/tensorize.md "Chaining layers").
+        const bool chained = !code.insns.empty();
+        const size_t barrier = chained ? tensorize::EmitBufferBarrier(&code) : 0;
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
+        if (chained) tensorize::SettleBarrier(c_, prev_begin, barrier, &code);
+        prev_begin = op.insn_begin;
         if (!CheckedCast(code.insns.size(), &op.insn_end)) {
           return InvalidArgument(Where(n) + ": segment " + seg.name +
                                  " has more instructions than a package's 32-bit index reaches");

@@ -49,6 +49,14 @@ Status IdentityRemoval(ir::Graph& g, const PassOptions& options);      // identi
 Status BatchNormFolding(ir::Graph& g, const PassOptions& options);     // batchnorm_folding.cc
 Status Fusion(ir::Graph& g, const PassOptions& options);               // fusion.cc
 Status DeadCodeElimination(ir::Graph& g, const PassOptions& options);  // dead_code_elimination.cc
+Status FirstLayerPacking(ir::Graph& g, const PassOptions& options);    // first_layer_packing.cc
+
+// first-layer-packing with its bookkeeping: every value it adds holds values of an existing one
+// (moved or zero), so calibration ranges carry over (`source`'s range is `value`'s).
+struct PackedValue {
+  ir::ValueId value, source;
+};
+Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved);
 
 }  // namespace loom::passes
 

@@ -42,6 +42,9 @@ void AddCorePasses(Registry& r) {
   Add(r, {"dead-code-elimination",
           "remove nodes and unused trailing outputs nothing reads; drop dead values", "",
           DeadCodeElimination});
+  Add(r, {"first-layer-packing",
+          "space-to-depth a strided Conv whose few input channels waste the channel block",
+          "block=16: the accelerator's channel block (0: off)", FirstLayerPacking});
 }
 
 Registry& TheRegistry() {

@@ -127,6 +127,19 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     }
     LOOM_RETURN_IF_ERROR(quantize::CollectRanges(g, samples, cal, &ranges));
   }
+  if (o.first_layer_packing) {
+    // After calibration: the packed input holds the source's values (and zeros), so it takes the
+    // source's range and the int8 results stay those of the unpacked graph.
+    Timer t(r, "first-layer-packing");
+    std::vector<passes::PackedValue> moved;
+    LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(g, r->config.block_in, &moved));
+    for (const passes::PackedValue& m : moved) {
+      const auto it = ranges.find(m.source);
+      if (it != ranges.end()) ranges[m.value] = it->second;
+    }
+    LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after first-layer-packing"));
+  }
+  MaybeDump(o, "first-layer-packing", g);
   ir::Graph float_graph = o.measure_sqnr ? g.Clone() : ir::Graph();
   {
     Timer t(r, "quantize");

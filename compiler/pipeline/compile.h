@@ -47,6 +47,10 @@ struct CompileOptions {
   // Move accelerator segments that do not pay for their launch and transfers to the CPU
   // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
   bool partition_cost = false;
+  // Space-to-depth strided convolutions whose few input channels waste the channel block
+  // (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
+  // --no-first-layer-packing` turns it off.
+  bool first_layer_packing = true;
   std::string command_line;      // recorded in the package's provenance
   std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
   std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)

@@ -343,6 +343,8 @@ Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
       sub.bias = layer.bias + g;
       sub.mult = layer.mult + g;
       // The blocks share the on-chip regions, so each starts once the previous one has drained.
+      // A buffer barrier (EmitBufferBarrier) would do here, since block g + 1 reads no DRAM block
+      // g writes, but measured on MobileNetV2 it cost 0.5 % more cycles than this one.
       if (!first) EmitLayerBarrier(code);
       first = false;
       LOOM_RETURN_IF_ERROR(EmitConv2d(config, sub, tiling, code));

@@ -119,6 +119,12 @@ bool Conv2dTilingFits(const HwConfig& config, const Conv2dLayer& layer, const Co
 Status TimeConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                   uint64_t* cycles);
 
+// The DRAM traffic no schedule of the layer avoids: input, weights, bias and multipliers read
+// once, output written once (blocked, channel padding included). With the model's own MACs it
+// gives the layer's roofline bound (runtime/core/roofline.h).
+void Conv2dCompulsoryBytes(const HwConfig& config, const Conv2dLayer& layer, uint64_t* read,
+                           uint64_t* written);
+
 // Chooses the tiling with the fewest cycles: every tiling that fits is ranked by an analytic
 // estimate built from fsim's per-instruction costs, and the best few are timed on fsim's full
 // timing model (load/compute/store overlap, tokens, DRAM port).

@@ -102,6 +102,16 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
 
 }  // namespace
 
+void Conv2dCompulsoryBytes(const HwConfig& c, const Conv2dLayer& l, uint64_t* read,
+                           uint64_t* written) {
+  const uint64_t n = l.n_blocks;
+  const uint64_t input = n * l.c_blocks * l.h * l.w * c.inp_elem_bytes();
+  const uint64_t weights = uint64_t{l.o_blocks} * l.c_blocks * l.kh * l.kw * c.wgt_elem_bytes();
+  const uint64_t vectors = (l.has_bias ? 2ull : 1ull) * l.o_blocks * c.acc_elem_bytes();
+  *read = input + weights + vectors;
+  *written = n * l.o_blocks * l.out_h() * l.out_w() * c.out_elem_bytes();
+}
+
 Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice* out) {
   LOOM_RETURN_IF_ERROR(l.Check(c));
   struct Ranked {

@@ -340,4 +340,60 @@ void EmitLayerBarrier(AccelCode* code) {
   code->Emit(ld, Region::kArena);
 }
 
+size_t EmitBufferBarrier(AccelCode* code) {
+  const size_t at = code->insns.size();
+  Insn st = Dma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
+  st.deps.push_prev = true;
+  code->Emit(st, Region::kArena);
+  Insn g;
+  g.opcode = Opcode::kGemm;
+  g.uop_bgn = 0;
+  g.uop_end = 1;
+  g.loop_out = 0;
+  g.loop_in = 0;
+  Insn computed = g;  // the previous layer's computation is done: loads may go
+  computed.deps.push_prev = true;
+  code->Emit(computed);
+  Insn ld = Dma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
+  ld.deps.pop_next = true;
+  code->Emit(ld, Region::kArena);
+  Insn stored = g;  // and its stores are done before the next computation writes OUT
+  stored.deps.pop_next = true;
+  code->Emit(stored);
+  return at;
+}
+
+namespace {
+
+// The hull of arena bytes the LOADs (or STOREs) of instructions [begin, end) touch.
+struct Span {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  bool Overlaps(const Span& o) const { return lo < o.hi && o.lo < hi; }
+};
+
+Span ArenaSpan(const HwConfig& c, const AccelCode& code, size_t begin, size_t end, Opcode op) {
+  Span s;
+  for (size_t i = begin; i < end; ++i) {
+    const Insn& in = code.insns[i];
+    if (in.opcode != op || code.regions[i] != Region::kArena || in.dram_span() == 0) continue;
+    const uint64_t bytes = isa::ElemBytes(c, in.buffer);
+    s.lo = std::min(s.lo, uint64_t{in.dram_base} * bytes);
+    s.hi = std::max(s.hi, (uint64_t{in.dram_base} + in.dram_span()) * bytes);
+  }
+  return s;
+}
+
+}  // namespace
+
+void SettleBarrier(const HwConfig& c, size_t prev_begin, size_t barrier, AccelCode* code) {
+  const Span stored = ArenaSpan(c, *code, prev_begin, barrier, Opcode::kStore);
+  const Span loaded = ArenaSpan(c, *code, barrier + 4, code->insns.size(), Opcode::kLoad);
+  if (!stored.Overlaps(loaded)) return;
+  // The layer barrier: the computation waits for the stores before it lets the loads go, and the
+  // second GEMM goes (no instruction refers to another by index; micro-ops are separate).
+  code->insns[barrier + 1].deps.pop_next = true;
+  code->insns.erase(code->insns.begin() + static_cast<std::ptrdiff_t>(barrier + 3));
+  code->regions.erase(code->regions.begin() + static_cast<std::ptrdiff_t>(barrier + 3));
+}
+
 }  // namespace loom::tensorize

@@ -75,6 +75,19 @@ std::vector<int8_t> IdentityWeights(const HwConfig& config);
 // compute→load, with zero-size synchronization instructions; docs/isa.md §1.5).
 void EmitLayerBarrier(AccelCode* code);
 
+// A weaker barrier for a next layer that reads no DRAM the previous layer writes: its loads wait
+// only for the previous layer's computation (so they overwrite no INP/WGT region it still reads),
+// not for its stores, which drain while the loads run; its computation still waits for the
+// stores (so it overwrites no OUT region they still read). Layers two apart are ordered as before:
+// a layer's computation starts after the stores of the one before it. Four instructions; returns
+// the index of the first. Emit the next layer, then call SettleBarrier.
+size_t EmitBufferBarrier(AccelCode* code);
+// Keeps the buffer barrier at `barrier` when the next layer (the code after it) loads no arena
+// byte the previous layer (instructions [prev_begin, barrier)) stores, and otherwise turns it
+// into the layer barrier (dropping its fourth instruction: the code after it moves up by one).
+// Compares each side's hull of arena bytes.
+void SettleBarrier(const HwConfig& config, size_t prev_begin, size_t barrier, AccelCode* code);
+
 }  // namespace loom::tensorize
 
 #endif  // LOOM_COMPILER_TENSORIZE_ELTWISE_H_

@@ -36,6 +36,7 @@ std::string CommandLine(const CompileArgs& a) {
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
+  if (!o.first_layer_packing) s += " --no-first-layer-packing";
   return s;
 }
 
@@ -142,6 +143,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_option("--tuning-log", args->tuning_log,
                 "apply the fastest schedule per layer from a loom tune log (JSON lines); layers "
                 "it lacks, or records for another config, take the built-in search");
+  c->add_flag(
+      "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
+      "keep strided convolutions over few input channels unpacked (no space-to-depth)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

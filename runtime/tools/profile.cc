@@ -41,6 +41,16 @@ void CountInsn(const HwConfig& c, const isa::Insn& insn, LayerProfile* l) {
   }
 }
 
+// Bytes of the op's tensors, read (inputs) or written (outputs): each once, as laid out.
+uint64_t TensorBytes(const Package& p, const flatbuffers::Vector<int32_t>* indices) {
+  uint64_t bytes = 0;
+  for (int32_t i : *indices) {
+    if (i < 0) continue;  // omitted optional input; the loader checked the others' range
+    bytes += p.root().tensors()->Get(static_cast<fbu>(i))->size();
+  }
+  return bytes;
+}
+
 // "12.3M"-style numbers for the table; the JSON has exact values.
 std::string Human(uint64_t v) {
   char b[32];
@@ -49,6 +59,18 @@ std::string Human(uint64_t v) {
   else if (v >= 100'000) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
   else std::snprintf(b, sizeof b, "%" PRIu64, v);
   return b;
+}
+
+// The bound with a "d" when DRAM traffic, not MACs, sets it.
+std::string BoundText(const RooflineBound& b) {
+  return Human(b.cycles()) + (b.dram_bound() ? "d" : "");
+}
+
+std::string RatioText(const RooflineBound& b, uint64_t cycles) {
+  if (b.cycles() == 0) return "-";
+  char t[32];
+  std::snprintf(t, sizeof t, "%.2f", b.Ratio(cycles));
+  return t;
 }
 
 }  // namespace
@@ -127,6 +149,11 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
       l.insn_begin = op->insn_begin();
       l.insn_end = op->insn_end();
       l.model_macs = op->macs();
+      if (l.accel) {
+        l.min_bytes_read = TensorBytes(p, op->inputs());
+        l.min_bytes_written = TensorBytes(p, op->outputs());
+        l.bound = Roofline(c, l.model_macs, l.min_bytes_read, l.min_bytes_written);
+      }
       const bool ranged = prog != nullptr && l.insn_end > l.insn_begin;
       if (!ranged) {
         l.macs = op->macs();
@@ -146,7 +173,12 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
           l.cycles = end - prev_end;
           prev_end = end;
           l.gemm_utilization = Utilization(l.macs, l.cycles, c);
+          l.real_utilization = Utilization(l.model_macs, l.cycles, c);
         }
+      }
+      if (sp.on_device && l.accel) {
+        out->device_model_macs += l.model_macs;
+        out->bound_cycles += l.bound.cycles();
       }
       out->layers.push_back(std::move(l));
     }
@@ -171,9 +203,11 @@ std::string FormatProfile(const ProfileReport& r) {
     return n.size() <= w ? n : ".." + n.substr(n.size() - (w - 2));
   };
   std::snprintf(line, sizeof line,
-                "%-*s %-15s %4s %9s %6s %9s %6s %9s %9s | stalls: %8s %8s %8s %8s %8s\n",
-                static_cast<int>(w), "layer", "op", "seg", "cycles", "%", "MACs", "util", "loaded",
-                "stored", "c<-load", "l<-comp", "s<-comp", "c<-store", "other");
+                "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s | stalls: %8s %8s %8s %8s "
+                "%8s\n",
+                static_cast<int>(w), "layer", "op", "seg", "cycles", "%", "MACs", "util", "real",
+                "bound", "x bnd", "loaded", "stored", "c<-load", "l<-comp", "s<-comp", "c<-store",
+                "other");
   o += line;
   for (const LayerProfile& l : r.layers) {
     const std::string seg = std::to_string(l.segment) + (l.accel ? "a" : "c");
@@ -181,17 +215,21 @@ std::string FormatProfile(const ProfileReport& r) {
       const StallCycles& st = l.stalls;
       const uint64_t other = st.queue_full + st.dram_port + st.fetch;
       std::snprintf(line, sizeof line,
-                    "%-*s %-15s %4s %9s %5.1f%% %9s %5.1f%% %9s %9s | stalls: %8s %8s %8s %8s %8s\n",
+                    "%-*s %-15s %4s %9s %5.1f%% %9s %5.1f%% %5.1f%% %9s %6s %9s %9s | stalls: %8s "
+                    "%8s %8s %8s %8s\n",
                     static_cast<int>(w), name(l.name).c_str(), l.op.c_str(), seg.c_str(),
                     Human(l.cycles).c_str(), r.cycles ? 100.0 * l.cycles / r.cycles : 0.0,
-                    Human(l.macs).c_str(), 100 * l.gemm_utilization, Human(l.bytes_loaded).c_str(),
-                    Human(l.bytes_stored).c_str(), Human(st.compute_on_load).c_str(),
-                    Human(st.load_on_compute).c_str(), Human(st.store_on_compute).c_str(),
-                    Human(st.compute_on_store).c_str(), Human(other).c_str());
+                    Human(l.macs).c_str(), 100 * l.gemm_utilization, 100 * l.real_utilization,
+                    BoundText(l.bound).c_str(), RatioText(l.bound, l.cycles).c_str(),
+                    Human(l.bytes_loaded).c_str(), Human(l.bytes_stored).c_str(),
+                    Human(st.compute_on_load).c_str(), Human(st.load_on_compute).c_str(),
+                    Human(st.store_on_compute).c_str(), Human(st.compute_on_store).c_str(),
+                    Human(other).c_str());
     } else {
-      std::snprintf(line, sizeof line, "%-*s %-15s %4s %9s %6s %9s %6s %9s %9s |\n",
+      std::snprintf(line, sizeof line, "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s |\n",
                     static_cast<int>(w), name(l.name).c_str(), l.op.c_str(), seg.c_str(), "-", "",
-                    Human(l.macs).c_str(), "", l.accel ? Human(l.bytes_loaded).c_str() : "-",
+                    Human(l.macs).c_str(), "", "", l.accel ? BoundText(l.bound).c_str() : "-", "",
+                    l.accel ? Human(l.bytes_loaded).c_str() : "-",
                     l.accel ? Human(l.bytes_stored).c_str() : "-");
     }
     o += line;
@@ -212,11 +250,23 @@ std::string FormatProfile(const ProfileReport& r) {
                 r.macs, 100 * Utilization(r.device_macs, r.cycles, c),
                 static_cast<uint64_t>(c.macs_per_cycle()));
   o += line;
+  if (r.bound_cycles > 0) {
+    std::snprintf(line, sizeof line,
+                  "on the device: real-MAC utilization %.1f%% (the model's %" PRIu64
+                  " MACs, no channel padding); roofline bound %" PRIu64
+                  " cycles, cycles / bound %.2f\n",
+                  100 * Utilization(r.device_model_macs, r.cycles, c), r.device_model_macs,
+                  r.bound_cycles, static_cast<double>(r.cycles) / r.bound_cycles);
+    o += line;
+  }
   if (!r.timed) {
     o += "note: the " + r.device +
          " device records no per-instruction timeline; layer cycles and stalls are not attributed "
          "(segment counters only)\n";
   }
+  o += "real = the model's own MACs / (cycles x peak); bound = roofline bound in cycles, "
+       "max(real MACs / peak, compulsory DRAM bytes / rate), \"d\" when DRAM bounds; x bnd = "
+       "cycles / bound\n";
   o += "stalls: c<-load = compute waiting on load tokens, l<-comp = load waiting on compute, "
        "s<-comp = store waiting on compute, c<-store = compute waiting on store; other = full "
        "queue, DRAM port, fetch\n";
@@ -234,6 +284,9 @@ std::string ProfileToJson(const ProfileReport& r) {
          {"cycles", r.cycles},
          {"macs", r.macs},
          {"gemm_utilization", Utilization(r.device_macs, r.cycles, c)},
+         {"real_mac_utilization", Utilization(r.device_model_macs, r.cycles, c)},
+         {"dram_bytes_per_cycle", DramBytesPerCycle(c)},
+         {"bound_cycles", r.bound_cycles},
          {"segments", json::array()},
          {"layers", json::array()}};
   for (const SegmentSummary& s : r.segments) {
@@ -261,9 +314,18 @@ std::string ProfileToJson(const ProfileReport& r) {
            {"model_macs", l.model_macs},
            {"bytes_loaded", l.bytes_loaded},
            {"bytes_stored", l.bytes_stored}};
+    if (l.accel) {
+      e["roofline"] = {{"cycles", l.bound.cycles()},
+                       {"compute_cycles", l.bound.compute_cycles},
+                       {"dram_cycles", l.bound.dram_cycles},
+                       {"min_bytes_read", l.min_bytes_read},
+                       {"min_bytes_written", l.min_bytes_written}};
+    }
     if (l.timed) {
       e["cycles"] = l.cycles;
       e["gemm_utilization"] = l.gemm_utilization;
+      e["real_utilization"] = l.real_utilization;
+      if (l.accel) e["cycles_over_bound"] = l.bound.Ratio(l.cycles);
       e["busy"] = {{"load", l.busy[0]}, {"compute", l.busy[1]}, {"store", l.busy[2]}};
       e["stalls"] = {{"compute_on_load", l.stalls.compute_on_load},
                      {"load_on_compute", l.stalls.load_on_compute},

@@ -8,6 +8,11 @@
 // per-layer sums equal the segment's counters. fsim and tsim (the RTL's trace port) have timelines;
 // on a device without one (cpu) only the segments' counters have cycles; layers keep their MACs
 // and bytes.
+//
+// Each accelerator layer also gets its roofline bound (runtime/core/roofline.h) on the model's own
+// MACs (no channel padding) and on its compulsory DRAM traffic (every byte of its input and
+// constant tensors read once, of its outputs written once, as the package lays them out), and the
+// ratio cycles / bound: 1.0 is the limit for any schedule on this config.
 #ifndef LOOM_RUNTIME_TOOLS_PROFILE_H_
 #define LOOM_RUNTIME_TOOLS_PROFILE_H_
 
@@ -16,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/roofline.h"
 #include "runtime/core/status.h"
 #include "runtime/exec/executor.h"
 
@@ -48,6 +54,9 @@ struct LayerProfile {
   std::array<uint64_t, isa::kNumModules> busy{};
   StallCycles stalls;
   double gemm_utilization = 0;  // macs / (cycles x peak), when timed
+  double real_utilization = 0;  // model_macs / (cycles x peak), when timed
+  uint64_t min_bytes_read = 0, min_bytes_written = 0;  // compulsory traffic (accelerator layers)
+  RooflineBound bound;  // on model_macs and the compulsory traffic (accelerator layers)
 };
 
 struct SegmentSummary {
@@ -65,8 +74,10 @@ struct ProfileReport {
   std::vector<SegmentSummary> segments;
   std::vector<LayerProfile> layers;
   uint64_t cycles = 0, macs = 0;
-  uint64_t device_macs = 0;  // the part of macs done in the device's cycles
-  bool timed = false;        // every device segment had a timeline
+  uint64_t device_macs = 0;        // the part of macs done in the device's cycles
+  uint64_t device_model_macs = 0;  // model_macs of the layers run on the device
+  uint64_t bound_cycles = 0;       // sum of the device layers' roofline bounds
+  bool timed = false;              // every device segment had a timeline
 };
 
 // Zero inputs (float32) in every input's user-visible shape. The loader bounds each input's size,

@@ -86,12 +86,45 @@ TEST_P(PassPreservesResults, OnRandomWeights) {
 INSTANTIATE_TEST_SUITE_P(EveryPass, PassPreservesResults,
                          ::testing::Values("shape-inference", "identity-removal",
                                            "constant-folding", "batchnorm-folding", "fusion",
-                                           "dead-code-elimination", "default"),
+                                           "dead-code-elimination", "first-layer-packing",
+                                           "default"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            std::string n = param.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });
+
+// first-layer-packing on the strided convolutions it targets: odd and even pads, kernels that
+// are and are not multiples of the stride, strides 2 and 3, asymmetric pads, batch 2, bias and
+// a fused ReLU. The interpreter's float results match, and each convolution was rewritten.
+TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
+  const char* kConvs[] = {
+      // x shape, w shape, pads, stride, output shape
+      "%x: f32[1,3,16,16]) {\n  %w: f32[5,3,7,7] = const splat(1.0)\n  %y: f32[1,5,8,8] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [3, 3, 3, 3], strides = [2, 2]}",
+      "%x: f32[2,1,12,12]) {\n  %w: f32[4,1,3,3] = const splat(1.0)\n  %y: f32[2,4,6,6] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1], strides = [2, 2]}",
+      "%x: f32[1,2,12,12]) {\n  %w: f32[3,2,4,4] = const splat(1.0)\n  %y: f32[1,3,5,5] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [2, 2]}",
+      "%x: f32[1,1,12,9]) {\n  %w: f32[2,1,5,5] = const splat(1.0)\n  %b: f32[2] = const "
+      "splat(1.0)\n  %y: f32[1,2,4,3] = Conv(%x, %w, %b) {activation = \"relu\", dilations = "
+      "[1, 1], group = 1, pads = [2, 1, 1, 2], strides = [3, 3]}",
+  };
+  for (const char* conv : kConvs) {
+    SCOPED_TRACE(conv);
+    ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
+    testing::RandomizeConstants(g, 7);
+    const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 3);
+    std::vector<ir::Tensor> before, after;
+    ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
+    ASSERT_TRUE(RunPipeline({"first-layer-packing{block=16}"}, &g).ok());
+    int transposes = 0;
+    for (const ir::Node* n : g.nodes()) transposes += n->op == "Transpose";
+    EXPECT_EQ(transposes, 1) << ir::PrintGraph(g);
+    ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
+    EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+  }
+}
 
 TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
   ir::Graph g = testing::Parse(kNet);

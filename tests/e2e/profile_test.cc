@@ -113,7 +113,16 @@ TEST_P(Profile, LayersTileEachAcceleratorSegment) {
         EXPECT_GE(l.macs, l.model_macs);  // channel padding only adds
         EXPECT_GT(l.gemm_utilization, 0.0);
         EXPECT_LE(l.gemm_utilization, 1.0);
+        // Real MACs never exceed the executed ones, and no schedule beats the compute roof.
+        EXPECT_LE(l.real_utilization, l.gemm_utilization);
+        EXPECT_GT(l.real_utilization, 0.0);
+        EXPECT_GT(l.bound.compute_cycles, 0u);
+        EXPECT_LE(l.bound.compute_cycles, l.cycles);
       }
+      // Every accelerator layer reads and writes something, so its bound is never 0.
+      EXPECT_GT(l.bound.dram_cycles, 0u);
+      EXPECT_GT(l.min_bytes_read, 0u);
+      EXPECT_GT(l.min_bytes_written, 0u);
       cycles += l.cycles;
       macs += l.macs;
       loaded += l.bytes_loaded;
@@ -129,7 +138,11 @@ TEST_P(Profile, LayersTileEachAcceleratorSegment) {
     EXPECT_EQ(stored, seg.bytes_stored) << seg.name;
   }
   EXPECT_GT(accel_layers, 0u);
+  EXPECT_GT(r.bound_cycles, 0u);
+  EXPECT_LE(r.bound_cycles, r.cycles);
+  EXPECT_GT(r.device_model_macs, 0u);
   const std::string table = runtime::FormatProfile(r);
+  EXPECT_NE(table.find("roofline bound"), std::string::npos);
   for (const runtime::LayerProfile& l : r.layers) {
     EXPECT_NE(table.find(l.name.size() <= 40 ? l.name : l.name.substr(l.name.size() - 38)),
               std::string::npos) << l.name;

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "runtime/config/config_file.h"
+#include "runtime/core/roofline.h"
 #include "sim/fsim/fsim.h"
+#include "sim/fsim/timing.h"
 #include "sim/programs/gemm_program.h"
 
 namespace loom {
@@ -121,6 +123,25 @@ TEST_P(FsimTimingTest, TimingOnlyMatchesFullRun) {
 
 // (b) A strictly serialized program whose cycle count is worked out below from the timing model.
 // Every instruction waits for the previous one through a token, so the total is a plain sum.
+// The roofline's DRAM rate (runtime/core/roofline.h) is the rate this model sustains: a large
+// aligned contiguous load takes its bytes / DramBytesPerCycle, up to the issue cycle and rounding.
+TEST_P(FsimTimingTest, LargeLoadRunsAtTheRooflineRate) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig(GetParam(), &c).ok());
+  const fsim::TimingModel tm(c);
+  isa::Insn load;
+  load.opcode = isa::Opcode::kLoad;
+  load.buffer = isa::Buffer::kInp;
+  load.y_size = 1;
+  load.x_size = 4096;
+  load.x_stride = 4096;
+  const uint64_t bytes = uint64_t{load.x_size} * c.inp_elem_bytes();
+  const uint64_t bound = Roofline(c, 0, bytes, 0).dram_cycles;
+  const uint64_t cycles = tm.DmaCycles(load, c.inp_elem_bytes());
+  EXPECT_GE(cycles, bound);
+  EXPECT_LE(cycles, bound + fsim::TimingModel::kIssueCycles + 1);
+}
+
 // (Parameterized for the ctest name only: the arithmetic is for 1x16x16.)
 class FsimHandTimingTest : public ::testing::TestWithParam<std::string> {};
 

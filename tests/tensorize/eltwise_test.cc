@@ -327,7 +327,7 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   AccelCode code;
   Status st = EmitDepthwiseConv2d(c, l, choice.tiling, &code);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  EmitLayerBarrier(&code);
+  const size_t barrier = EmitBufferBarrier(&code);  // the add reads the depthwise output:
   AddLayer add;
   add.name = "add";
   add.elems = static_cast<uint32_t>(out_bytes / ie);
@@ -338,6 +338,8 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   add.output = static_cast<uint32_t>((in_bytes + out_bytes) / ie);
   add.identity = 0;
   ASSERT_TRUE(EmitAdd(c, add, &code, 5).ok());
+  SettleBarrier(c, 0, barrier, &code);  // SettleBarrier makes it a layer barrier
+  EXPECT_TRUE(code.insns[barrier + 1].deps.pop_next);
   st = m.Run(code);
   ASSERT_TRUE(st.ok()) << st.ToString();
 
@@ -348,6 +350,41 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   };
   EXPECT_EQ(real(m.arena.data() + in_bytes), real(y.data())) << "depthwise output";
   EXPECT_EQ(real(m.arena.data() + in_bytes + out_bytes), real(z.data())) << "add output";
+}
+
+// SettleBarrier keeps the buffer barrier only when the next layer loads no arena byte the
+// previous one stores; the token pushes and pops balance either way.
+TEST(Barrier, WeakOnlyWithoutADramDependency) {
+  HwConfig c;
+  for (const uint32_t load_at : {0u, 40u, 100u, 500u}) {
+    SCOPED_TRACE(load_at);
+    AccelCode code;
+    isa::Insn st;
+    st.opcode = isa::Opcode::kStore;
+    st.buffer = isa::Buffer::kOut;
+    st.dram_base = 20;
+    st.y_size = 1;
+    st.x_size = st.x_stride = 80;  // arena OUT elements [20, 100)
+    code.Emit(st, Region::kArena);
+    const size_t at = EmitBufferBarrier(&code);
+    isa::Insn ld = st;
+    ld.opcode = isa::Opcode::kLoad;
+    ld.buffer = isa::Buffer::kInp;  // same element size as OUT on the default config
+    ld.dram_base = load_at;
+    ld.x_size = ld.x_stride = 20;
+    code.Emit(ld, Region::kArena);
+    SettleBarrier(c, 0, at, &code);
+    const bool dependent = load_at + 20 > 20 && load_at < 100;
+    const isa::Deps& computed = code.insns[at + 1].deps;
+    EXPECT_EQ(computed.pop_next, dependent);  // the loads wait for the stores
+    EXPECT_TRUE(code.insns[at].deps.push_prev && computed.push_prev);
+    EXPECT_TRUE(code.insns[at + 2].deps.pop_next);
+    // The buffer barrier's second GEMM (only the computation waits for the stores), or none.
+    ASSERT_EQ(code.insns.size(), dependent ? 5u : 6u);
+    ASSERT_EQ(code.regions.size(), code.insns.size());
+    EXPECT_EQ(code.insns[at + 3].opcode, dependent ? isa::Opcode::kLoad : isa::Opcode::kGemm);
+    EXPECT_EQ(code.insns[at + 3].deps.pop_next, !dependent);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(tensorize, DepthwiseTest,

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Writes `resnet_stem`, the end-to-end block for first-layer packing, without torch.
+
+  resnet_stem  conv 7x7 stride 2 pad 3 over 3 channels (bias) - ReLU - maxpool 3x3/2 pad 1
+               (ResNet's stem on a 30x30 image: an odd output size and 20 output channels)
+
+Written with the onnx helpers (opset 13); the fp32 reference output is computed here with numpy.
+Like make_blocks.py's outputs, the files are committed. To regenerate (numpy, onnx):
+    python3 tests/e2e/models/make_stem_block.py
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = 1234
+C, O, HW, K, S, P = 3, 20, 30, 7, 2, 3
+
+
+def conv(x, w, b):
+    n, _, h, wd = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (P, P), (P, P)))
+    oh, ow = (h + 2 * P - K) // S + 1, (wd + 2 * P - K) // S + 1
+    y = np.zeros((n, O, oh, ow), np.float64)
+    for ky in range(K):
+        for kx in range(K):
+            patch = xp[:, :, ky:ky + S * oh:S, kx:kx + S * ow:S]
+            y += np.einsum('nchw,oc->nohw', patch, w[:, :, ky, kx])
+    return y + b[None, :, None, None]
+
+
+def maxpool(x):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    oh, ow = (h + 2 - 3) // 2 + 1, (w + 2 - 3) // 2 + 1
+    return np.max([xp[:, :, ky:ky + 2 * oh:2, kx:kx + 2 * ow:2]
+                   for ky in range(3) for kx in range(3)], axis=0)
+
+
+def main():
+    rng = np.random.default_rng(SEED)
+    w = (rng.standard_normal((O, C, K, K)) / np.sqrt(C * K * K)).astype(np.float32)
+    b = (0.1 * rng.standard_normal(O)).astype(np.float32)
+    nodes = [
+        helper.make_node('Conv', ['x', 'w', 'b'], ['c'], kernel_shape=[K, K], strides=[S, S],
+                         pads=[P, P, P, P]),
+        helper.make_node('Relu', ['c'], ['r']),
+        helper.make_node('MaxPool', ['r'], ['y'], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+    ]
+    graph = helper.make_graph(
+        nodes, 'resnet_stem', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, C, HW, HW])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, O, 8, 8])],
+        [numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path = os.path.join(HERE, 'resnet_stem.onnx')
+    onnx.save(model, path)
+    calib = rng.standard_normal((8, C, HW, HW)).astype(np.float32)
+    test = rng.standard_normal((4, C, HW, HW)).astype(np.float32)
+    np.save(os.path.join(HERE, 'resnet_stem_calibration.npy'), calib)
+    np.save(os.path.join(HERE, 'resnet_stem_input.npy'), test)
+    expected = maxpool(np.maximum(conv(test.astype(np.float64), w, b), 0))
+    np.save(os.path.join(HERE, 'resnet_stem_expected.npy'), expected.astype(np.float32))
+    print(f'resnet_stem: {path} ({os.path.getsize(path)} bytes)')
+
+
+if __name__ == '__main__':
+    main()
