@@ -144,6 +144,7 @@ Status ExecQMul(ExecContext& ctx) {
   q::MulParams p;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
   p.b_per_channel = ctx.input_tensor(1).shape() != ctx.input_tensor(0).shape();
+  p.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
   p.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
   p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
   p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));

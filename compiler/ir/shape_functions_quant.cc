@@ -156,7 +156,7 @@ Status QMul(InferContext& ctx) {
     return ctx.Error("b must have a's shape " + ShapeToString(a) + " or one value per channel " +
                      ShapeToString({a[0], a[1], 1, 1}) + ", got " + ShapeToString(b));
   }
-  for (const char* m : {"mult", "b_offset", "b_lo", "b_hi"}) {
+  for (const char* m : {"mult", "b_mult", "b_offset", "b_lo", "b_hi"}) {
     const int64_t v = ctx.node().GetInt(m, 0);
     if (v < -32768 || v > 32767) return ctx.Error(std::string(m) + " must be in [-32768, 32767]");
   }

@@ -379,6 +379,7 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   } else if (n.op == "q.mul") {
     MulParams p;
     p.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+    p.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
     p.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
     p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
     p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
@@ -527,7 +528,9 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     tensorize::MulLayer l = tensorize::MulGeometry(c_, op.name, a.shape[0], a.shape[1], a.shape[2],
                                                    a.shape[3], b.shape != a.shape);
     l.mult = p.mult;
+    l.b_mult = p.b_mult;
     l.b_offset = p.b_offset;
+    l.same_operand = a.offset == b.offset && a.size == b.size;
     l.b_lo = p.b_lo;
     l.b_hi = p.b_hi;
     l.pre_shift = p.requant.pre_shift;

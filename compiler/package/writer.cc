@@ -39,7 +39,7 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
         } else if constexpr (std::is_same_v<T, MulParams>) {
           const pkg::Requant r = ToFb(v.requant);
           return {pkg::OpParams::Mul,
-                  pkg::CreateMul(b, v.b_offset, v.b_lo, v.b_hi, v.mult, &r).Union()};
+                  pkg::CreateMul(b, v.b_mult, v.b_offset, v.b_lo, v.b_hi, v.mult, &r).Union()};
         } else if constexpr (std::is_same_v<T, MaxPoolParams>) {
           const pkg::Window w = ToFb(v.window);
           return {pkg::OpParams::MaxPool, pkg::CreateMaxPool(b, &w).Union()};

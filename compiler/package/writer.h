@@ -47,7 +47,7 @@ struct Requant {
 struct Conv2dParams { Window window; bool depthwise = false; Requant requant; };
 struct AddParams { int32_t mult_a = 1, mult_b = 1, shift = 0, clip_lo = -128, clip_hi = 127; };
 struct MulParams {
-  int32_t b_offset = 0, b_lo = -128, b_hi = 127, mult = 1;
+  int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127, mult = 1;
   Requant requant;
 };
 struct MaxPoolParams { Window window; };

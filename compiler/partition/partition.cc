@@ -110,6 +110,7 @@ bool MulLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
   const bool per_channel = !std::equal(a, a + 4, b);
   tensorize::MulLayer l = tensorize::MulGeometry(c, n.name, a[0], a[1], a[2], a[3], per_channel);
   l.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+  l.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
   l.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
   l.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
   l.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));

@@ -480,18 +480,25 @@ Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha,
   const double s_x = g_.value(xq).quant->scales[0], s_g = g_.value(gq).quant->scales[0];
   bool given = false;
   const float s_y = ScaleOf(n.outputs[0], &given);
-  // t = clamp(g + offset, lo, hi) in units of s_t. A hard sigmoid clamp(alpha·g + beta, 0, 1) is
-  // alpha·s_g·clamp(g_q + beta/(alpha·s_g), 0, 1/(alpha·s_g)): hi steps of 1/hi each, so its
-  // saturated value is exactly 1 (hard-swish passes x unchanged above 3).
-  int64_t offset = 0, lo = -128, hi = 127;
+  // t = clamp(k·g + offset, lo, hi) in units of s_t. A hard sigmoid clamp(alpha·g + beta, 0, 1)
+  // is clamp(k·g_q + beta/u, 0, 1/u)·u with u = alpha·s_g/k: k as large as keeps 1/u near
+  // kGateUnits, so the slope is exact and the offset and the top of the clamp round to 1/16384
+  // (with k = 1 they would round to a step of g, a bias of up to 1/12 of the gate at coarse
+  // scales). s_t = 1/hi makes a saturated gate exactly 1 (hard-swish passes x unchanged above 3).
+  constexpr double kGateUnits = 16384.0;
+  int64_t k = 1, offset = 0, lo = -128, hi = 127;
   double s_t = s_g;
   if (hard) {
-    hi = static_cast<int64_t>(std::nearbyint(1.0 / (alpha * s_g)));
-    offset = static_cast<int64_t>(std::nearbyint(beta * static_cast<double>(hi)));
+    k = std::max<int64_t>(1, static_cast<int64_t>(std::floor(kGateUnits * alpha * s_g)));
+    const double u = alpha * s_g / static_cast<double>(k);
+    hi = static_cast<int64_t>(std::nearbyint(1.0 / u));
+    offset = static_cast<int64_t>(std::nearbyint(beta / u));
     lo = 0;
     s_t = 1.0 / static_cast<double>(hi);
   }
-  if (hi < 1 || hi > 32767 || offset < -32768 || offset > 32767) return Status::Ok();
+  if (k > 32767 || hi < 1 || hi > 32767 || offset < -32768 || offset > 32767) {
+    return Status::Ok();  // beyond the ALU's 16-bit immediates: stays float
+  }
   // |x·t| <= 128·max(|lo|, |hi|); the smallest pre-shift that keeps ShrRnd(x·t, pre)·mult below
   // 2^31 with a 16-bit mult.
   const int64_t bound = 128 * std::max<int64_t>(std::abs(lo), std::abs(hi));
@@ -507,6 +514,7 @@ Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha,
   const ValueId y = NewOutput(f_out, g_.value(x).shape, s_y);
   g_.AddNode("q.mul", {xq, gq}, {y},
              {{"mult", Attribute::Int(r.mult[0])},
+              {"b_mult", Attribute::Int(k)},
               {"b_offset", Attribute::Int(offset)},
               {"b_lo", Attribute::Int(lo)},
               {"b_hi", Attribute::Int(hi)},
@@ -539,11 +547,25 @@ Status Rewriter::RewriteMul(Node& n, bool* done) {
                      done);
     }
   }
+  // x · f(x) with f a float op (SiLU's Sigmoid): f runs on the CPU either way, and q.mul would
+  // only add a quantization of f's whole output (EfficientNet-B0: cosine 0.981 -> 0.977). A
+  // per-channel gate (squeeze-excitation) is small, and q.mul keeps the large x on the
+  // accelerator.
+  auto float_made = [&](ValueId v) {
+    const Node* prod = g_.Producer(v);
+    return prod != nullptr && prod->op.rfind("q.", 0) != 0;
+  };
+  if (g_.value(n.input(0)).shape == g_.value(n.input(1)).shape &&
+      (float_made(n.input(0)) || float_made(n.input(1)))) {
+    return Status::Ok();
+  }
   for (int first = 0; first < 2; ++first) {
     const ValueId x = n.input(first), g = n.input(1 - first);
-    if (IsActivation(x) && IsActivation(g) && MulOperands(g_.value(x).shape, g_.value(g).shape)) {
-      return EmitMul(n, x, g, false, 0.0, 0.0, done);
+    if (!IsActivation(x) || !IsActivation(g) ||
+        !MulOperands(g_.value(x).shape, g_.value(g).shape)) {
+      continue;
     }
+    return EmitMul(n, x, g, false, 0.0, 0.0, done);
   }
   return Status::Ok();
 }

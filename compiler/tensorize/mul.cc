@@ -126,13 +126,14 @@ Status MulLayer::Check(const HwConfig& config) const {
   if (uint64_t{planes} * plane_elems > UINT32_MAX) return bad("tensor beyond 2^32 elements");
   if (config.block_in != config.block_out) return bad("mul needs block_in == block_out");
   const int32_t imm_lo = -(1 << (isa::Layout::kImmBits - 1)), imm_hi = -imm_lo - 1;
-  for (int32_t v : {mult, b_offset, b_lo, b_hi}) {
+  for (int32_t v : {mult, b_mult, b_offset, b_lo, b_hi}) {
     if (v < imm_lo || v > imm_hi) {
       return bad("multiplier and clamp of b must fit the ALU's 16-bit immediate, got " +
                  std::to_string(v));
     }
   }
   if (b_lo > b_hi) return bad("empty clamp of b");
+  if (same_operand && b_per_channel) return bad("a per-channel b cannot be a itself");
   if (pre_shift < -31 || pre_shift > 31 || post_shift < -31 || post_shift > 31) {
     return bad("shift outside [-31, 31]");
   }
@@ -153,32 +154,38 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
   const Plan plan = MakePlan(config, l, max_tile);
   const uint32_t T = static_cast<uint32_t>(plan.tiles.size());
 
-  // Micro-ops per thread r: [copy a, copy b, a *= b]; INP and ACC share the offsets.
+  // Micro-ops per thread r: [copy a, copy b, a *= b, b += a]; INP and ACC share the offsets.
+  constexpr uint32_t kUopsPerThread = 4;
   std::vector<isa::Uop> uops;
   for (uint32_t r = 0; r < kThreads; ++r) {
     const uint32_t a = r * half, b = a + plan.a_cap;
     uops.push_back({a, a, 0});
     uops.push_back({b, b, 0});
     uops.push_back({a, b, 0});
+    uops.push_back({b, a, 0});
   }
   const uint32_t first = code->AddUops(uops);
   code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
-  const bool clamp_b = l.b_offset != 0 || l.b_lo > -128 || l.b_hi < 127;
+  const bool clamp_b = l.b_mult != 1 || l.b_offset != 0 || l.b_lo > -128 || l.b_hi < 127;
+  const bool load_b = !l.same_operand;
 
   for (uint32_t t = 0; t < T; ++t) {
     const Tile& tile = plan.tiles[t];
-    const uint32_t r = t % kThreads, u = 3 * r, base = r * half;
+    const uint32_t r = t % kThreads, u = kUopsPerThread * r, base = r * half;
     const uint32_t nb = l.b_per_channel ? tile.rows : tile.rows * tile.cols;
     // load: both operands into region r once compute has finished with it.
     Insn la = Rows(Dma(Opcode::kLoad, Buffer::kInp, base, l.a + tile.a_off, 0), tile);
     la.deps.pop_next = t >= kThreads;
+    la.deps.push_next = !load_b;
     code->Emit(la, Region::kArena);
-    Insn lb = Dma(Opcode::kLoad, Buffer::kInp, base + plan.a_cap, l.b + tile.b_off, nb);
-    if (!l.b_per_channel) lb = Rows(lb, tile);
-    lb.deps.push_next = true;
-    code->Emit(lb, Region::kArena);
+    if (load_b) {
+      Insn lb = Dma(Opcode::kLoad, Buffer::kInp, base + plan.a_cap, l.b + tile.b_off, nb);
+      if (!l.b_per_channel) lb = Rows(lb, tile);
+      lb.deps.push_next = true;
+      code->Emit(lb, Region::kArena);
+    }
     // compute: copy both into ACC, clamp b, multiply, requantize.
     Insn reset_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
     reset_a.reset = true;
@@ -191,11 +198,20 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     code->Emit(reset_b);
     Insn copy_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
     copy_a.deps.pop_prev = true;
+    copy_a.deps.push_prev = !load_b && t + kThreads < T;
     code->Emit(copy_a);
-    Insn copy_b = Pass(Opcode::kGemm, u + 1, 1, nb);
-    copy_b.deps.push_prev = t + kThreads < T;  // INP region r is free for tile t + 2
-    code->Emit(copy_b);
+    if (load_b) {
+      Insn copy_b = Pass(Opcode::kGemm, u + 1, 1, nb);
+      copy_b.deps.push_prev = t + kThreads < T;  // INP region r is free for tile t + 2
+      code->Emit(copy_b);
+    } else {
+      Insn add = Pass(Opcode::kAlu, u + 3, 1, nb);  // b = 0 + a
+      add.alu_op = AluOp::kAdd;
+      add.src_factor_in = 1;
+      code->Emit(add);
+    }
     if (clamp_b) {
+      if (l.b_mult != 1) code->Emit(AluImm(AluOp::kMul, u + 1, 1, nb, l.b_mult));
       if (l.b_offset != 0) code->Emit(AluImm(AluOp::kAdd, u + 1, 1, nb, l.b_offset));
       code->Emit(AluImm(AluOp::kMax, u + 1, 1, nb, l.b_lo));
       code->Emit(AluImm(AluOp::kMin, u + 1, 1, nb, l.b_hi));

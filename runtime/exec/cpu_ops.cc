@@ -170,6 +170,7 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       q::MulParams mp;
       mp.shape = Act(in(0));
       mp.b_per_channel = !(Act(in(1)) == mp.shape);
+      mp.b_mult = p->b_mult();
       mp.b_offset = p->b_offset();
       mp.b_lo = p->b_lo();
       mp.b_hi = p->b_hi();

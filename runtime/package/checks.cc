@@ -436,7 +436,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         return InvalidArgument("{}: input b {} must have a's shape or one value per channel", where,
                                TensorName(ins[1]));
       }
-      for (int32_t v : {p->mult(), p->b_offset(), p->b_lo(), p->b_hi()}) {
+      for (int32_t v : {p->mult(), p->b_mult(), p->b_offset(), p->b_lo(), p->b_hi()}) {
         if (v < -32768 || v > 32767) {
           return InvalidArgument("{}: multiplier or clamp {} outside int16", where, v);
         }

@@ -22,7 +22,7 @@ struct MulCase {
   const char* name;
   uint32_t batch, block, n, c, h, w;
   bool per_channel, same_tensor;
-  int32_t b_offset, b_lo, b_hi, mult, pre_shift, post_shift, clip_lo, clip_hi;
+  int32_t b_mult, b_offset, b_lo, b_hi, mult, pre_shift, post_shift, clip_lo, clip_hi;
   uint32_t max_tile;
 };
 
@@ -63,6 +63,8 @@ TEST_P(MulTest, MatchesInt8KernelOnFsim) {
   arena.resize(out_at + a.size(), 0x55);
 
   MulLayer l = MulGeometry(c, k.name, k.n, k.c, k.h, k.w, k.per_channel);
+  l.same_operand = k.same_tensor;
+  l.b_mult = k.b_mult;
   l.b_offset = k.b_offset;
   l.b_lo = k.b_lo;
   l.b_hi = k.b_hi;
@@ -105,6 +107,7 @@ TEST_P(MulTest, MatchesInt8KernelOnFsim) {
   q::MulParams mp;
   mp.shape = s;
   mp.b_per_channel = k.per_channel;
+  mp.b_mult = k.b_mult;
   mp.b_offset = k.b_offset;
   mp.b_lo = k.b_lo;
   mp.b_hi = k.b_hi;
@@ -116,31 +119,31 @@ TEST_P(MulTest, MatchesInt8KernelOnFsim) {
   EXPECT_EQ(got, want);
 }
 
-INSTANTIATE_TEST_SUITE_P(tensorize, MulTest,
-                         ::testing::Values(
-                             //      name             B  blk n  c   h   w  per  same off   lo  hi
-                             //      mult  pre post lo   hi  tile
-                             MulCase{"same_shape", 1, 8, 1, 20, 9, 7, false, false, 0, -128, 127,
-                                     23000, 0, 21, -128, 127, 0},
-                             MulCase{"same_small_tiles", 1, 16, 1, 40, 5, 5, false, false, 0, -128,
-                                     127, -17000, 0, 20, 0, 127, 7},
-                             MulCase{"se_planes", 1, 8, 1, 44, 6, 6, true, false, 0, -128, 127,
-                                     30000, 0, 22, -128, 127, 0},
-                             MulCase{"se_planes_tiles", 1, 16, 1, 50, 4, 3, true, false, 0, -128,
-                                     127, 12000, 0, 19, 0, 127, 30},
-                             MulCase{"se_chunks", 1, 8, 1, 12, 40, 30, true, false, 0, -128, 127,
-                                     25000, 0, 21, -128, 127, 0},
-                             MulCase{"se_hard_sigmoid", 1, 16, 1, 24, 7, 7, true, false, 21, 0, 42,
-                                     31000, 0, 18, -128, 127, 0},
-                             MulCase{"hard_swish", 1, 8, 1, 16, 8, 8, false, true, 64, 0, 127,
-                                     20000, 0, 22, -128, 127, 0},
-                             MulCase{"hard_swish_pre", 1, 16, 1, 18, 5, 6, false, true, 1500, 0,
-                                     3000, 32767, 3, 27, -128, 127, 11},
-                             MulCase{"batch_blocks", 2, 8, 3, 10, 3, 4, true, false, -5, -20, 100,
-                                     9000, 0, 17, -100, 100, 0}),
-                         [](const ::testing::TestParamInfo<MulCase>& i) {
-                           return std::string(i.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    tensorize, MulTest,
+    // name, B, block, n, c, h, w, per_channel, same_tensor, b_mult, b_offset, b_lo, b_hi, mult,
+    // pre_shift, post_shift, clip_lo, clip_hi, max_tile
+    ::testing::Values(MulCase{"same_shape", 1, 8, 1, 20, 9, 7, false, false, 1, 0, -128, 127, 23000,
+                              0, 21, -128, 127, 0},
+                      MulCase{"same_small_tiles", 1, 16, 1, 40, 5, 5, false, false, 1, 0, -128, 127,
+                              -17000, 0, 20, 0, 127, 7},
+                      MulCase{"se_planes", 1, 8, 1, 44, 6, 6, true, false, 1, 0, -128, 127, 30000,
+                              0, 22, -128, 127, 0},
+                      MulCase{"se_planes_tiles", 1, 16, 1, 50, 4, 3, true, false, 1, 0, -128, 127,
+                              12000, 0, 19, 0, 127, 30},
+                      MulCase{"se_chunks", 1, 8, 1, 12, 40, 30, true, false, 1, 0, -128, 127, 25000,
+                              0, 21, -128, 127, 0},
+                      MulCase{"se_hard_sigmoid", 1, 16, 1, 24, 7, 7, true, false, 1, 21, 0, 42,
+                              31000, 0, 18, -128, 127, 0},
+                      MulCase{"se_fine_gate", 1, 8, 1, 24, 5, 5, true, false, 110, 8192, 0, 16384,
+                              30000, 6, 27, -128, 127, 0},
+                      MulCase{"hard_swish", 1, 8, 1, 16, 8, 8, false, true, 1, 64, 0, 127, 20000, 0,
+                              22, -128, 127, 0},
+                      MulCase{"hard_swish_fine", 1, 16, 1, 18, 5, 6, false, true, 117, 8192, 0,
+                              16384, 32767, 6, 27, -128, 127, 11},
+                      MulCase{"batch_blocks", 2, 8, 3, 10, 3, 4, true, false, 1, -5, -20, 100, 9000,
+                              0, 17, -100, 100, 0}),
+    [](const ::testing::TestParamInfo<MulCase>& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace loom::tensorize

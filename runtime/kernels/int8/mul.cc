@@ -11,7 +11,7 @@ namespace loom::kernels::q {
 Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
   LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
   LOOM_RETURN_IF_ERROR(internal::CheckShape(p.shape, "Mul"));
-  for (int32_t v : {p.mult, p.b_offset, p.b_lo, p.b_hi}) {
+  for (int32_t v : {p.mult, p.b_mult, p.b_offset, p.b_lo, p.b_hi}) {
     if (v < -32768 || v > 32767) {
       return InvalidArgument("Mul: multiplier or clamp of b " + std::to_string(v) +
                              " is outside the 16-bit immediate range [-32768, 32767]");
@@ -45,7 +45,8 @@ Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t*
               continue;
             }
             const size_t j = p.b_per_channel ? ((size_t{nb} * cbs + cb) * B + bi) * C + ci : i;
-            int32_t t = int32_t{bb[j]} + p.b_offset;
+            // |b * b_mult| <= 2^22: no wrap before the clamp.
+            int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
             t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
             // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
             out[i] = Requantize(int32_t{a[i]} * t, p.mult, p.rq);

@@ -27,7 +27,8 @@ void RunCase(const Blocking& b, const MulParams& p, uint32_t seed) {
   const size_t hw = size_t{p.shape.h} * p.shape.w;
   for (size_t i = 0; i < a.size(); ++i) {
     const int64_t bv = c[p.b_per_channel ? i / hw : i];
-    const int64_t t = std::min<int64_t>(std::max<int64_t>(bv + p.b_offset, p.b_lo), p.b_hi);
+    const int64_t t =
+        std::min<int64_t>(std::max<int64_t>(bv * p.b_mult + p.b_offset, p.b_lo), p.b_hi);
     int64_t v = RoundShift(RoundShift(a[i] * t, p.rq.pre_shift) * p.mult, p.rq.post_shift);
     v = std::min<int64_t>(std::max<int64_t>(v, p.rq.clip_lo), p.rq.clip_hi);
     want[i] = static_cast<int8_t>(v);
@@ -70,6 +71,7 @@ TEST(Mul, HardSigmoidClampOfB) {
   p.rq.post_shift = 25;
   RunCase(Blocking{1, 16}, p, 40);
   p.b_per_channel = true;
+  p.b_mult = 300;  // a finer gate: steps of 1/300 of the clamp's unit
   p.b_offset = -20;
   p.b_lo = -5;
   p.b_hi = 30;
@@ -103,6 +105,9 @@ TEST(Mul, BadParameters) {
   q.mult = 32768;
   Status st = Mul(b, q, a.data(), c.data(), y.data());
   EXPECT_NE(st.message().find("32768"), std::string::npos) << st.message();
+  q = p;
+  q.b_mult = -32769;
+  EXPECT_FALSE(Mul(b, q, a.data(), c.data(), y.data()).ok());
   q = p;
   q.b_lo = 5;
   q.b_hi = 4;

@@ -131,17 +131,17 @@ struct AddParams {
 Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out);
 
 // Elementwise product, the squeeze-excitation scale and the hard activations:
-//   t   = Clamp(b + b_offset, b_lo, b_hi)
+//   t   = Clamp(b * b_mult + b_offset, b_lo, b_hi)
 //   out = Requantize(a * t, mult, rq)
 // b has a's shape, or [N, C, 1, 1] when b_per_channel (one value per channel, broadcast over H
-// and W). With b_offset 0 and [b_lo, b_hi] = [-128, 127] it is a plain product; a = b = x with
-// b_offset = 3/s_x and [0, 6/s_x] is hard-swish, and b a gate's input with that clamp is
-// x * hard_sigmoid(gate). mult, b_offset, b_lo and b_hi are in [-32768, 32767] (the ALU's
-// immediate), so |a * t| <= 2^22.
+// and W). With b_mult 1, b_offset 0 and [b_lo, b_hi] = [-128, 127] it is a plain product; with
+// the clamp [0, U] and b_mult / U ~ alpha * s_b, b_offset / U ~ beta it is a * hard_sigmoid(b)
+// in units of 1/U (a = b = x: hard-swish). mult, b_mult, b_offset, b_lo and b_hi are in
+// [-32768, 32767] (the ALU's immediate), so |a * t| <= 2^22.
 struct MulParams {
   ActShape shape;  // a and the output
   bool b_per_channel = false;
-  int32_t b_offset = 0, b_lo = -128, b_hi = 127;
+  int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127;
   int32_t mult = 1;
   Requant rq;
 };
