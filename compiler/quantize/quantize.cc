@@ -547,18 +547,15 @@ Status Rewriter::RewriteMul(Node& n, bool* done) {
                      done);
     }
   }
-  // x · f(x) with f a float op (SiLU's Sigmoid): f runs on the CPU either way, and q.mul would
-  // only add a quantization of f's whole output (EfficientNet-B0: cosine 0.981 -> 0.977). A
-  // per-channel gate (squeeze-excitation) is small, and q.mul keeps the large x on the
-  // accelerator.
+  // A factor made by a float op (SiLU's x · Sigmoid(x), EfficientNet's and LR-ASPP's Sigmoid
+  // gates) stays a float product: the op runs on the CPU either way, and q.mul would add a 7-bit
+  // quantization of a multiplicative gate on every channel. Measured on EfficientNet-B0 (zoo,
+  // 5 inputs): cosine 0.9809 float, 0.9778 with int8 Sigmoid gates, 0.9771 with SiLU as well.
   auto float_made = [&](ValueId v) {
     const Node* prod = g_.Producer(v);
     return prod != nullptr && prod->op.rfind("q.", 0) != 0;
   };
-  if (g_.value(n.input(0)).shape == g_.value(n.input(1)).shape &&
-      (float_made(n.input(0)) || float_made(n.input(1)))) {
-    return Status::Ok();
-  }
+  if (float_made(n.input(0)) || float_made(n.input(1))) return Status::Ok();
   for (int first = 0; first < 2; ++first) {
     const ValueId x = n.input(first), g = n.input(1 - first);
     if (!IsActivation(x) || !IsActivation(g) ||
