@@ -139,6 +139,26 @@ Status ExecQAdd(ExecContext& ctx) {
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
+Status ExecQMul(ExecContext& ctx) {
+  const ir::Node& n = ctx.node();
+  q::MulParams p;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
+  p.b_per_channel = ctx.input_tensor(1).shape() != ctx.input_tensor(0).shape();
+  p.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
+  p.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
+  p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
+  p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
+  p.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+  p.rq = RequantOf(n);
+  ir::Tensor ab, bb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.shape, &yb)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &ab)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(1), &bb)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(
+      q::Mul(kBlocking, p, ab.data<int8_t>(), bb.data<int8_t>(), yb.mutable_data<int8_t>())));
+  return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
+}
+
 Status ExecQMaxPool(ExecContext& ctx) {
   q::PoolParams p;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(WindowOf(ctx.node(), &p)));
@@ -214,9 +234,11 @@ struct Entry {
 };
 
 const Entry kQuantOps[] = {
-    {"q.conv2d", ExecQConv2d},         {"q.add", ExecQAdd},           {"q.max_pool", ExecQMaxPool},
-    {"q.avg_pool", ExecQAvgPool},      {"q.concat", ExecQConcat},     {"q.quantize", ExecQQuantize},
-    {"q.dequantize", ExecQDequantize}, {"q.relayout", ExecQRelayout},
+    {"q.conv2d", ExecQConv2d},     {"q.add", ExecQAdd},
+    {"q.mul", ExecQMul},           {"q.max_pool", ExecQMaxPool},
+    {"q.avg_pool", ExecQAvgPool},  {"q.concat", ExecQConcat},
+    {"q.quantize", ExecQQuantize}, {"q.dequantize", ExecQDequantize},
+    {"q.relayout", ExecQRelayout},
 };
 
 }  // namespace

@@ -58,6 +58,7 @@ Status Cast(InferContext& ctx);
 // shape_functions_quant.cc: the quantized graph's ops (q.*), docs/quantization.md
 Status QConv2d(InferContext& ctx);
 Status QAdd(InferContext& ctx);
+Status QMul(InferContext& ctx);
 Status QMaxPool(InferContext& ctx);
 Status QAvgPool(InferContext& ctx);
 Status QConcat(InferContext& ctx);

@@ -147,6 +147,30 @@ Status QAdd(InferContext& ctx) {
   return Status::Ok();
 }
 
+Status QMul(InferContext& ctx) {
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 1, 4));
+  const Shape& a = ctx.input(0).shape;
+  const Shape& b = ctx.input(1).shape;
+  if (b != a && b != Shape{a[0], a[1], 1, 1}) {
+    return ctx.Error("b must have a's shape " + ShapeToString(a) + " or one value per channel " +
+                     ShapeToString({a[0], a[1], 1, 1}) + ", got " + ShapeToString(b));
+  }
+  for (const char* m : {"mult", "b_mult", "b_offset", "b_lo", "b_hi"}) {
+    const int64_t v = ctx.node().GetInt(m, 0);
+    if (v < -32768 || v > 32767) return ctx.Error(std::string(m) + " must be in [-32768, 32767]");
+  }
+  if (ctx.node().GetInt("b_lo", -128) > ctx.node().GetInt("b_hi", 127)) {
+    return ctx.Error("b_lo must not exceed b_hi");
+  }
+  LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "pre_shift"));
+  LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "post_shift"));
+  LOOM_RETURN_IF_ERROR(CheckClipAttrs(ctx));
+  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  ctx.SetOutput(0, DType::kI8, a);
+  return Status::Ok();
+}
+
 Status QMaxPool(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
   Shape out;

@@ -8,8 +8,11 @@
 #include <utility>
 
 #include "compiler/partition/partition.h"
+#include "compiler/tensorize/concat.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
+#include "compiler/tensorize/mul.h"
+#include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/package/package.h"
@@ -374,6 +377,15 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
     p.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
     op->params = p;
+  } else if (n.op == "q.mul") {
+    MulParams p;
+    p.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+    p.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
+    p.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
+    p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
+    p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
+    p.requant = RequantOf(n);
+    op->params = p;
   } else if (n.op == "q.max_pool") {
     MaxPoolParams p;
     LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
@@ -512,6 +524,65 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
                                   Where(n) + ": identity weights", &l.identity));
     LOOM_RETURN_IF_ERROR(tensorize::EmitAdd(c_, l, code));
     layer->tiling = "elementwise";
+  } else if (n.op == "q.mul") {
+    const auto& p = std::get<MulParams>(op.params);
+    const TensorSpec &a = T(op.inputs[0]), &b = T(op.inputs[1]), &y = T(op.outputs[0]);
+    if (a.layout != TensorLayout::Blocked || b.layout != TensorLayout::Blocked ||
+        y.layout != TensorLayout::Blocked || a.size != y.size) {
+      return Internal(Where(n) +
+                      ": accelerator mul needs blocked tensors, a of the output's shape");
+    }
+    allow(Identity());
+    tensorize::MulLayer l = tensorize::MulGeometry(c_, op.name, a.shape[0], a.shape[1], a.shape[2],
+                                                   a.shape[3], b.shape != a.shape);
+    l.mult = p.mult;
+    l.b_mult = p.b_mult;
+    l.b_offset = p.b_offset;
+    l.same_operand = a.offset == b.offset && a.size == b.size;
+    l.b_lo = p.b_lo;
+    l.b_hi = p.b_hi;
+    l.pre_shift = p.requant.pre_shift;
+    l.post_shift = p.requant.post_shift;
+    l.clip_lo = p.requant.clip_lo;
+    l.clip_hi = p.requant.clip_hi;
+    LOOM_RETURN_IF_ERROR(ElemAddr(a.offset, c_.inp_elem_bytes(), Where(n) + ": input 0", &l.a));
+    LOOM_RETURN_IF_ERROR(ElemAddr(b.offset, c_.inp_elem_bytes(), Where(n) + ": input 1", &l.b));
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(ElemAddr(T(identity_).offset, c_.wgt_elem_bytes(),
+                                  Where(n) + ": identity weights", &l.identity));
+    LOOM_RETURN_IF_ERROR(tensorize::EmitMul(c_, l, code));
+    layer->tiling = "elementwise";
+  } else if (n.op == "q.concat") {
+    const auto& p = std::get<ConcatParams>(op.params);
+    const TensorSpec& y = T(op.outputs[0]);
+    if (y.layout != TensorLayout::Blocked || p.mults.size() != op.inputs.size() ||
+        p.shifts.size() != op.inputs.size()) {
+      return Internal(Where(n) +
+                      ": accelerator concat needs blocked tensors, one mult and shift each");
+    }
+    allow(Identity());
+    tensorize::ConcatLayer l;
+    l.name = op.name;
+    l.n_blocks = CeilDiv(y.shape[0], c_.batch);
+    l.plane_elems = y.shape[2] * y.shape[3];
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const TensorSpec& x = T(op.inputs[i]);
+      if (x.layout != TensorLayout::Blocked) {
+        return Internal(Where(n) + ": accelerator concat of an unblocked input");
+      }
+      tensorize::ConcatLayer::Input in;
+      in.channels = x.shape[1];
+      in.mult = p.mults[i];
+      in.shift = p.shifts[i];
+      LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(),
+                                    Where(n) + ": input " + std::to_string(i), &in.data));
+      l.inputs.push_back(in);
+    }
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(ElemAddr(T(Identity()).offset, c_.wgt_elem_bytes(),
+                                  Where(n) + ": identity weights", &l.identity));
+    LOOM_RETURN_IF_ERROR(tensorize::EmitConcat(c_, l, code));
+    layer->tiling = "copy";
   } else if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
     const bool average = n.op == "q.avg_pool";
     const Window& w = average ? std::get<AvgPoolParams>(op.params).window

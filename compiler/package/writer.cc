@@ -36,6 +36,10 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
         } else if constexpr (std::is_same_v<T, AddParams>) {
           return {pkg::OpParams::Add,
                   pkg::CreateAdd(b, v.mult_a, v.mult_b, v.shift, v.clip_lo, v.clip_hi).Union()};
+        } else if constexpr (std::is_same_v<T, MulParams>) {
+          const pkg::Requant r = ToFb(v.requant);
+          return {pkg::OpParams::Mul,
+                  pkg::CreateMul(b, v.b_mult, v.b_offset, v.b_lo, v.b_hi, v.mult, &r).Union()};
         } else if constexpr (std::is_same_v<T, MaxPoolParams>) {
           const pkg::Window w = ToFb(v.window);
           return {pkg::OpParams::MaxPool, pkg::CreateMaxPool(b, &w).Union()};

@@ -46,6 +46,10 @@ struct Requant {
 };
 struct Conv2dParams { Window window; bool depthwise = false; Requant requant; };
 struct AddParams { int32_t mult_a = 1, mult_b = 1, shift = 0, clip_lo = -128, clip_hi = 127; };
+struct MulParams {
+  int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127, mult = 1;
+  Requant requant;
+};
 struct MaxPoolParams { Window window; };
 struct AvgPoolParams { Window window; bool count_include_pad = false; Requant requant; };
 struct ConcatParams { std::vector<int32_t> mults, shifts; };
@@ -54,8 +58,9 @@ struct DequantizeParams {};
 struct RelayoutParams {};
 struct FloatAttr { std::string name; std::vector<int64_t> ints; std::vector<float> floats; };
 struct FloatOpParams { std::string op; std::vector<FloatAttr> attrs; };
-using OpParams = std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
-                              QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams>;
+using OpParams =
+    std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
+                 QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams, MulParams>;
 
 struct OpSpec {
   std::string name;

@@ -5,8 +5,10 @@
 #include <limits>
 
 #include "compiler/ir/op_registry.h"
+#include "compiler/tensorize/concat.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
+#include "compiler/tensorize/mul.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 
@@ -99,6 +101,63 @@ bool AddLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
   return true;
 }
 
+bool MulLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  uint32_t a[4], b[4];
+  if (!Nchw(g, n.input(0), a) || !Nchw(g, n.input(1), b)) {
+    *why = "inputs are not 4-D activations";
+    return false;
+  }
+  const bool per_channel = !std::equal(a, a + 4, b);
+  tensorize::MulLayer l = tensorize::MulGeometry(c, n.name, a[0], a[1], a[2], a[3], per_channel);
+  l.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+  l.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
+  l.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
+  l.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
+  l.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
+  l.pre_shift = static_cast<int32_t>(n.GetInt("pre_shift", 0));
+  l.post_shift = static_cast<int32_t>(n.GetInt("post_shift", 0));
+  l.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
+  l.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
+bool ConcatLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  const auto mults = n.GetInts("mults"), shifts = n.GetInts("shifts");
+  uint32_t y[4];
+  if (!Nchw(g, n.outputs[0], y) || mults.size() != n.inputs.size() ||
+      shifts.size() != n.inputs.size()) {
+    *why = "not a 4-D concatenation with one multiplier and shift per input";
+    return false;
+  }
+  tensorize::ConcatLayer l;
+  l.name = n.name;
+  l.n_blocks = CeilDiv(y[0], c.batch);
+  l.plane_elems = y[2] * y[3];
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    uint32_t x[4];
+    if (!Nchw(g, n.inputs[i], x)) {
+      *why = "not a 4-D concatenation";
+      return false;
+    }
+    tensorize::ConcatLayer::Input in;
+    in.channels = x[1];
+    if (!CheckedCast(mults[i], &in.mult) || !CheckedCast(shifts[i], &in.shift)) {
+      *why = "multiplier or shift beyond 32 bits";
+      return false;
+    }
+    l.inputs.push_back(in);
+  }
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
 bool MaxPoolFits(const ir::Graph& g, const ir::Node& n, const HwConfig&, std::string* why) {
   bool zero_pads = true;
   for (int64_t p : n.GetInts("pads")) zero_pads = zero_pads && p == 0;
@@ -169,10 +228,12 @@ struct Rule {
 
 // The offload table: op -> when it runs on the accelerator. Ops without a row run on the CPU.
 const Rule kRules[] = {
-    {"q.conv2d", ConvLowers},      // groups 1 or depthwise (by construction); what tensorize takes
-    {"q.add", AddLowers},          // GEMM identity copy + ALU; same shapes, 16-bit multipliers
-    {"q.max_pool", MaxPoolLowers}, // ALU max; zero padding must not win; rows fit the buffers
-    {"q.avg_pool", AvgPoolLowers}, // ALU sums + requant; one divisor; 16-bit multiplier
+    {"q.conv2d", ConvLowers},    // groups 1 or depthwise (by construction); what tensorize takes
+    {"q.add", AddLowers},        // GEMM identity copy + ALU; same shapes, 16-bit multipliers
+    {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; 16-bit immediates
+    {"q.concat", ConcatLowers},  // copies of channel blocks (+ ALU rescale); block-aligned inputs
+    {"q.max_pool", MaxPoolLowers},  // ALU max; zero padding must not win; rows fit the buffers
+    {"q.avg_pool", AvgPoolLowers},  // ALU sums + requant; one divisor; 16-bit multiplier
 };
 
 int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }
@@ -217,7 +278,9 @@ int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
     const auto k = n.GetInts("kernel");
     return k.size() == 2 ? SaturatingMul(SaturatingMul(out, k[0]), k[1]) : 0;
   }
-  if (n.op == "q.add" || n.op == "Add" || n.op == "Mul" || n.op == "Sub") return out;
+  if (n.op == "q.add" || n.op == "q.mul" || n.op == "Add" || n.op == "Mul" || n.op == "Sub") {
+    return out;
+  }
   return 0;
 }
 

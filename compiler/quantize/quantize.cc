@@ -35,6 +35,11 @@ class Rewriter {
   Status MatMulOverRows(Node& n, const std::vector<float>& w, int64_t o, int64_t k,
                         const std::vector<float>& bias, bool* done);
   Status RewriteAdd(Node& n, bool* done);
+  Status RewriteMul(Node& n, bool* done);
+  Status RewriteHardSwish(Node& n, bool* done);
+  // q.mul of x by the gate g (x's shape or [N, C, 1, 1]); a HardSigmoid gate (alpha > 0) is read
+  // through its input as the clamp of q.mul's b.
+  Status EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha, double beta, bool* done);
   Status RewriteMaxPool(Node& n, bool* done);
   Status RewriteAveragePool(Node& n, bool* done);
   Status RewriteGlobalAveragePool(Node& n, bool* done);
@@ -462,6 +467,113 @@ Status Rewriter::RewriteAdd(Node& n, bool* done) {
   return Status::Ok();
 }
 
+// --- Mul, HardSwish -> q.mul ---
+
+// b's shape for q.mul: a's, or one value per channel.
+bool MulOperands(const Shape& a, const Shape& b) {
+  return Rank4(a) && (b == a || b == Shape{a[0], a[1], 1, 1});
+}
+
+Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha, double beta,
+                         bool* done) {
+  const ValueId xq = Int8Of(x, &n), gq = Int8Of(g, &n);
+  const double s_x = g_.value(xq).quant->scales[0], s_g = g_.value(gq).quant->scales[0];
+  bool given = false;
+  const float s_y = ScaleOf(n.outputs[0], &given);
+  // t = clamp(k·g + offset, lo, hi) in units of s_t. A hard sigmoid clamp(alpha·g + beta, 0, 1)
+  // is clamp(k·g_q + beta/u, 0, 1/u)·u with u = alpha·s_g/k: k as large as keeps 1/u near
+  // kGateUnits, so the slope is exact and the offset and the top of the clamp round to 1/16384
+  // (with k = 1 they would round to a step of g, a bias of up to 1/12 of the gate at coarse
+  // scales). s_t = 1/hi makes a saturated gate exactly 1 (hard-swish passes x unchanged above 3).
+  constexpr double kGateUnits = 16384.0;
+  int64_t k = 1, offset = 0, lo = -128, hi = 127;
+  double s_t = s_g;
+  if (hard) {
+    k = std::max<int64_t>(1, static_cast<int64_t>(std::floor(kGateUnits * alpha * s_g)));
+    const double u = alpha * s_g / static_cast<double>(k);
+    hi = static_cast<int64_t>(std::nearbyint(1.0 / u));
+    offset = static_cast<int64_t>(std::nearbyint(beta / u));
+    lo = 0;
+    s_t = 1.0 / static_cast<double>(hi);
+  }
+  if (k > 32767 || hi < 1 || hi > 32767 || offset < -32768 || offset > 32767) {
+    return Status::Ok();  // beyond the ALU's 16-bit immediates: stays float
+  }
+  // |x·t| <= 128·max(|lo|, |hi|); the smallest pre-shift that keeps ShrRnd(x·t, pre)·mult below
+  // 2^31 with a 16-bit mult.
+  const int64_t bound = 128 * std::max<int64_t>(std::abs(lo), std::abs(hi));
+  int32_t pre = 0;
+  while (((bound + (int64_t{1} << pre) - 1) >> pre) + 1 > (int64_t{1} << 16)) ++pre;
+  const double real = s_x * s_t / s_y * std::ldexp(1.0, pre);
+  if (!(real < 32767.0)) return Status::Ok();  // a product that large stays float
+  Rescale r;
+  LOOM_RETURN_IF_ERROR(ChooseRescale({real}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
+  int64_t clip_lo = 0, clip_hi = 0;
+  Clip(n, s_y, &clip_lo, &clip_hi);
+  const ValueId f_out = n.outputs[0];
+  const ValueId y = NewOutput(f_out, g_.value(x).shape, s_y);
+  g_.AddNode("q.mul", {xq, gq}, {y},
+             {{"mult", Attribute::Int(r.mult[0])},
+              {"b_mult", Attribute::Int(k)},
+              {"b_offset", Attribute::Int(offset)},
+              {"b_lo", Attribute::Int(lo)},
+              {"b_hi", Attribute::Int(hi)},
+              {"pre_shift", Attribute::Int(pre)},
+              {"post_shift", Attribute::Int(r.shift)},
+              {"clip_lo", Attribute::Int(clip_lo)},
+              {"clip_hi", Attribute::Int(clip_hi)}},
+             n.name, &n);
+  LayerInfo& l = NewLayer(n, "q.mul", f_out, s_y, given);
+  l.q_output = y;
+  l.input_scales = {static_cast<float>(s_x), static_cast<float>(s_g)};
+  l.mults = {r.mult[0]};
+  l.pre_shift = pre;
+  l.post_shift = r.shift;
+  l.clip_lo = clip_lo;
+  l.clip_hi = clip_hi;
+  g_.EraseNode(&n);
+  *done = true;
+  return Status::Ok();
+}
+
+Status Rewriter::RewriteMul(Node& n, bool* done) {
+  for (int first = 0; first < 2; ++first) {
+    const ValueId x = n.input(first), g = n.input(1 - first);
+    if (!IsActivation(x)) continue;
+    const Node* p = g_.Producer(g);
+    if (p && p->op == "HardSigmoid" && IsActivation(p->input(0)) &&
+        MulOperands(g_.value(x).shape, g_.value(g).shape) && p->GetFloat("alpha", 0.2f) > 0.0f) {
+      return EmitMul(n, x, p->input(0), true, p->GetFloat("alpha", 0.2f), p->GetFloat("beta", 0.5f),
+                     done);
+    }
+  }
+  // A factor made by a float op (SiLU's x · Sigmoid(x), EfficientNet's and LR-ASPP's Sigmoid
+  // gates) stays a float product: the op runs on the CPU either way, and q.mul would add a 7-bit
+  // quantization of a multiplicative gate on every channel. Measured on EfficientNet-B0 (zoo,
+  // 5 inputs): cosine 0.9809 float, 0.9778 with int8 Sigmoid gates, 0.9771 with SiLU as well.
+  auto float_made = [&](ValueId v) {
+    const Node* prod = g_.Producer(v);
+    return prod != nullptr && prod->op.rfind("q.", 0) != 0;
+  };
+  if (float_made(n.input(0)) || float_made(n.input(1))) return Status::Ok();
+  for (int first = 0; first < 2; ++first) {
+    const ValueId x = n.input(first), g = n.input(1 - first);
+    if (!IsActivation(x) || !IsActivation(g) ||
+        !MulOperands(g_.value(x).shape, g_.value(g).shape)) {
+      continue;
+    }
+    return EmitMul(n, x, g, false, 0.0, 0.0, done);
+  }
+  return Status::Ok();
+}
+
+// HardSwish(x) = x · hard_sigmoid(x) with alpha 1/6, beta 1/2.
+Status Rewriter::RewriteHardSwish(Node& n, bool* done) {
+  const ValueId x = n.input(0);
+  if (!IsActivation(x)) return Status::Ok();
+  return EmitMul(n, x, x, true, 1.0 / 6.0, 0.5, done);
+}
+
 // --- pooling ---
 
 // The most window elements an int8 pooling layer takes: q.avg_pool carries one multiplier per
@@ -672,6 +784,8 @@ Status Rewriter::Run() {
       {"Gemm", &Rewriter::RewriteGemm},
       {"MatMul", &Rewriter::RewriteMatMul},
       {"Add", &Rewriter::RewriteAdd},
+      {"Mul", &Rewriter::RewriteMul},
+      {"HardSwish", &Rewriter::RewriteHardSwish},
       {"MaxPool", &Rewriter::RewriteMaxPool},
       {"AveragePool", &Rewriter::RewriteAveragePool},
       {"GlobalAveragePool", &Rewriter::RewriteGlobalAveragePool},

@@ -9,6 +9,9 @@
 //   Gemm (alpha 1, transA 0, beta 1 or no C, constant B/C), MatMul [N,K]x[K,O] constant B
 //        -> q.conv2d on [N,K,1,1]; after a Flatten of [N,C,H,W] a q.conv2d with an HxW kernel
 //   Add of two same-shape 4-D activations (relu/clip fused)               -> q.add
+//   Mul of 4-D activations, same shape or one [N,C,1,1] (the SE scale), no factor made by a
+//        float op (SiLU, Sigmoid gates); a HardSigmoid factor is read through its input;
+//        HardSwish                                                        -> q.mul
 //   MaxPool 2-D (no dilation/ceil mode, pads < kernel)                    -> q.max_pool
 //   AveragePool 2-D (no ceil mode, pads < kernel), GlobalAveragePool      -> q.avg_pool
 //   Concat on axis 1 of 4-D activations                                   -> q.concat

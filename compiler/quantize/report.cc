@@ -77,7 +77,7 @@ nlohmann::json LayerToJson(const LayerInfo& l, double sqnr_db) {
     j["weight_max"] = l.weight_max;
     j["bias_saturated"] = l.bias_saturated;
   }
-  if (l.op == "q.conv2d" || l.op == "q.avg_pool") {
+  if (l.op == "q.conv2d" || l.op == "q.avg_pool" || l.op == "q.mul") {
     j["requant"] = {{"pre_shift", l.pre_shift}, {"post_shift", l.post_shift},
                     {"clip_lo", l.clip_lo}, {"clip_hi", l.clip_hi}, {"mult", l.mults}};
   } else if (l.op == "q.add") {

@@ -165,6 +165,19 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       ap.clip_hi = p->clip_hi();
       return q::Add(blk, ap, i8(in(0)), i8(in(1)), i8(out(0)));
     }
+    case pkg::OpParams::Mul: {
+      const pkg::Mul* p = op.params_as_Mul();
+      q::MulParams mp;
+      mp.shape = Act(in(0));
+      mp.b_per_channel = !(Act(in(1)) == mp.shape);
+      mp.b_mult = p->b_mult();
+      mp.b_offset = p->b_offset();
+      mp.b_lo = p->b_lo();
+      mp.b_hi = p->b_hi();
+      mp.mult = p->mult();
+      mp.rq = Rq(p->requant());
+      return q::Mul(blk, mp, i8(in(0)), i8(in(1)), i8(out(0)));
+    }
     case pkg::OpParams::MaxPool:
       return q::MaxPool(blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))), i8(in(0)),
                         i8(out(0)));

@@ -421,6 +421,31 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       LOOM_RETURN_IF_ERROR(CheckShift(p->shift(), "shift", where));
       return CheckClip(p->clip_lo(), p->clip_hi(), where);
     }
+    case pkg::OpParams::Mul: {
+      const pkg::Mul* p = op.params_as_Mul();
+      LOOM_RETURN_IF_ERROR(arity(2, 1));
+      for (const pkg::Tensor* t : {ins[0], ins[1], outs[0]})
+        LOOM_RETURN_IF_ERROR(expect(t, I8, Blk, "operand"));
+      if (!SameShape(ins[0], outs[0])) {
+        return InvalidArgument("{}: input a and the output must have the same shape", where);
+      }
+      const bool per_channel = Dim(ins[1], 0) == Dim(ins[0], 0) &&
+                               Dim(ins[1], 1) == Dim(ins[0], 1) && Dim(ins[1], 2) == 1 &&
+                               Dim(ins[1], 3) == 1;
+      if (!SameShape(ins[0], ins[1]) && !per_channel) {
+        return InvalidArgument("{}: input b {} must have a's shape or one value per channel", where,
+                               TensorName(ins[1]));
+      }
+      for (int32_t v : {p->mult(), p->b_mult(), p->b_offset(), p->b_lo(), p->b_hi()}) {
+        if (v < -32768 || v > 32767) {
+          return InvalidArgument("{}: multiplier or clamp {} outside int16", where, v);
+        }
+      }
+      if (p->b_lo() > p->b_hi()) {
+        return InvalidArgument("{}: clamp of b [{}, {}] is empty", where, p->b_lo(), p->b_hi());
+      }
+      return CheckRequant(p->requant(), where);
+    }
     case pkg::OpParams::MaxPool:
     case pkg::OpParams::AvgPool: {
       const bool avg = op.params_type() == pkg::OpParams::AvgPool;

@@ -96,7 +96,7 @@ Status PackChannelVector(const Blocking& b, uint32_t channels, const int32_t* va
 Status QuantizeF32(const float* x, size_t count, float scale, int8_t* q);
 Status DequantizeF32(const int8_t* q, size_t count, float scale, float* x);
 
-// --- operators (conv2d.cc, add.cc, max_pool.cc, avg_pool.cc, concat.cc) ---
+// --- operators (conv2d.cc, add.cc, mul.cc, max_pool.cc, avg_pool.cc, concat.cc) ---
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
 //                   w[o][i][ky][kx], mult[o]); positions outside the input read 0.
@@ -129,6 +129,23 @@ struct AddParams {
   int32_t clip_lo = -128, clip_hi = 127;
 };
 Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out);
+
+// Elementwise product, the squeeze-excitation scale and the hard activations:
+//   t   = Clamp(b * b_mult + b_offset, b_lo, b_hi)
+//   out = Requantize(a * t, mult, rq)
+// b has a's shape, or [N, C, 1, 1] when b_per_channel (one value per channel, broadcast over H
+// and W). With b_mult 1, b_offset 0 and [b_lo, b_hi] = [-128, 127] it is a plain product; with
+// the clamp [0, U] and b_mult / U ~ alpha * s_b, b_offset / U ~ beta it is a * hard_sigmoid(b)
+// in units of 1/U (a = b = x: hard-swish). mult, b_mult, b_offset, b_lo and b_hi are in
+// [-32768, 32767] (the ALU's immediate), so |a * t| <= 2^22.
+struct MulParams {
+  ActShape shape;  // a and the output
+  bool b_per_channel = false;
+  int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127;
+  int32_t mult = 1;
+  Requant rq;
+};
+Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out);
 
 // Max over each window; padded positions do not take part (a window always holds at least one
 // real element). Same scale in and out.

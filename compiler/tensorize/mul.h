@@ -1,0 +1,47 @@
+// Tensorization of q.mul (runtime/kernels/int8/qops.h Mul): the squeeze-excitation scale,
+// hard-sigmoid gates and hard-swish on the ALU.
+//
+// Both operands reach ACC through the identity GEMM copy (eltwise.h); when they are one tensor
+// (hard-swish) it is loaded once and b's plane is a copy of a's made by the ALU (reset, then ADD
+// in register form). The affine clamp of b (MUL, ADD, MAX, MIN with immediates) runs on b's plane,
+// then MUL in register form multiplies a's plane by it — for a per-channel b the source factor over
+// a channel block's pixels is 0, so one ACC element per channel block scales all its pixels — and
+// the requantization (SHR_RND, MUL by the 16-bit immediate, SHR_RND, MAX/MIN) finishes in place.
+#ifndef LOOM_COMPILER_TENSORIZE_MUL_H_
+#define LOOM_COMPILER_TENSORIZE_MUL_H_
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/tensorize/accel_code.h"
+
+namespace loom::tensorize {
+
+struct MulLayer {
+  std::string name;
+  // a and the output: `planes` = ceil(N/B)·ceil(C/c) runs of `plane_elems` = H·W INP/OUT
+  // elements each. b: the same, or one element per plane when b_per_channel.
+  uint32_t planes = 1, plane_elems = 1;
+  bool b_per_channel = false;
+  bool same_operand = false;  // b is a (same address and shape): one load
+  int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127;  // t = clamp(b·b_mult + b_offset, ..)
+  int32_t mult = 1, pre_shift = 0, post_shift = 0, clip_lo = -128, clip_hi = 127;
+  uint32_t a = 0, b = 0, output = 0;  // arena, in INP/OUT elements
+  uint32_t identity = 0;              // constants, in WGT elements
+  // Also requires clip_lo <= 0 <= clip_hi: padding lanes (a = 0) must come out 0, as the CPU
+  // kernel writes them.
+  Status Check(const HwConfig& config) const;
+};
+
+// The layer's shape from a logical NCHW a (offsets and parameters are the caller's).
+MulLayer MulGeometry(const HwConfig& config, const std::string& name, uint32_t n, uint32_t c,
+                     uint32_t h, uint32_t w, bool b_per_channel);
+
+// Emits the product with two virtual threads; `max_tile` caps the elements of a per tile (0: the
+// most that fit). Every token it pushes is popped inside the layer.
+Status EmitMul(const HwConfig& config, const MulLayer& layer, AccelCode* code,
+               uint32_t max_tile = 0);
+
+}  // namespace loom::tensorize
+
+#endif  // LOOM_COMPILER_TENSORIZE_MUL_H_

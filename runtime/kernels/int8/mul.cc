@@ -1,0 +1,57 @@
+// Elementwise product of two blocked tensors, the second optionally one value per channel and
+// optionally clamped first (qops.h Mul: squeeze-excitation scales, hard-sigmoid, hard-swish).
+// Padding lanes of the output stay zero whatever the clip.
+#include <string>
+
+#include "runtime/kernels/int8/internal.h"
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::kernels::q {
+
+Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
+  LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
+  LOOM_RETURN_IF_ERROR(internal::CheckShape(p.shape, "Mul"));
+  for (int32_t v : {p.mult, p.b_mult, p.b_offset, p.b_lo, p.b_hi}) {
+    if (v < -32768 || v > 32767) {
+      return InvalidArgument("Mul: multiplier or clamp of b " + std::to_string(v) +
+                             " is outside the 16-bit immediate range [-32768, 32767]");
+    }
+  }
+  if (p.b_lo > p.b_hi) {
+    return InvalidArgument("Mul: clamp of b [" + std::to_string(p.b_lo) + ", " +
+                           std::to_string(p.b_hi) + "] is empty");
+  }
+  LOOM_RETURN_IF_ERROR(internal::CheckRequant(p.rq, "Mul"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(a, "Mul: input a"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(bb, "Mul: input b"));
+  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "Mul: output"));
+  const size_t bytes = BlockedBytes(b, p.shape);
+  const ActShape b_shape = p.b_per_channel ? ActShape{p.shape.n, p.shape.c, 1, 1} : p.shape;
+  LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(a, bytes, out, bytes, "Mul input a"));
+  LOOM_RETURN_IF_ERROR(
+      internal::CheckNoAlias(bb, BlockedBytes(b, b_shape), out, bytes, "Mul input b"));
+
+  const uint32_t B = b.batch, C = b.block;
+  const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
+  const size_t hw = size_t{p.shape.h} * p.shape.w;
+  size_t i = 0;
+  for (uint32_t nb = 0; nb < nbs; ++nb)
+    for (uint32_t cb = 0; cb < cbs; ++cb)
+      for (size_t pos = 0; pos < hw; ++pos)
+        for (uint32_t bi = 0; bi < B; ++bi)
+          for (uint32_t ci = 0; ci < C; ++ci, ++i) {
+            if (nb * B + bi >= p.shape.n || cb * C + ci >= p.shape.c) {
+              out[i] = 0;
+              continue;
+            }
+            const size_t j = p.b_per_channel ? ((size_t{nb} * cbs + cb) * B + bi) * C + ci : i;
+            // |b * b_mult| <= 2^22: no wrap before the clamp.
+            int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
+            t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
+            // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
+            out[i] = Requantize(int32_t{a[i]} * t, p.mult, p.rq);
+          }
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels::q
