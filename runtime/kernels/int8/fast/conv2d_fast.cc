@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/rows.h"
 #include "runtime/kernels/int8/fast/tiles.h"
 #include "runtime/kernels/int8/internal.h"
 
@@ -51,7 +52,8 @@ bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, ui
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t));
+  const size_t padded = RowKernelsForConv(path, b, p) != nullptr ? PaddedInputBytes(b, p) : 0;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded;
 }
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -105,6 +107,11 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   auto* packed = static_cast<uint8_t*>(workspace);
   auto* acc = reinterpret_cast<int32_t*>(packed + PackedBytes(b, p));
   const size_t taps = size_t{p.kh} * p.kw;
+  // With row kernels, every image's input is copied once, padded, for all output-channel blocks.
+  const RowKernels* rk = RowKernelsForConv(path, b, p);
+  uint8_t* padded =
+      reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
+  if (rk != nullptr) PadInput(b, p, rk->in_xor, in, padded);
 
   int32_t bias_blk[internal::kConvMaxBlock], mult_blk[internal::kConvMaxBlock];
   for (uint32_t ob = 0; ob < ocb; ++ob) {
@@ -125,6 +132,22 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
         }
     }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
+      if (rk != nullptr) {
+        RowsBlock blk;
+        blk.rk = rk;
+        blk.k = &k;
+        blk.padded = padded + size_t{nb} * PaddedInputBytes(b, p) / p.in.n;
+        blk.tiles = tiles;
+        blk.tile_stride = tile_stride;
+        blk.bias = bias_blk;
+        blk.mult = mult_blk;
+        blk.real_c = real_c;
+        blk.strip = strip;
+        blk.acc = acc;
+        blk.out = out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes;
+        ConvBlockByRows(b, p, blk);
+        continue;
+      }
       const uint32_t real_b = std::min(B, p.in.n - nb * B);
       const int8_t* in_nb = in + size_t{nb} * icb * in_plane;
       for (uint32_t y = 0; y < os.h; ++y) {

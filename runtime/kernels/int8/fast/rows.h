@@ -1,0 +1,77 @@
+// Register-blocked convolution rows behind fast::Conv2d (conv2d_rows.cc), for the paths that have
+// them. The tile loop of tiles.h loads and stores a strip's accumulators once per (kernel tap,
+// input-channel block); a row kernel instead keeps the accumulators of a few output positions in
+// registers for the whole reduction (every input-channel block x every tap) and reads each packed
+// weight tile once per group of positions, as GEMM micro-kernels do (IREE's mmt4d, XNNPACK's
+// igemm). It reads a padded copy of the input, so every tap of every position is real: a padded
+// position holds the stored zero (mapped by `in_xor`) and adds 0, exactly what the reference's
+// skipped tap adds.
+#ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
+#define LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/tiles.h"
+
+namespace loom::kernels::q::fast {
+
+// The input of `npos` output positions of one output row, in the padded copy (batch block 1).
+struct ConvRows {
+  const uint8_t* in = nullptr;  // tap (0, 0) of position 0, input-channel block 0
+  size_t pos_step = 0;          // bytes between output positions (stride_w * block)
+  size_t row_step = 0;          // bytes between kernel rows (padded width * block)
+  size_t plane_step = 0;        // bytes between input-channel blocks (padded plane)
+  uint32_t kh = 1, kw = 1;
+  uint32_t icb = 1;         // input-channel blocks
+  uint32_t last_quads = 0;  // 4-channel groups to read in the last block (the rest are zeros)
+  size_t tile_stride = 0;   // bytes between packed tiles, ordered [ib][ky][kx]
+};
+
+struct RowKernels {
+  // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).
+  uint8_t in_xor;
+  // Positions one call takes at most.
+  uint32_t max_pos;
+  // acc[pos][o] = bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] * tile[ib][ky][kx][o][i],
+  // for pos < npos <= max_pos; `packed` are the tiles of one output-channel block.
+  void (*rows)(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
+               const int32_t* bias, int32_t* acc);
+};
+
+// The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop).
+const RowKernels* RowKernelsFor(KernelPath path, uint32_t block);
+
+// The row kernels fast::Conv2d uses for `b` and `p`: null for depthwise, batch blocks > 1 and
+// paths without row kernels.
+const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p);
+
+// conv2d_rows.cc. Bytes of the padded copy of the input (batch block 1): in.n x input-channel
+// blocks planes of (h + pads) x (w + pads) x block bytes.
+size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p);
+// Writes the padded copy of `in` (stored layout), each byte x as x ^ in_xor.
+void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const int8_t* in,
+              uint8_t* padded);
+
+// One (image, output-channel block) of fast::Conv2d with row kernels: every output row in strips
+// of `strip` positions, requantized by the tile table `k` into `out` (the block's output plane),
+// with the lanes of channels past `real_c` zeroed.
+struct RowsBlock {
+  const RowKernels* rk = nullptr;
+  const TileKernels* k = nullptr;
+  const uint8_t* padded = nullptr;  // this image's padded planes
+  const uint8_t* tiles = nullptr;   // this output-channel block's packed tiles
+  size_t tile_stride = 0;
+  const int32_t* bias = nullptr;  // [block], zero past real_c
+  const int32_t* mult = nullptr;  // [block], zero past real_c
+  uint32_t real_c = 0;
+  uint32_t strip = 1;
+  int32_t* acc = nullptr;  // strip x block int32
+  int8_t* out = nullptr;
+};
+void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk);
+
+}  // namespace loom::kernels::q::fast
+
+#endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
