@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights"]
 # (substring of the symbol, class), first match wins.
 CLASSES = [
-    ("ConvRows", "conv GEMM, register-blocked rows"),
+    ("Rows<", "conv GEMM, register-blocked rows (requantization fused)"),
     ("PadInput", "conv input padding copy"),
     ("GemmRegs", "conv GEMM tile, full block"),
     ("GemmAny", "conv GEMM tile, partial block (3-channel first layer)"),
@@ -32,7 +32,9 @@ CLASSES = [
     ("Requantize", "requantization epilogue"),
     ("ShrRnd", "requantization epilogue"),
     ("q::Add", "add"),
-    ("AddFast", "add"),
+    ("AddAvx2", "add"),
+    ("AddRun", "add"),
+    ("fast::Add", "add"),
     ("MaxPool", "pooling"),
     ("AvgPool", "pooling"),
     ("Quantize", "input quantization (f32 -> int8)"),

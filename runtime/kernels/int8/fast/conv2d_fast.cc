@@ -111,7 +111,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   uint8_t* padded =
       reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
-  if (rk != nullptr) PadInput(b, p, rk->in_xor, in, padded);
+  if (rk != nullptr) PadInput(b, p, PadXor(*rk, p), in, padded);
 
   int32_t bias_blk[internal::kConvMaxBlock], mult_blk[internal::kConvMaxBlock];
   for (uint32_t ob = 0; ob < ocb; ++ob) {
@@ -135,15 +135,14 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       if (rk != nullptr) {
         RowsBlock blk;
         blk.rk = rk;
-        blk.k = &k;
         blk.padded = padded + size_t{nb} * PaddedInputBytes(b, p) / p.in.n;
         blk.tiles = tiles;
+        blk.dw_weights = weights + size_t{ob} * taps * C;
+        blk.ob = ob;
         blk.tile_stride = tile_stride;
         blk.bias = bias_blk;
         blk.mult = mult_blk;
         blk.real_c = real_c;
-        blk.strip = strip;
-        blk.acc = acc;
         blk.out = out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes;
         ConvBlockByRows(b, p, blk);
         continue;

@@ -9,9 +9,12 @@
 namespace loom::kernels::q::fast {
 
 const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p) {
-  if (p.depthwise || b.batch != 1) return nullptr;
-  return RowKernelsFor(path, b.block);
+  if (b.batch != 1) return nullptr;
+  const RowKernels* rk = RowKernelsFor(path, b.block);
+  return rk != nullptr && (!p.depthwise || rk->depthwise != nullptr) ? rk : nullptr;
 }
+
+uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p) { return p.depthwise ? 0 : rk.in_xor; }
 
 size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p) {
   const size_t hp = size_t{p.in.h} + p.pad_top + p.pad_bottom;
@@ -25,13 +28,22 @@ void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const in
   const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
   const size_t planes = size_t{p.in.n} * CeilDiv(p.in.c, b.block);
   const size_t row_bytes = size_t{p.in.w} * C;
+  const uint64_t xor8 = uint64_t{in_xor} * 0x0101010101010101ull;
   for (size_t pl = 0; pl < planes; ++pl) {
     std::memset(padded, in_xor, p.pad_top * wp * C);
     padded += p.pad_top * wp * C;
     for (uint32_t y = 0; y < p.in.h; ++y, in += row_bytes) {
       std::memset(padded, in_xor, p.pad_left * C);
       padded += p.pad_left * C;
-      for (size_t i = 0; i < row_bytes; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
+      // Eight bytes per step (the byte loop is not vectorized: in and padded may alias).
+      size_t i = 0;
+      for (; i + 8 <= row_bytes; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, in + i, 8);
+        v ^= xor8;
+        std::memcpy(padded + i, &v, 8);
+      }
+      for (; i < row_bytes; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
       padded += row_bytes;
       std::memset(padded, in_xor, p.pad_right * C);
       padded += p.pad_right * C;
@@ -57,19 +69,20 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
   r.tile_stride = blk.tile_stride;
   for (uint32_t y = 0; y < os.h; ++y) {
     const uint8_t* in_row = blk.padded + size_t{y} * p.stride_h * r.row_step;
-    int8_t* dst_row = blk.out + size_t{y} * os.w * C;
-    for (uint32_t x0 = 0; x0 < os.w; x0 += blk.strip) {
-      const uint32_t nx = std::min(blk.strip, os.w - x0);
-      for (uint32_t x = 0; x < nx; x += blk.rk->max_pos) {
-        r.in = in_row + size_t{x0 + x} * r.pos_step;
-        blk.rk->rows(blk.tiles, C, r, std::min(blk.rk->max_pos, nx - x), blk.bias,
-                     blk.acc + size_t{x} * C);
+    int8_t* dst = blk.out + size_t{y} * os.w * C;
+    for (uint32_t x = 0; x < os.w; x += blk.rk->max_pos) {
+      const uint32_t n = std::min(blk.rk->max_pos, os.w - x);
+      r.in = in_row + size_t{x} * r.pos_step;
+      if (p.depthwise) {
+        r.in += size_t{blk.ob} * r.plane_step;
+        blk.rk->depthwise(blk.dw_weights, C, r, n, blk.bias, blk.mult, p.rq, dst + size_t{x} * C);
+      } else {
+        blk.rk->rows(blk.tiles, C, r, n, blk.bias, blk.mult, p.rq, dst + size_t{x} * C);
       }
-      int8_t* dst = dst_row + size_t{x0} * C;
-      blk.k->requant(blk.acc, nx, C, blk.mult, p.rq, dst);
-      if (blk.real_c < C) {
-        for (uint32_t i = 0; i < nx; ++i)
-          std::memset(dst + size_t{i} * C + blk.real_c, 0, C - blk.real_c);
+    }
+    if (blk.real_c < C) {
+      for (uint32_t i = 0; i < os.w; ++i) {
+        std::memset(dst + size_t{i} * C + blk.real_c, 0, C - blk.real_c);
       }
     }
   }

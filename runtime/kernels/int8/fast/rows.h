@@ -13,7 +13,6 @@
 #include <cstdint>
 
 #include "runtime/kernels/int8/fast/fast.h"
-#include "runtime/kernels/int8/fast/tiles.h"
 
 namespace loom::kernels::q::fast {
 
@@ -34,40 +33,46 @@ struct RowKernels {
   uint8_t in_xor;
   // Positions one call takes at most.
   uint32_t max_pos;
-  // acc[pos][o] = bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] * tile[ib][ky][kx][o][i],
-  // for pos < npos <= max_pos; `packed` are the tiles of one output-channel block.
+  // out[pos][o] = Requantize(bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] *
+  // tile[ib][ky][kx][o][i], mult[o], rq) for pos < npos <= max_pos, the requantization fused into
+  // the kernel's epilogue; `packed` are the tiles of one output-channel block.
   void (*rows)(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
-               const int32_t* bias, int32_t* acc);
+               const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
+  // Depthwise: out[pos][o] = Requantize(bias[o] + sum_{ky, kx} in[pos][ky][kx][o] * w[ky][kx][o],
+  // mult[o], rq), `w` the stored [kh][kw][block] weights of the block. Reads the padded copy
+  // without the offset (in_xor 0). Null when the path has none.
+  void (*depthwise)(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t npos,
+                    const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
 };
 
 // The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop).
 const RowKernels* RowKernelsFor(KernelPath path, uint32_t block);
 
-// The row kernels fast::Conv2d uses for `b` and `p`: null for depthwise, batch blocks > 1 and
-// paths without row kernels.
+// The row kernels fast::Conv2d uses for `b` and `p`: null for batch blocks > 1, paths without
+// row kernels and depthwise convolutions on a path without depthwise rows.
 const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p);
 
 // conv2d_rows.cc. Bytes of the padded copy of the input (batch block 1): in.n x input-channel
 // blocks planes of (h + pads) x (w + pads) x block bytes.
 size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p);
+// The byte the padded copy stores x as, x ^ PadXor: rk's in_xor, 0 for depthwise.
+uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p);
 // Writes the padded copy of `in` (stored layout), each byte x as x ^ in_xor.
 void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const int8_t* in,
               uint8_t* padded);
 
-// One (image, output-channel block) of fast::Conv2d with row kernels: every output row in strips
-// of `strip` positions, requantized by the tile table `k` into `out` (the block's output plane),
-// with the lanes of channels past `real_c` zeroed.
+// One (image, output-channel block) of fast::Conv2d with row kernels: every output row into `out`
+// (the block's output plane), with the lanes of channels past `real_c` zeroed.
 struct RowsBlock {
   const RowKernels* rk = nullptr;
-  const TileKernels* k = nullptr;
-  const uint8_t* padded = nullptr;  // this image's padded planes
-  const uint8_t* tiles = nullptr;   // this output-channel block's packed tiles
+  const uint8_t* padded = nullptr;     // this image's padded planes
+  const uint8_t* tiles = nullptr;      // this output-channel block's packed tiles
+  const int8_t* dw_weights = nullptr;  // depthwise: this block's stored [kh][kw][block] weights
+  uint32_t ob = 0;                     // the output-channel block (depthwise reads its plane)
   size_t tile_stride = 0;
   const int32_t* bias = nullptr;  // [block], zero past real_c
   const int32_t* mult = nullptr;  // [block], zero past real_c
   uint32_t real_c = 0;
-  uint32_t strip = 1;
-  int32_t* acc = nullptr;  // strip x block int32
   int8_t* out = nullptr;
 };
 void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk);
