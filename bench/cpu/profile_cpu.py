@@ -24,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights"]
 # (substring of the symbol, class), first match wins.
 CLASSES = [
+    ("DwRows<", "depthwise, register-blocked rows (requantization fused)"),
     ("Rows<", "conv GEMM, register-blocked rows (requantization fused)"),
     ("PadInput", "conv input padding copy"),
     ("GemmRegs", "conv GEMM tile, full block"),

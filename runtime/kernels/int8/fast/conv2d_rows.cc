@@ -65,7 +65,7 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
   r.kh = p.kh;
   r.kw = p.kw;
   r.icb = CeilDiv(p.in.c, C);
-  r.last_quads = CeilDiv(p.in.c - (r.icb - 1) * C, 4u);
+  r.last_quads = CeilDiv<uint32_t>(p.in.c - (r.icb - 1) * C, 4);
   r.tile_stride = blk.tile_stride;
   for (uint32_t y = 0; y < os.h; ++y) {
     const uint8_t* in_row = blk.padded + size_t{y} * p.stride_h * r.row_step;
