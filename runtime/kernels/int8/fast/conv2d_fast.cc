@@ -113,14 +113,26 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
   if (rk != nullptr) PadInput(b, p, PadXor(*rk, p), in, padded);
 
-  int32_t bias_blk[internal::kConvMaxBlock], mult_blk[internal::kConvMaxBlock];
-  for (uint32_t ob = 0; ob < ocb; ++ob) {
+  int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
+  uint32_t nob = 1;
+  for (uint32_t ob = 0; ob < ocb; ob += nob) {
+    // Two output-channel blocks per row-kernel call where the kernels take them and the packed
+    // tiles of both are at hand (packed ahead: consecutive).
+    nob = rk != nullptr && !p.depthwise && C <= rk->pair_max_block && packed_weights != nullptr &&
+                  ob + 1 < ocb
+              ? 2
+              : 1;
     // Channels past out_c get bias and mult 0; their lanes are zeroed after requantization.
-    const uint32_t real_c = std::min(C, p.out_c - ob * C);
-    for (uint32_t o = 0; o < C; ++o) {
-      bias_blk[o] = (bias != nullptr && o < real_c) ? bias[ob * C + o] : 0;
-      mult_blk[o] = o < real_c ? mult[ob * C + o] : 0;
+    uint32_t real_cs[2] = {0, 0};
+    for (uint32_t j = 0; j < nob; ++j) {
+      real_cs[j] = std::min(C, p.out_c - (ob + j) * C);
+      for (uint32_t o = 0; o < C; ++o) {
+        const bool real = o < real_cs[j];
+        bias_blk[j * C + o] = (bias != nullptr && real) ? bias[(ob + j) * C + o] : 0;
+        mult_blk[j * C + o] = real ? mult[(ob + j) * C + o] : 0;
+      }
     }
+    const uint32_t real_c = real_cs[0];
     const uint8_t* tiles = packed;
     if (packed_weights != nullptr) {
       tiles = static_cast<const uint8_t*>(packed_weights) + size_t{ob} * icb * taps * tile_stride;
@@ -140,9 +152,12 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
         blk.dw_weights = weights + size_t{ob} * taps * C;
         blk.ob = ob;
         blk.tile_stride = tile_stride;
+        blk.nob = nob;
+        blk.ob_stride = size_t{icb} * taps * tile_stride;
         blk.bias = bias_blk;
         blk.mult = mult_blk;
-        blk.real_c = real_c;
+        blk.real_c[0] = real_cs[0];
+        blk.real_c[1] = real_cs[1];
         blk.out = out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes;
         ConvBlockByRows(b, p, blk);
         continue;

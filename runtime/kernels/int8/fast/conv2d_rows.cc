@@ -67,6 +67,8 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
   r.icb = CeilDiv(p.in.c, C);
   r.last_quads = CeilDiv<uint32_t>(p.in.c - (r.icb - 1) * C, 4);
   r.tile_stride = blk.tile_stride;
+  r.ob_stride = blk.ob_stride;
+  r.out_ob_stride = size_t{os.h} * os.w * C;
   for (uint32_t y = 0; y < os.h; ++y) {
     const uint8_t* in_row = blk.padded + size_t{y} * p.stride_h * r.row_step;
     int8_t* dst = blk.out + size_t{y} * os.w * C;
@@ -77,13 +79,14 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
         r.in += size_t{blk.ob} * r.plane_step;
         blk.rk->depthwise(blk.dw_weights, C, r, n, blk.bias, blk.mult, p.rq, dst + size_t{x} * C);
       } else {
-        blk.rk->rows(blk.tiles, C, r, n, blk.bias, blk.mult, p.rq, dst + size_t{x} * C);
+        blk.rk->rows(blk.tiles, C, r, n, blk.nob, blk.bias, blk.mult, p.rq, dst + size_t{x} * C);
       }
     }
-    if (blk.real_c < C) {
-      for (uint32_t i = 0; i < os.w; ++i) {
-        std::memset(dst + size_t{i} * C + blk.real_c, 0, C - blk.real_c);
-      }
+    for (uint32_t j = 0; j < blk.nob; ++j) {
+      if (blk.real_c[j] == C) continue;
+      int8_t* d = dst + j * r.out_ob_stride;
+      for (uint32_t i = 0; i < os.w; ++i)
+        std::memset(d + size_t{i} * C + blk.real_c[j], 0, C - blk.real_c[j]);
     }
   }
 }

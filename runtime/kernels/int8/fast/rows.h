@@ -26,6 +26,10 @@ struct ConvRows {
   uint32_t icb = 1;         // input-channel blocks
   uint32_t last_quads = 0;  // 4-channel groups to read in the last block (the rest are zeros)
   size_t tile_stride = 0;   // bytes between packed tiles, ordered [ib][ky][kx]
+  // With two output-channel blocks per call: bytes between their packed tile sets, and between
+  // their output planes.
+  size_t ob_stride = 0;
+  size_t out_ob_stride = 0;
 };
 
 struct RowKernels {
@@ -33,11 +37,16 @@ struct RowKernels {
   uint8_t in_xor;
   // Positions one call takes at most.
   uint32_t max_pos;
+  // Blocks up to this size may run two output-channel blocks per call (nob 2), sharing every
+  // input broadcast; 0: one block per call.
+  uint32_t pair_max_block;
   // out[pos][o] = Requantize(bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] *
   // tile[ib][ky][kx][o][i], mult[o], rq) for pos < npos <= max_pos, the requantization fused into
-  // the kernel's epilogue; `packed` are the tiles of one output-channel block.
+  // the kernel's epilogue; `packed` are the tiles of one output-channel block, or of `nob` (1 or
+  // 2) consecutive ones (ConvRows' ob strides; bias and mult then hold nob x block values).
   void (*rows)(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
-               const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
+               uint32_t nob, const int32_t* bias, const int32_t* mult, const Requant& rq,
+               int8_t* out);
   // Depthwise: out[pos][o] = Requantize(bias[o] + sum_{ky, kx} in[pos][ky][kx][o] * w[ky][kx][o],
   // mult[o], rq), `w` the stored [kh][kw][block] weights of the block. Reads the padded copy
   // without the offset (in_xor 0). Null when the path has none.
@@ -70,9 +79,11 @@ struct RowsBlock {
   const int8_t* dw_weights = nullptr;  // depthwise: this block's stored [kh][kw][block] weights
   uint32_t ob = 0;                     // the output-channel block (depthwise reads its plane)
   size_t tile_stride = 0;
-  const int32_t* bias = nullptr;  // [block], zero past real_c
-  const int32_t* mult = nullptr;  // [block], zero past real_c
-  uint32_t real_c = 0;
+  uint32_t nob = 1;               // output-channel blocks in this call (1 or 2)
+  size_t ob_stride = 0;           // bytes between their packed tile sets
+  const int32_t* bias = nullptr;  // [nob][block], zero past real_c
+  const int32_t* mult = nullptr;  // [nob][block], zero past real_c
+  uint32_t real_c[2] = {0, 0};
   int8_t* out = nullptr;
 };
 void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk);

@@ -46,14 +46,16 @@ LOOM_VNNI inline __m128i Requant512(__m512i a, __m512i mult, const Requant& rq, 
   return _mm512_maskz_cvtepi32_epi8(kAll, a);
 }
 
-template <uint32_t kC, uint32_t kP>
+// kNB output-channel blocks (1, or 2 with block 16) share each broadcast: vector j covers channels
+// 16 * (j % nv) of block j / nv, whose tiles start ob_stride bytes after the previous block's.
+template <uint32_t kC, uint32_t kP, uint32_t kNB>
 LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bias,
                     const int32_t* mult, const Requant& rq, int8_t* out) {
-  constexpr uint32_t nv = kC / 16, nq = kC / 4;
-  __m512i a[kP][nv], corr[nv];
-  for (uint32_t v = 0; v < nv; ++v) {
-    corr[v] = _mm512_setzero_si512();
-    for (uint32_t p = 0; p < kP; ++p) a[p][v] = _mm512_setzero_si512();
+  constexpr uint32_t nv = kC / 16, nt = nv * kNB, nq = kC / 4;
+  __m512i a[kP][nt], corr[nt];
+  for (uint32_t j = 0; j < nt; ++j) {
+    corr[j] = _mm512_setzero_si512();
+    for (uint32_t p = 0; p < kP; ++p) a[p][j] = _mm512_setzero_si512();
   }
   const uint8_t* tile = packed;
   for (uint32_t ib = 0; ib < r.icb; ++ib) {
@@ -61,60 +63,66 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     for (uint32_t ky = 0; ky < r.kh; ++ky) {
       const uint8_t* x = r.in + ib * r.plane_step + ky * r.row_step;
       for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, tile += r.tile_stride) {
-        for (uint32_t v = 0; v < nv; ++v) {
-          corr[v] = _mm512_add_epi32(corr[v], _mm512_loadu_si512(tile + kC * kC + 64 * v));
+        for (uint32_t j = 0; j < nt; ++j) {
+          const uint8_t* t = tile + (j / nv) * r.ob_stride + kC * kC + 64 * (j % nv);
+          corr[j] = _mm512_add_epi32(corr[j], _mm512_loadu_si512(t));
         }
         for (uint32_t k = 0; k < quads; ++k) {
-          __m512i w[nv];
-          for (uint32_t v = 0; v < nv; ++v) w[v] = _mm512_loadu_si512(tile + k * kC * 4 + 64 * v);
+          __m512i w[nt];
+          for (uint32_t j = 0; j < nt; ++j) {
+            w[j] = _mm512_loadu_si512(tile + (j / nv) * r.ob_stride + k * kC * 4 + 64 * (j % nv));
+          }
           for (uint32_t p = 0; p < kP; ++p) {
             int32_t q;
             std::memcpy(&q, x + p * r.pos_step + 4 * k, 4);
             const __m512i xb = _mm512_set1_epi32(q);
-            for (uint32_t v = 0; v < nv; ++v) a[p][v] = _mm512_dpbusd_epi32(a[p][v], xb, w[v]);
+            for (uint32_t j = 0; j < nt; ++j) a[p][j] = _mm512_dpbusd_epi32(a[p][j], xb, w[j]);
           }
         }
       }
     }
   }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
-  for (uint32_t v = 0; v < nv; ++v) {
-    const __m512i b = _mm512_sub_epi32(_mm512_loadu_si512(bias + 16 * v), corr[v]);
-    const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+  for (uint32_t j = 0; j < nt; ++j) {
+    // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
+    const __m512i b = _mm512_sub_epi32(_mm512_loadu_si512(bias + 16 * j), corr[j]);
+    const __m512i m = _mm512_loadu_si512(mult + 16 * j);
+    int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
     for (uint32_t p = 0; p < kP; ++p) {
-      const __m128i q = Requant512(_mm512_add_epi32(a[p][v], b), m, rq, lo, hi);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
+      const __m128i q = Requant512(_mm512_add_epi32(a[p][j], b), m, rq, lo, hi);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + p * kC), q);
     }
   }
 }
 
-template <uint32_t kC>
+template <uint32_t kC, uint32_t kNB>
 void RowsOf(const uint8_t* packed, const ConvRows& r, uint32_t npos, const int32_t* bias,
             const int32_t* mult, const Requant& rq, int8_t* out) {
   switch (npos) {
     case 1:
-      return Rows<kC, 1>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 1, kNB>(packed, r, bias, mult, rq, out);
     case 2:
-      return Rows<kC, 2>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 2, kNB>(packed, r, bias, mult, rq, out);
     case 3:
-      return Rows<kC, 3>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 3, kNB>(packed, r, bias, mult, rq, out);
     case 4:
-      return Rows<kC, 4>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 4, kNB>(packed, r, bias, mult, rq, out);
     case 5:
-      return Rows<kC, 5>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 5, kNB>(packed, r, bias, mult, rq, out);
     case 6:
-      return Rows<kC, 6>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 6, kNB>(packed, r, bias, mult, rq, out);
     case 7:
-      return Rows<kC, 7>(packed, r, bias, mult, rq, out);
+      return Rows<kC, 7, kNB>(packed, r, bias, mult, rq, out);
     default:
-      return Rows<kC, kMaxPos>(packed, r, bias, mult, rq, out);
+      return Rows<kC, kMaxPos, kNB>(packed, r, bias, mult, rq, out);
   }
 }
 
-void VnniRows(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
+void VnniRows(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos, uint32_t nob,
               const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out) {
-  if (block == 16) return RowsOf<16>(packed, r, npos, bias, mult, rq, out);
-  RowsOf<32>(packed, r, npos, bias, mult, rq, out);
+  if (block == 16 && nob == 2) return RowsOf<16, 2>(packed, r, npos, bias, mult, rq, out);
+  if (block == 16) return RowsOf<16, 1>(packed, r, npos, bias, mult, rq, out);
+  RowsOf<32, 1>(packed, r, npos, bias, mult, rq, out);
 }
 
 // Depthwise: P positions x the block in zmm accumulators over the taps. x * w is exact in int16
@@ -182,7 +190,7 @@ void VnniDepthwise(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t 
   DwRowsOf<32>(w, r, npos, bias, mult, rq, out);
 }
 
-constexpr RowKernels kVnniRows = {0x80, kMaxPos, VnniRows, VnniDepthwise};
+constexpr RowKernels kVnniRows = {0x80, kMaxPos, 16, VnniRows, VnniDepthwise};
 
 }  // namespace
 
