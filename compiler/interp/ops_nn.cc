@@ -2,6 +2,8 @@
 // the reference kernel. Attributes are trusted to be canonical (the verifier has run).
 #include <string>
 
+#include "compiler/interp/blas_ops.h"
+#include "compiler/interp/float_fast.h"
 #include "compiler/interp/op_table.h"
 #include "runtime/kernels/op_attrs.h"
 
@@ -28,8 +30,11 @@ Status ExecConv(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   kernels::ConvParams p;
   LOOM_RETURN_IF_ERROR(ConvParamsOf(ctx, x.rank, &p));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Conv(p, x, w, has_b ? &b : nullptr, y)));
-  return ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
+  bool done = false;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(BlasConv(p, x, w, has_b ? &b : nullptr, y, &done)));
+  if (!done) LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Conv(p, x, w, has_b ? &b : nullptr, y)));
+  FastFusedRelu(ctx.node(), y, &done);
+  return done ? Status::Ok() : ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
 }
 
 Status ExecConvInteger(ExecContext& ctx) {
@@ -65,7 +70,9 @@ Status ExecGemm(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.InOpt(2, &c, &has_c));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   const kernels::GemmParams p = kernels::GemmParamsFrom(ctx.node());
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Gemm(p, a, b, has_c ? &c : nullptr, y)));
+  bool done = false;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(BlasGemm(p, a, b, has_c ? &c : nullptr, y, &done)));
+  if (!done) LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Gemm(p, a, b, has_c ? &c : nullptr, y)));
   return ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
 }
 
@@ -74,7 +81,9 @@ Status ExecMatMul(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.In(0, &a));
   LOOM_RETURN_IF_ERROR(ctx.In(1, &b));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
-  return ctx.Wrap(kernels::MatMul(a, b, y));
+  bool done = false;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(BlasMatMul(a, b, y, &done)));
+  return done ? Status::Ok() : ctx.Wrap(kernels::MatMul(a, b, y));
 }
 
 Status ExecMatMulInteger(ExecContext& ctx) {
@@ -112,6 +121,11 @@ Status ExecMaxPool(ExecContext& ctx) {
   if (with_indices) LOOM_RETURN_IF_ERROR(ctx.Out(1, &idx));
   kernels::PoolParams p;
   LOOM_RETURN_IF_ERROR(PoolParamsOf(ctx, x.rank, &p));
+  if (!with_indices) {
+    bool done = false;
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(FastMaxPool2d(p, x, y, &done)));
+    if (done) return Status::Ok();
+  }
   return ctx.Wrap(kernels::MaxPool(p, x, y, with_indices ? &idx : nullptr));
 }
 

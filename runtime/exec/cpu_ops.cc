@@ -163,7 +163,7 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       ap.shift = p->shift();
       ap.clip_lo = p->clip_lo();
       ap.clip_hi = p->clip_hi();
-      return q::Add(blk, ap, i8(in(0)), i8(in(1)), i8(out(0)));
+      return q::fast::Add(kernels_, blk, ap, i8(in(0)), i8(in(1)), i8(out(0)));
     }
     case pkg::OpParams::Mul: {
       const pkg::Mul* p = op.params_as_Mul();
@@ -202,8 +202,9 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
     case pkg::OpParams::Quantize: {
       const pkg::Tensor *x = in(0), *y = out(0);
       const size_t n = Count(x);
-      if (y->layout() == pkg::TensorLayout::Plain) return q::QuantizeF32(f32(x), n, y->scale(), i8(y));
-      LOOM_RETURN_IF_ERROR(q::QuantizeF32(f32(x), n, y->scale(), scratch_.data()));
+      if (y->layout() == pkg::TensorLayout::Plain)
+        return q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), i8(y));
+      LOOM_RETURN_IF_ERROR(q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), scratch_.data()));
       return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
     }
     case pkg::OpParams::Dequantize: {

@@ -7,7 +7,10 @@
 
 namespace loom::kernels::q {
 
-Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
+namespace internal {
+
+Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb,
+                    const int8_t* out) {
   LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
   LOOM_RETURN_IF_ERROR(internal::CheckShape(p.shape, "Add"));
   for (int32_t m : {p.mult_a, p.mult_b}) {
@@ -24,7 +27,13 @@ Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t*
   const size_t bytes = BlockedBytes(b, p.shape);
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(a, bytes, out, bytes, "Add input a"));
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(bb, bytes, out, bytes, "Add input b"));
+  return Status::Ok();
+}
 
+}  // namespace internal
+
+Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
+  LOOM_RETURN_IF_ERROR(internal::CheckAddCall(b, p, a, bb, out));
   const uint32_t B = b.batch, C = b.block;
   const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
   const size_t hw = size_t{p.shape.h} * p.shape.w;

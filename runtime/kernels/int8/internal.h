@@ -37,6 +37,9 @@ constexpr uint32_t kConvMaxBlock = 256;
 constexpr uint32_t kConvMaxTile = 1024;
 // Every check Conv2d runs before touching data (conv2d_checks.cc), shared by the reference and
 // the fast kernels so both refuse the same calls with the same messages.
+// Add's checks (add.cc), shared with fast::Add.
+Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb,
+                    const int8_t* out);
 Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
                        const void* weights, const void* mult, const void* out);
 

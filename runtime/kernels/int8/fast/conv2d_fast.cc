@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/rows.h"
 #include "runtime/kernels/int8/fast/tiles.h"
 #include "runtime/kernels/int8/internal.h"
 
@@ -51,7 +52,8 @@ bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, ui
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t));
+  const size_t padded = RowKernelsForConv(path, b, p) != nullptr ? PaddedInputBytes(b, p) : 0;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded;
 }
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -105,15 +107,32 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   auto* packed = static_cast<uint8_t*>(workspace);
   auto* acc = reinterpret_cast<int32_t*>(packed + PackedBytes(b, p));
   const size_t taps = size_t{p.kh} * p.kw;
+  // With row kernels, every image's input is copied once, padded, for all output-channel blocks.
+  const RowKernels* rk = RowKernelsForConv(path, b, p);
+  uint8_t* padded =
+      reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
+  if (rk != nullptr) PadInput(b, p, PadXor(*rk, p), in, padded);
 
-  int32_t bias_blk[internal::kConvMaxBlock], mult_blk[internal::kConvMaxBlock];
-  for (uint32_t ob = 0; ob < ocb; ++ob) {
+  int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
+  uint32_t nob = 1;
+  for (uint32_t ob = 0; ob < ocb; ob += nob) {
+    // Two output-channel blocks per row-kernel call where the kernels take them and the packed
+    // tiles of both are at hand (packed ahead: consecutive).
+    nob = rk != nullptr && !p.depthwise && C <= rk->pair_max_block && packed_weights != nullptr &&
+                  ob + 1 < ocb
+              ? 2
+              : 1;
     // Channels past out_c get bias and mult 0; their lanes are zeroed after requantization.
-    const uint32_t real_c = std::min(C, p.out_c - ob * C);
-    for (uint32_t o = 0; o < C; ++o) {
-      bias_blk[o] = (bias != nullptr && o < real_c) ? bias[ob * C + o] : 0;
-      mult_blk[o] = o < real_c ? mult[ob * C + o] : 0;
+    uint32_t real_cs[2] = {0, 0};
+    for (uint32_t j = 0; j < nob; ++j) {
+      real_cs[j] = std::min(C, p.out_c - (ob + j) * C);
+      for (uint32_t o = 0; o < C; ++o) {
+        const bool real = o < real_cs[j];
+        bias_blk[j * C + o] = (bias != nullptr && real) ? bias[(ob + j) * C + o] : 0;
+        mult_blk[j * C + o] = real ? mult[(ob + j) * C + o] : 0;
+      }
     }
+    const uint32_t real_c = real_cs[0];
     const uint8_t* tiles = packed;
     if (packed_weights != nullptr) {
       tiles = static_cast<const uint8_t*>(packed_weights) + size_t{ob} * icb * taps * tile_stride;
@@ -125,6 +144,24 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
         }
     }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
+      if (rk != nullptr) {
+        RowsBlock blk;
+        blk.rk = rk;
+        blk.padded = padded + size_t{nb} * PaddedInputBytes(b, p) / p.in.n;
+        blk.tiles = tiles;
+        blk.dw_weights = weights + size_t{ob} * taps * C;
+        blk.ob = ob;
+        blk.tile_stride = tile_stride;
+        blk.nob = nob;
+        blk.ob_stride = size_t{icb} * taps * tile_stride;
+        blk.bias = bias_blk;
+        blk.mult = mult_blk;
+        blk.real_c[0] = real_cs[0];
+        blk.real_c[1] = real_cs[1];
+        blk.out = out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes;
+        ConvBlockByRows(b, p, blk);
+        continue;
+      }
       const uint32_t real_b = std::min(B, p.in.n - nb * B);
       const int8_t* in_nb = in + size_t{nb} * icb * in_plane;
       for (uint32_t y = 0; y < os.h; ++y) {

@@ -59,6 +59,14 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
               const int8_t* weights, const void* packed_weights, const int32_t* bias,
               const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes);
 
+// qops.h's QuantizeF32 on `path` (vector code on the x86 paths, the reference elsewhere), with
+// the same checks and the same bytes out.
+Status QuantizeF32(KernelPath path, const float* x, size_t count, float scale, int8_t* q);
+
+// qops.h's Add on `path` (vector code on the x86 paths), with the same checks and bytes.
+Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t* a,
+           const int8_t* bb, int8_t* out);
+
 }  // namespace loom::kernels::q::fast
 
 #endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_FAST_H_

@@ -1,0 +1,90 @@
+// fast::Add (fast.h): qops.h's Add, sixteen lanes at a time on x86 where a whole channel block
+// is real (every block of a tensor whose channels fill its blocks; others run element by element
+// as in add.cc). a * mult_a + b * mult_b is one vpmaddwd on interleaved int16 pairs: each product
+// is at most 128 * 32768 = 2^22, so the pair sum cannot overflow and equals the reference's int32.
+// ShrRnd, the clip and the narrowing are those of the requantization (x86_requant.h).
+#include <algorithm>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/internal.h"
+
+#if defined(__x86_64__)
+#include "runtime/kernels/int8/fast/x86_requant.h"
+#endif
+
+namespace loom::kernels::q::fast {
+namespace {
+
+int8_t AddOne(const AddParams& p, int8_t a, int8_t b) {
+  int32_t v = ShrRnd(int32_t{a} * p.mult_a + int32_t{b} * p.mult_b, p.shift);
+  v = v < p.clip_lo ? p.clip_lo : (v > p.clip_hi ? p.clip_hi : v);
+  return Saturate8(v);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) size_t AddAvx2(const AddParams& p, const int8_t* a, const int8_t* b,
+                                               size_t count, int8_t* out) {
+  const __m256i mults = _mm256_set1_epi32(static_cast<int32_t>(
+      (static_cast<uint32_t>(p.mult_b) << 16) | (static_cast<uint32_t>(p.mult_a) & 0xffffu)));
+  const __m256i lo = _mm256_set1_epi32(p.clip_lo), hi = _mm256_set1_epi32(p.clip_hi);
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256i a16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    const __m256i b16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    // In-lane interleave: s0 holds elements 0-3 and 8-11, s1 4-7 and 12-15; packs (also in-lane)
+    // puts them back in order.
+    __m256i s0 = _mm256_madd_epi16(_mm256_unpacklo_epi16(a16, b16), mults);
+    __m256i s1 = _mm256_madd_epi16(_mm256_unpackhi_epi16(a16, b16), mults);
+    s0 = _mm256_min_epi32(_mm256_max_epi32(ShrRndAvx2(s0, p.shift), lo), hi);
+    s1 = _mm256_min_epi32(_mm256_max_epi32(ShrRndAvx2(s1, p.shift), lo), hi);
+    const __m256i w = _mm256_packs_epi32(s0, s1);  // int16, elements 0-7 | 8-15
+    const __m128i r = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), r);
+  }
+  return i;
+}
+#endif
+
+// The elements [0, count) of one fully real block run.
+void AddRun(KernelPath path, const AddParams& p, const int8_t* a, const int8_t* b, size_t count,
+            int8_t* out) {
+  size_t i = 0;
+#if defined(__x86_64__)
+  if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
+    i = AddAvx2(p, a, b, count, out);
+  }
+#endif
+  (void)path;
+  for (; i < count; ++i) out[i] = AddOne(p, a[i], b[i]);
+}
+
+}  // namespace
+
+Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t* a,
+           const int8_t* bb, int8_t* out) {
+  if (path == KernelPath::kReference) return q::Add(b, p, a, bb, out);
+  LOOM_RETURN_IF_ERROR(internal::CheckAddCall(b, p, a, bb, out));
+  const uint32_t B = b.batch, C = b.block;
+  const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
+  const size_t run = size_t{p.shape.h} * p.shape.w * B * C;  // one (batch block, channel block)
+  for (uint32_t nb = 0; nb < nbs; ++nb) {
+    const uint32_t real_b = std::min(B, p.shape.n - nb * B);
+    for (uint32_t cb = 0; cb < cbs; ++cb) {
+      const uint32_t real_c = std::min(C, p.shape.c - cb * C);
+      const size_t at = (size_t{nb} * cbs + cb) * run;
+      if (real_b == B && real_c == C) {
+        AddRun(path, p, a + at, bb + at, run, out + at);
+        continue;
+      }
+      for (size_t i = 0; i < run; ++i) {
+        const uint32_t ci = static_cast<uint32_t>(i % C), bi = static_cast<uint32_t>(i / C % B);
+        out[at + i] = (bi < real_b && ci < real_c) ? AddOne(p, a[at + i], bb[at + i]) : 0;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels::q::fast

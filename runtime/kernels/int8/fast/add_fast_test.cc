@@ -1,0 +1,109 @@
+// fast::Add on every path this CPU runs against the reference Add, byte for byte: random shapes
+// and blockings (channels that do and do not fill their blocks, batch blocks past n), shifts over
+// [-31, 31], clips, multipliers at the ends of the 16-bit range with -128 / 127 everywhere, and
+// the reference's refusals.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/kernels/int8/test_util.h"
+
+namespace loom::kernels::q::fast {
+namespace {
+
+std::vector<KernelPath> Paths() {
+  std::vector<KernelPath> v;
+  for (KernelPath p : {KernelPath::kReference, KernelPath::kPortable, KernelPath::kAvx2,
+                       KernelPath::kAvx512Vnni, KernelPath::kNeon, KernelPath::kNeonDot}) {
+    if (PathSupported(p)) v.push_back(p);
+  }
+  return v;
+}
+
+void ExpectSameBytes(const Blocking& b, const AddParams& p, const std::vector<int8_t>& x,
+                     const std::vector<int8_t>& y) {
+  SCOPED_TRACE("blocking " + std::to_string(b.batch) + "x" + std::to_string(b.block) + ", " +
+               std::to_string(p.shape.n) + "x" + std::to_string(p.shape.c) + "x" +
+               std::to_string(p.shape.h) + "x" + std::to_string(p.shape.w) + ", mult " +
+               std::to_string(p.mult_a) + "/" + std::to_string(p.mult_b) + ", shift " +
+               std::to_string(p.shift) + ", clip [" + std::to_string(p.clip_lo) + ", " +
+               std::to_string(p.clip_hi) + "]");
+  const size_t bytes = BlockedBytes(b, p.shape);
+  std::vector<int8_t> want(bytes, 0x11);
+  ASSERT_TRUE(q::Add(b, p, x.data(), y.data(), want.data()).ok());
+  for (KernelPath path : Paths()) {
+    std::vector<int8_t> got(bytes, 0x22);
+    ASSERT_TRUE(Add(path, b, p, x.data(), y.data(), got.data()).ok()) << PathName(path);
+    ASSERT_EQ(got, want) << PathName(path);
+  }
+}
+
+TEST(FastAdd, RandomShapesAndParameters) {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const uint32_t blocks[] = {1, 4, 8, 16, 32, 64};
+  for (int t = 0; t < 150; ++t) {
+    Blocking b;
+    b.batch = static_cast<uint32_t>(pick(1, 3));
+    b.block = blocks[pick(0, 5)];
+    AddParams p;
+    p.shape = {static_cast<uint32_t>(pick(1, 4)), static_cast<uint32_t>(pick(1, 70)),
+               static_cast<uint32_t>(pick(1, 9)), static_cast<uint32_t>(pick(1, 9))};
+    p.mult_a = pick(-32768, 32767);
+    p.mult_b = pick(-32768, 32767);
+    p.shift = pick(-31, 31);
+    p.clip_lo = pick(-128, 20);
+    p.clip_hi = pick(p.clip_lo, 127);
+    const size_t bytes = BlockedBytes(b, p.shape);
+    ExpectSameBytes(b, p, testing::RandomI8(bytes, 100 + t), testing::RandomI8(bytes, 200 + t));
+  }
+}
+
+TEST(FastAdd, WorstCaseValues) {
+  Blocking b;
+  b.batch = 1;
+  b.block = 16;
+  AddParams p;
+  p.shape = {1, 48, 5, 7};
+  const size_t bytes = BlockedBytes(b, p.shape);
+  for (int8_t va : {int8_t{-128}, int8_t{127}}) {
+    for (int8_t vb : {int8_t{-128}, int8_t{127}}) {
+      for (int32_t m : {-32768, 32767}) {
+        for (int32_t shift : {-31, -1, 0, 1, 15, 22, 23, 31}) {
+          p.mult_a = m;
+          p.mult_b = m;
+          p.shift = shift;
+          ExpectSameBytes(b, p, std::vector<int8_t>(bytes, va), std::vector<int8_t>(bytes, vb));
+        }
+      }
+    }
+  }
+}
+
+TEST(FastAdd, RefusesWhatTheReferenceRefuses) {
+  Blocking b;
+  b.batch = 1;
+  b.block = 16;
+  AddParams p;
+  p.shape = {1, 16, 2, 2};
+  std::vector<int8_t> x(64), y(64), out(64);
+  for (KernelPath path : Paths()) {
+    AddParams bad = p;
+    bad.mult_a = 40000;
+    EXPECT_NE(Add(path, b, bad, x.data(), y.data(), out.data()).ToString().find("multiplier"),
+              std::string::npos)
+        << PathName(path);
+    bad = p;
+    bad.shift = 32;
+    EXPECT_FALSE(Add(path, b, bad, x.data(), y.data(), out.data()).ok()) << PathName(path);
+    EXPECT_FALSE(Add(path, b, p, x.data(), y.data(), x.data()).ok()) << PathName(path);
+    EXPECT_FALSE(Add(path, b, p, nullptr, y.data(), out.data()).ok()) << PathName(path);
+  }
+}
+
+}  // namespace
+}  // namespace loom::kernels::q::fast

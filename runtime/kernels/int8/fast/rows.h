@@ -1,0 +1,93 @@
+// Register-blocked convolution rows behind fast::Conv2d (conv2d_rows.cc), for the paths that have
+// them. The tile loop of tiles.h loads and stores a strip's accumulators once per (kernel tap,
+// input-channel block); a row kernel instead keeps the accumulators of a few output positions in
+// registers for the whole reduction (every input-channel block x every tap) and reads each packed
+// weight tile once per group of positions, as GEMM micro-kernels do (IREE's mmt4d, XNNPACK's
+// igemm). It reads a padded copy of the input, so every tap of every position is real: a padded
+// position holds the stored zero (mapped by `in_xor`) and adds 0, exactly what the reference's
+// skipped tap adds.
+#ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
+#define LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/kernels/int8/fast/fast.h"
+
+namespace loom::kernels::q::fast {
+
+// The input of `npos` output positions of one output row, in the padded copy (batch block 1).
+struct ConvRows {
+  const uint8_t* in = nullptr;  // tap (0, 0) of position 0, input-channel block 0
+  size_t pos_step = 0;          // bytes between output positions (stride_w * block)
+  size_t row_step = 0;          // bytes between kernel rows (padded width * block)
+  size_t plane_step = 0;        // bytes between input-channel blocks (padded plane)
+  uint32_t kh = 1, kw = 1;
+  uint32_t icb = 1;         // input-channel blocks
+  uint32_t last_quads = 0;  // 4-channel groups to read in the last block (the rest are zeros)
+  size_t tile_stride = 0;   // bytes between packed tiles, ordered [ib][ky][kx]
+  // With two output-channel blocks per call: bytes between their packed tile sets, and between
+  // their output planes.
+  size_t ob_stride = 0;
+  size_t out_ob_stride = 0;
+};
+
+struct RowKernels {
+  // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).
+  uint8_t in_xor;
+  // Positions one call takes at most.
+  uint32_t max_pos;
+  // Blocks up to this size may run two output-channel blocks per call (nob 2), sharing every
+  // input broadcast; 0: one block per call.
+  uint32_t pair_max_block;
+  // out[pos][o] = Requantize(bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] *
+  // tile[ib][ky][kx][o][i], mult[o], rq) for pos < npos <= max_pos, the requantization fused into
+  // the kernel's epilogue; `packed` are the tiles of one output-channel block, or of `nob` (1 or
+  // 2) consecutive ones (ConvRows' ob strides; bias and mult then hold nob x block values).
+  void (*rows)(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
+               uint32_t nob, const int32_t* bias, const int32_t* mult, const Requant& rq,
+               int8_t* out);
+  // Depthwise: out[pos][o] = Requantize(bias[o] + sum_{ky, kx} in[pos][ky][kx][o] * w[ky][kx][o],
+  // mult[o], rq), `w` the stored [kh][kw][block] weights of the block. Reads the padded copy
+  // without the offset (in_xor 0). Null when the path has none.
+  void (*depthwise)(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t npos,
+                    const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
+};
+
+// The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop).
+const RowKernels* RowKernelsFor(KernelPath path, uint32_t block);
+
+// The row kernels fast::Conv2d uses for `b` and `p`: null for batch blocks > 1, paths without
+// row kernels and depthwise convolutions on a path without depthwise rows.
+const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p);
+
+// conv2d_rows.cc. Bytes of the padded copy of the input (batch block 1): in.n x input-channel
+// blocks planes of (h + pads) x (w + pads) x block bytes.
+size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p);
+// The byte the padded copy stores x as, x ^ PadXor: rk's in_xor, 0 for depthwise.
+uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p);
+// Writes the padded copy of `in` (stored layout), each byte x as x ^ in_xor.
+void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const int8_t* in,
+              uint8_t* padded);
+
+// One (image, output-channel block) of fast::Conv2d with row kernels: every output row into `out`
+// (the block's output plane), with the lanes of channels past `real_c` zeroed.
+struct RowsBlock {
+  const RowKernels* rk = nullptr;
+  const uint8_t* padded = nullptr;     // this image's padded planes
+  const uint8_t* tiles = nullptr;      // this output-channel block's packed tiles
+  const int8_t* dw_weights = nullptr;  // depthwise: this block's stored [kh][kw][block] weights
+  uint32_t ob = 0;                     // the output-channel block (depthwise reads its plane)
+  size_t tile_stride = 0;
+  uint32_t nob = 1;               // output-channel blocks in this call (1 or 2)
+  size_t ob_stride = 0;           // bytes between their packed tile sets
+  const int32_t* bias = nullptr;  // [nob][block], zero past real_c
+  const int32_t* mult = nullptr;  // [nob][block], zero past real_c
+  uint32_t real_c[2] = {0, 0};
+  int8_t* out = nullptr;
+};
+void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk);
+
+}  // namespace loom::kernels::q::fast
+
+#endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
