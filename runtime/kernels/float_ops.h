@@ -83,6 +83,9 @@ struct FloatOpParams {
   // Detection/vision family (kernels_vision2.h).
   GridSampleParams grid_sample;
   RoiAlignParams roi_align;
+  // Integer and bool rows (float_ops_typed.h); ArgMax / ArgMin use axis.
+  bool arg_max = false;      // ArgMax (else ArgMin)
+  bool select_last = false;  // ArgMax / ArgMin: the last of equal extremes
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.

@@ -220,8 +220,13 @@ Status PackageChecker::CheckBindings() {
       }
       const pkg::Tensor* t = nullptr;
       LOOM_RETURN_IF_ERROR(Get(b->tensor(), false, where, &t));
-      if (t->storage() != pkg::Storage::Arena) {
-        return InvalidArgument("{}: tensor {} is not in the arena", where, TensorName(t));
+      // An output may be a constant the package returns as is (since 1.5); an input is written
+      // at run time, so it lives in the arena.
+      if (t->storage() != pkg::Storage::Arena &&
+          !(dir == 1 && t->storage() == pkg::Storage::Constant &&
+            t->layout() == pkg::TensorLayout::Plain)) {
+        return InvalidArgument("{}: tensor {} is not in the arena{}", where, TensorName(t),
+                               dir == 1 ? " (a constant output must be Plain)" : "");
       }
       // int32 BlockedVector tensors are the accelerator's bias and multipliers, never data a
       // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
@@ -239,9 +244,9 @@ Status PackageChecker::CheckBindings() {
       }
     }
   }
-  if (r_.inputs()->size() == 0 || r_.outputs()->size() == 0) {
-    return InvalidArgument("package has no inputs or no outputs");
-  }
+  // A model without inputs (everything folded to constants) is a package; one without outputs
+  // computes nothing anyone can see.
+  if (r_.outputs()->size() == 0) return InvalidArgument("package has no outputs");
   return Status::Ok();
 }
 
