@@ -11,6 +11,7 @@
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/core/checked_math.h"
+#include "runtime/kernels/float_ops.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/package/package.h"
 
@@ -414,12 +415,23 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   } else if (n.op == "q.relayout") {
     op->params = RelayoutParams{};
   } else {
-    // A CPU float op writes one tensor (docs/package.md); the optional extra outputs some ONNX
-    // ops declare (LayerNormalization's Mean and InvStdDev) exist only in the interpreter.
-    if (n.outputs.size() != 1) {
+    // A CPU float op writes each of its outputs (several for LayerNormalization, the recurrent
+    // ops, ...: since package 1.5); an omitted one has no tensor to write.
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (n.outputs[i] == ir::kNoValue) {
+        return Unimplemented(Where(n) + ": output " + std::to_string(i) +
+                             " is omitted; a CPU float op in a package writes every output");
+      }
+    }
+    // The runtime's row says how many outputs its kernel writes (MaxPool's Indices and Dropout's
+    // mask have none there); more is an op the runtime lacks, not a package to write.
+    if (const kernels::FloatOpDef* row = kernels::FindFloatOp(n.op);
+        row != nullptr && n.outputs.size() > size_t{1} + row->extra_outputs) {
       return Unimplemented(Where(n) + ": " + std::to_string(n.outputs.size()) +
-                           " outputs; a CPU float op in a package has one (the interpreter "
-                           "computes the others: drop them from the model to compile it)");
+                           " outputs; the runtime's " + n.op + " writes " +
+                           std::to_string(1 + row->extra_outputs) +
+                           " (the interpreter computes the others: drop them from the model to "
+                           "compile it)");
     }
     // Float convolutions and products count their MACs as the int8 ones do, so the package's
     // offload ratio by MACs (loom inspect, the zoo) sees the work left on the CPU.

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/kernels/float_ops_multi.h"
 #include "runtime/kernels/float_ops_typed.h"
 #include "runtime/kernels/math_attrs.h"
 #include "runtime/kernels/op_attrs.h"
@@ -508,6 +509,10 @@ Status RunStft(const FloatOpParams& p, const TensorView* const* in, size_t n, co
   return Stft(*in[0], p.frame_step, Optional(in, n, 1), p.dft_length, p.onesided, y);
 }
 
+// The attributes RNN, GRU and LSTM share (a macro: the rows' strings are literals).
+#define LOOM_RECURRENT_ATTRS \
+  "hidden_size direction layout clip activations activation_alpha activation_beta"
+
 constexpr FloatOpDef kFloatOps[] = {
     // name, required, optional, variadic, same_elements, reads, ignores, prepare, run[, dtypes]
     {"Identity", 1, 0, false, true, "", "", PrepCopy, RunCopy, kEveryType},
@@ -541,16 +546,15 @@ constexpr FloatOpDef kFloatOps[] = {
     {"GlobalAveragePool", 1, 0, false, false, "", "", PrepNothing, RunGlobalAvgPool},
     {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat, kEveryType},
     // Vision and normalization family. ConvTranspose's output_padding is already in y's shape;
-    // Resize's sizes are y's shape. LayerNormalization runs here with its one output Y (a CPU
-    // op has one output; its Mean / InvStdDev outputs exist only in the interpreter).
+    // Resize's sizes are y's shape.
     {"ConvTranspose", 2, 1, false, false, "strides dilations pads group", "output_padding",
      PrepConv, RunConvTranspose},  // bias
     {"Resize", 1, 0, false, false,
      "mode coordinate_transformation_mode nearest_mode cubic_coeff_a exclude_outside "
      "extrapolation_value scales roi",
      "sizes", PrepResize, RunResize},
-    {"LayerNormalization", 2, 1, false, true, "axis epsilon", "", PrepLayerNorm,
-     RunLayerNorm},  // bias
+    {"LayerNormalization", 2, 1, false, true, "axis epsilon", "", PrepLayerNorm, RunLayerNorm,
+     "f32", 2, multi::RunLayerNorm},  // bias; Mean, InvStdDev
     {"InstanceNormalization", 3, 0, false, true, "epsilon", "", PrepBatchNorm, RunInstanceNorm},
     {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
     {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
@@ -644,9 +648,8 @@ constexpr FloatOpDef kFloatOps[] = {
     // i64 outputs.
     {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape, kEveryType},
     {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize, kEveryType},
-    // Recurrent, signal and misc family: the single-output, scratch-free float ops. RNN, GRU and
-    // LSTM (several outputs, scratch), DynamicQuantizeLinear (three outputs) and Det (scratch)
-    // run in the interpreter; the windows and MelWeightMatrix fold to constants.
+    // Recurrent, signal and misc family; RNN, GRU, LSTM, DynamicQuantizeLinear and Det are
+    // rows of the multi-output family below. The windows and MelWeightMatrix fold to constants.
     {"DFT", 1, 0, false, false, "axis dft_length inverse onesided", "", PrepDft, RunDft},
     {"STFT", 1, 1, false, false, "frame_step frame_length onesided", "", PrepStft, RunStft},
     // Detection/vision family. NonMaxSuppression and Unique are not rows: their inputs are
@@ -657,6 +660,21 @@ constexpr FloatOpDef kFloatOps[] = {
     // batch_indices is i32/i64; output_height/width are y's shape.
     {"RoiAlign", 3, 0, false, false, "mode half_pixel sampling_ratio spatial_scale",
      "output_height output_width", PrepRoiAlign, RunRoiAlign, "f32 i32 i64"},
+    // Several outputs or scratch (float_ops_multi.h): run_multi, extra outputs, scratch bytes.
+    {"BatchNormalizationTraining", 5, 0, false, true, "epsilon momentum", "",
+     multi::PrepBatchNormTraining, nullptr, "f32", 2, multi::RunBatchNormTraining},
+    {"RNN", 3, 3, false, false, LOOM_RECURRENT_ATTRS, "", multi::PrepRecurrent<kRnnGates>, nullptr,
+     "f32 i32", 1, multi::RunRecurrent, multi::RecurrentScratch},  // B, seq_lens, initial_h
+    {"GRU", 3, 3, false, false, LOOM_RECURRENT_ATTRS " linear_before_reset", "",
+     multi::PrepRecurrent<kGruGates>, nullptr, "f32 i32", 1, multi::RunRecurrent,
+     multi::RecurrentScratch},
+    {"LSTM", 3, 5, false, false, LOOM_RECURRENT_ATTRS " input_forget", "",
+     multi::PrepRecurrent<kLstmGates>, nullptr, "f32 i32", 2, multi::RunRecurrent,
+     multi::RecurrentScratch},  // ... initial_c, P
+    {"DynamicQuantizeLinear", 1, 0, false, true, "", "", PrepNothing, nullptr, "f32 u8", 2,
+     multi::RunDynamicQuantizeLinear},
+    {"Det", 1, 0, false, false, "", "", multi::PrepDet, nullptr, "f32", 0, multi::RunDet,
+     multi::DetScratch},
     // Integer and bool operands (float_ops_typed.h): the prepares check each op's types.
     {"Equal", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kEqual>, typed::RunBinary,
      typed::kAnyType},
@@ -695,6 +713,7 @@ constexpr FloatOpDef kFloatOps[] = {
     {"ArgMin", 1, 0, false, false, "axis select_last_index", "keepdims",
      typed::PrepArgReduce<false>, typed::RunArgReduce, typed::kAnyType},
 };
+#undef LOOM_RECURRENT_ATTRS
 
 }  // namespace
 

@@ -54,6 +54,8 @@ struct Program {
 struct FloatOpPlan {
   const kernels::FloatOpDef* def = nullptr;
   kernels::FloatOpParams params;
+  size_t num_outputs = 1;    // 1 + the extra outputs the package gives the op (def->extra_outputs)
+  size_t scratch_bytes = 0;  // what def->scratch_bytes asked for, from the operand shapes
 };
 
 class Package {

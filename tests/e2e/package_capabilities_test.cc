@@ -1,7 +1,8 @@
 // What a package can hold since schema 1.5, end to end (IR graph -> lowering -> writer, whose
 // loader check runs -> executor on cpu and fsim), each against the interpreter's bytes:
-// constant outputs and packages without inputs, and integer tensors carried through CPU
-// segments.
+// constant outputs and packages without inputs, integer tensors carried through CPU segments,
+// and float ops with several outputs and planned scratch.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +17,8 @@
 
 namespace loom {
 namespace {
+
+using ::testing::HasSubstr;
 
 template <typename T>
 ir::Tensor Values(DType dtype, ir::Shape shape, std::vector<T> v) {
@@ -116,6 +119,50 @@ TEST(PackageCapabilities, IntegerTensorsPassThroughCpuSegments) {
   g.AddNode("Transpose", {x}, {t}, {{"perm", ir::Attribute::Ints({1, 0})}});
   g.AddOutput(t);
   ExpectPackageMatchesInterpreter(g, {Values<int32_t>(DType::kI32, {2, 3}, {1, 2, 3, -4, 5, -6})});
+}
+
+// LayerNormalization returns Y, Mean and InvStdDev; Det runs over scratch planned at load;
+// DynamicQuantizeLinear returns u8 data with its f32 scale and u8 zero point.
+TEST(PackageCapabilities, MultiOutputAndScratchOps) {
+  ir::Graph g;
+  const ir::ValueId x = g.AddInput("x", DType::kF32, {2, 3});
+  const ir::ValueId scale =
+      g.AddConstant("scale", Values<float>(DType::kF32, {3}, {1.0f, 0.5f, 2.0f}));
+  const ir::ValueId y = g.AddValue("y", DType::kF32, {2, 3});
+  const ir::ValueId mean = g.AddValue("mean", DType::kF32, {2, 1});
+  const ir::ValueId inv = g.AddValue("inv", DType::kF32, {2, 1});
+  g.AddNode("LayerNormalization", {x, scale}, {y, mean, inv},
+            {{"axis", ir::Attribute::Int(1)}, {"epsilon", ir::Attribute::Float(1e-5f)}});
+  const ir::ValueId q = g.AddValue("q", DType::kU8, {2, 3});
+  const ir::ValueId qs = g.AddValue("q_scale", DType::kF32, {});
+  const ir::ValueId qz = g.AddValue("q_zero_point", DType::kU8, {});
+  g.AddNode("DynamicQuantizeLinear", {y}, {q, qs, qz});
+  const ir::ValueId m = g.AddInput("m", DType::kF32, {2, 3, 3});
+  const ir::ValueId det = g.AddValue("det", DType::kF32, {2});
+  g.AddNode("Det", {m}, {det});
+  for (ir::ValueId v : {y, mean, inv, q, qs, qz, det}) g.AddOutput(v);
+  ExpectPackageMatchesInterpreter(
+      g, {Values<float>(DType::kF32, {2, 3}, {1, 2, 3, -1, 0, 4}),
+          Values<float>(DType::kF32, {2, 3, 3},
+                        {2, 0, 1, 1, 3, 0, 0, 1, 4, 1, 2, 3, 0, 1, 4, 5, 6, 0})});
+}
+
+// An omitted output of a multi-output op has no tensor to write: the lowering says so.
+TEST(PackageCapabilities, OmittedFloatOpOutputIsRefused) {
+  ir::Graph g;
+  const ir::ValueId x = g.AddInput("x", DType::kF32, {2, 3});
+  const ir::ValueId scale = g.AddConstant("scale", Values<float>(DType::kF32, {3}, {1, 1, 1}));
+  const ir::ValueId y = g.AddValue("y", DType::kF32, {2, 3});
+  const ir::ValueId inv = g.AddValue("inv", DType::kF32, {2, 1});
+  g.AddNode("LayerNormalization", {x, scale}, {y, ir::kNoValue, inv},
+            {{"axis", ir::Attribute::Int(1)}});
+  g.AddOutput(y);
+  g.AddOutput(inv);
+  std::vector<ir::Tensor> out;
+  const Status s =
+      RunPackage(g, "cpu", {Values<float>(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6})}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("output 1 is omitted"));
 }
 
 }  // namespace
