@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/kernels/float_ops_multi.h"
+#include "runtime/kernels/float_ops_quant.h"
 #include "runtime/kernels/float_ops_typed.h"
 #include "runtime/kernels/math_attrs.h"
 #include "runtime/kernels/op_attrs.h"
@@ -712,6 +713,19 @@ constexpr FloatOpDef kFloatOps[] = {
      typed::RunArgReduce, typed::kAnyType},
     {"ArgMin", 1, 0, false, false, "axis select_last_index", "keepdims",
      typed::PrepArgReduce<false>, typed::RunArgReduce, typed::kAnyType},
+    // ONNX's quantized operators (float_ops_quant.h); zero points take the quantized type.
+    {"QuantizeLinear", 3, 0, false, true, "axis", "", quant::PrepLinear, quant::RunQuantizeLinear,
+     quant::kQuantTypes},
+    {"DequantizeLinear", 3, 0, false, true, "axis", "", quant::PrepLinear,
+     quant::RunDequantizeLinear, quant::kQuantTypes},
+    {"ConvInteger", 2, 2, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
+     quant::RunConvInteger, quant::kQuantTypes},  // x_zero_point, w_zero_point
+    {"QLinearConv", 8, 1, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
+     quant::RunQLinearConv, quant::kQuantTypes},  // bias
+    {"MatMulInteger", 2, 2, false, false, "", "", PrepNothing, quant::RunMatMulInteger,
+     quant::kQuantTypes},  // a_zero_point, b_zero_point
+    {"QLinearMatMul", 8, 0, false, false, "", "", PrepNothing, quant::RunQLinearMatMul,
+     quant::kQuantTypes},
 };
 #undef LOOM_RECURRENT_ATTRS
 

@@ -1,7 +1,7 @@
 // What a package can hold since schema 1.5, end to end (IR graph -> lowering -> writer, whose
 // loader check runs -> executor on cpu and fsim), each against the interpreter's bytes:
 // constant outputs and packages without inputs, integer tensors carried through CPU segments,
-// and float ops with several outputs and planned scratch.
+// float ops with several outputs and planned scratch, and ONNX's quantized operators.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -145,6 +145,36 @@ TEST(PackageCapabilities, MultiOutputAndScratchOps) {
       g, {Values<float>(DType::kF32, {2, 3}, {1, 2, 3, -1, 0, 4}),
           Values<float>(DType::kF32, {2, 3, 3},
                         {2, 0, 1, 1, 3, 0, 0, 1, 4, 1, 2, 3, 0, 1, 4, 5, 6, 0})});
+}
+
+// ONNX's quantized operators run in packages: QuantizeLinear -> QLinearMatMul ->
+// DequantizeLinear, and MatMulInteger's i32 result beside them.
+TEST(PackageCapabilities, QuantizedOnnxOps) {
+  ir::Graph g;
+  const ir::ValueId a = g.AddInput("a", DType::kF32, {2, 3});
+  auto scalar_f = [&](const char* n, float v) {
+    return g.AddConstant(n, Values<float>(DType::kF32, {}, {v}));
+  };
+  auto scalar_u8 = [&](const char* n, uint8_t v) {
+    return g.AddConstant(n, Values<uint8_t>(DType::kU8, {}, {v}));
+  };
+  const ir::ValueId as = scalar_f("a_scale", 0.05f), az = scalar_u8("a_zp", 128);
+  const ir::ValueId aq = g.AddValue("aq", DType::kU8, {2, 3});
+  g.AddNode("QuantizeLinear", {a, as, az}, {aq});
+  const ir::ValueId b =
+      g.AddConstant("b", Values<uint8_t>(DType::kU8, {3, 2}, {100, 130, 140, 90, 128, 200}));
+  const ir::ValueId bs = scalar_f("b_scale", 0.02f), bz = scalar_u8("b_zp", 128);
+  const ir::ValueId ys = scalar_f("y_scale", 0.01f), yz = scalar_u8("y_zp", 100);
+  const ir::ValueId yq = g.AddValue("yq", DType::kU8, {2, 2});
+  g.AddNode("QLinearMatMul", {aq, as, az, b, bs, bz, ys, yz}, {yq});
+  const ir::ValueId y = g.AddValue("y", DType::kF32, {2, 2});
+  g.AddNode("DequantizeLinear", {yq, ys, yz}, {y});
+  const ir::ValueId acc = g.AddValue("acc", DType::kI32, {2, 2});
+  g.AddNode("MatMulInteger", {aq, b, az, bz}, {acc});
+  g.AddOutput(y);
+  g.AddOutput(acc);
+  ExpectPackageMatchesInterpreter(
+      g, {Values<float>(DType::kF32, {2, 3}, {0.5f, -1.0f, 2.0f, 0.0f, 3.0f, -2.5f})});
 }
 
 // An omitted output of a multi-output op has no tensor to write: the lowering says so.
