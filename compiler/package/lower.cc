@@ -11,7 +11,6 @@
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/core/checked_math.h"
-#include "runtime/kernels/float_ops.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/package/package.h"
 
@@ -425,11 +424,10 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     }
     // The runtime's row says how many outputs its kernel writes (MaxPool's Indices and Dropout's
     // mask have none there); more is an op the runtime lacks, not a package to write.
-    if (const kernels::FloatOpDef* row = kernels::FindFloatOp(n.op);
-        row != nullptr && n.outputs.size() > size_t{1} + row->extra_outputs) {
+    if (const size_t most = runtime::FloatOpMaxOutputs(n.op);
+        most != 0 && n.outputs.size() > most) {
       return Unimplemented(Where(n) + ": " + std::to_string(n.outputs.size()) +
-                           " outputs; the runtime's " + n.op + " writes " +
-                           std::to_string(1 + row->extra_outputs) +
+                           " outputs; the runtime's " + n.op + " writes " + std::to_string(most) +
                            " (the interpreter computes the others: drop them from the model to "
                            "compile it)");
     }
