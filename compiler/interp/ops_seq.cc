@@ -5,31 +5,12 @@
 
 #include "compiler/interp/op_table.h"
 #include "runtime/kernels/kernels_seq.h"
+#include "runtime/kernels/seq_attrs.h"
 
 namespace loom::interp {
 namespace {
 
 using kernels::TensorView;
-
-Status RecurrentParamsFrom(const ir::Node& n, kernels::RecurrentParams* p) {
-  p->hidden_size = n.GetInt("hidden_size", 0);
-  p->direction = static_cast<int>(n.GetInt("direction", 0));
-  p->layout = static_cast<int>(n.GetInt("layout", 0));
-  p->clip = n.GetFloat("clip", 0.0f);
-  p->linear_before_reset = n.GetInt("linear_before_reset", 0) != 0;
-  p->input_forget = n.GetInt("input_forget", 0) != 0;
-  const std::vector<int64_t> codes = n.GetInts("activations");
-  const std::vector<float> alpha = n.GetFloats("activation_alpha");
-  const std::vector<float> beta = n.GetFloats("activation_beta");
-  if (codes.size() > static_cast<size_t>(kernels::kMaxRnnActivations) ||
-      alpha.size() != codes.size() || beta.size() != codes.size()) {
-    return InvalidArgument("activations, activation_alpha and activation_beta disagree");
-  }
-  for (size_t i = 0; i < codes.size(); ++i) {
-    p->activations[i] = {static_cast<kernels::RnnActivation>(codes[i]), alpha[i], beta[i]};
-  }
-  return Status::Ok();
-}
 
 template <int kGates>
 Status ExecRecurrent(ExecContext& ctx) {
@@ -47,7 +28,7 @@ Status ExecRecurrent(ExecContext& ctx) {
     *outs[i] = &out[i];
   }
   kernels::RecurrentParams p;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(RecurrentParamsFrom(ctx.node(), &p)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::RecurrentParamsFrom(ctx.node(), &p)));
   std::vector<float> scratch(kernels::RecurrentScratchFloats(kGates, p.hidden_size));
   if (kGates == kernels::kRnnGates) return ctx.Wrap(kernels::Rnn(p, o, scratch.data()));
   if (kGates == kernels::kGruGates) return ctx.Wrap(kernels::Gru(p, o, scratch.data()));

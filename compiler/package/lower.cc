@@ -130,6 +130,7 @@ class Lowerer {
   std::map<ir::ValueId, int32_t> arena_;               // value → tensor
   std::map<std::pair<ir::ValueId, int>, int32_t> const_;  // (value, role) → tensor
   std::map<ir::ValueId, int32_t> diag_;                // depthwise weights → diagonal form
+  std::map<ir::ValueId, int32_t> const_outputs_;       // constant graph output → its tensor
   int32_t identity_ = -1;                              // the add's identity weight block
 };
 
@@ -330,10 +331,28 @@ Status Lowerer::CollectTensors() {
       if (v != ir::kNoValue) LOOM_RETURN_IF_ERROR(ArenaTensor(v, &index));
     }
   }
+  // A constant output (a folded graph, ConstantOfShape of a frozen shape) is returned straight
+  // from the constants region: no op writes it, so it never takes arena space.
   for (ir::ValueId v : g_.outputs()) {
-    if (g_.value(v).is_constant()) {
-      return Unimplemented("graph output " + g_.value(v).name() + " is a constant");
+    const ir::Value& val = g_.value(v);
+    if (!val.is_constant() || const_outputs_.count(v)) continue;
+    pkg::DType dt;
+    LOOM_RETURN_IF_ERROR(MapDType(val.dtype, &dt).WithContext("graph output " + val.name()));
+    std::vector<uint32_t> shape;
+    for (int64_t d : val.shape) {
+      shape.emplace_back();
+      if (d == 0) {
+        return Unimplemented("graph output " + val.name() + " has no elements (shape " +
+                             ir::ShapeToString(val.shape) + "); packages hold no empty tensors");
+      }
+      if (!CheckedCast(d, &shape.back())) {
+        return InvalidArgument("graph output " + val.name() + " " + ir::ShapeToString(val.shape) +
+                               " has a dimension beyond the package's 32 bits");
+      }
     }
+    const float scale = val.quant && !val.quant->scales.empty() ? val.quant->scales[0] : 1.0f;
+    const_outputs_[v] = AddConstant(val.name(), dt, TensorLayout::Plain, std::move(shape),
+                                    val.constant->bytes(), val.constant->byte_size(), scale);
   }
   return Status::Ok();
 }
@@ -408,12 +427,22 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
   } else if (n.op == "q.relayout") {
     op->params = RelayoutParams{};
   } else {
-    // A CPU float op writes one tensor (docs/package.md); the optional extra outputs some ONNX
-    // ops declare (LayerNormalization's Mean and InvStdDev) exist only in the interpreter.
-    if (n.outputs.size() != 1) {
+    // A CPU float op writes each of its outputs (several for LayerNormalization, the recurrent
+    // ops, ...: since package 1.5); an omitted one has no tensor to write.
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (n.outputs[i] == ir::kNoValue) {
+        return Unimplemented(Where(n) + ": output " + std::to_string(i) +
+                             " is omitted; a CPU float op in a package writes every output");
+      }
+    }
+    // The runtime's row says how many outputs its kernel writes (MaxPool's Indices and Dropout's
+    // mask have none there); more is an op the runtime lacks, not a package to write.
+    if (const size_t most = runtime::FloatOpMaxOutputs(n.op);
+        most != 0 && n.outputs.size() > most) {
       return Unimplemented(Where(n) + ": " + std::to_string(n.outputs.size()) +
-                           " outputs; a CPU float op in a package has one (the interpreter "
-                           "computes the others: drop them from the model to compile it)");
+                           " outputs; the runtime's " + n.op + " writes " + std::to_string(most) +
+                           " (the interpreter computes the others: drop them from the model to "
+                           "compile it)");
     }
     // Float convolutions and products count their MACs as the int8 ones do, so the package's
     // offload ratio by MACs (loom inspect, the zoo) sees the work left on the CPU.
@@ -424,6 +453,8 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.op = n.op;
     for (const auto& [name, a] : n.attrs) {
       if (name == "target") continue;
+      // Cast's target type is its output tensor's, which the package stores.
+      if (n.op == "Cast" && name == "to") continue;
       FloatAttr fa;
       fa.name = name;
       switch (a.kind()) {
@@ -768,7 +799,8 @@ Status Lowerer::Run() {
   auto bind = [&](ir::ValueId v, std::vector<BindingSpec>* out) {
     BindingSpec b;
     b.name = g_.value(v).name();
-    b.tensor = arena_.at(v);
+    auto c = const_outputs_.find(v);
+    b.tensor = c != const_outputs_.end() ? c->second : arena_.at(v);
     for (int64_t d : g_.value(v).shape) b.shape.push_back(static_cast<uint32_t>(d));
     out->push_back(std::move(b));
   };

@@ -77,13 +77,19 @@ CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
   uint64_t need = 0;
   for (const pkg::Tensor* t : *package.root().tensors()) need = std::max(need, Count(t));
   scratch_.resize(need);
-  size_t inputs = 0, workspace = 0;
+  size_t inputs = 0, outputs = 1, workspace = 0, float_scratch = 0;
   const q::Blocking blk{package.config().batch, package.config().block_in};
   auto tensor = [&](int32_t i) { return package.root().tensors()->Get(static_cast<fbu>(i)); };
-  for (const pkg::Segment* seg : *package.root().segments()) {
+  for (fbu s = 0; s < package.root().segments()->size(); ++s) {
+    const pkg::Segment* seg = package.root().segments()->Get(s);
     op_base_.push_back(packed_.size());
-    for (const pkg::Op* op : *seg->ops()) {
+    for (fbu i = 0; i < seg->ops()->size(); ++i) {
+      const pkg::Op* op = seg->ops()->Get(i);
       inputs = std::max<size_t>(inputs, op->inputs()->size());
+      if (const FloatOpPlan* plan = package.float_op(s, i)) {
+        outputs = std::max(outputs, plan->num_outputs);
+        float_scratch = std::max(float_scratch, plan->scratch_bytes);
+      }
       packed_.emplace_back();
       if (op->params_type() != pkg::OpParams::Conv2d) continue;
       const q::Conv2dParams cp = ConvParams(*op, tensor);
@@ -103,6 +109,9 @@ CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
   views_.resize(inputs);
   ins_.resize(inputs);
   concat_.resize(inputs);
+  out_views_.resize(outputs);
+  outs_.resize(outputs);
+  float_scratch_.resize((float_scratch + sizeof(double) - 1) / sizeof(double));
 }
 
 Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8_t* arena) {
@@ -120,10 +129,16 @@ Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8
     LOOM_RETURN_IF_ERROR(OperandView(t, data(t), &views_[i]));
     ins_[i] = &views_[i];
   }
-  const pkg::Tensor* out = r.tensors()->Get(static_cast<fbu>(op.outputs()->Get(0)));
-  kernels::TensorView y;
-  LOOM_RETURN_IF_ERROR(OperandView(out, data(out), &y));
-  return plan.def->run(plan.params, ins_.data(), n, y);
+  const size_t m = op.outputs()->size();
+  for (fbu i = 0; i < m; ++i) {
+    const pkg::Tensor* out = r.tensors()->Get(static_cast<fbu>(op.outputs()->Get(i)));
+    LOOM_RETURN_IF_ERROR(OperandView(out, data(out), &out_views_[i]));
+    outs_[i] = &out_views_[i];
+  }
+  if (plan.def->run_multi != nullptr) {
+    return plan.def->run_multi(plan.params, ins_.data(), n, outs_.data(), m, float_scratch_.data());
+  }
+  return plan.def->run(plan.params, ins_.data(), n, out_views_[0]);
 }
 
 Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {

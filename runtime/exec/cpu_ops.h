@@ -22,8 +22,9 @@ class CpuOpRunner {
   // layout conversions (the largest tensor), the operand lists (the op with the most inputs) and
   // the fast convolutions' workspace (the largest Conv2d), so Run allocates nothing; and packs
   // each constant convolution weight tensor for the micro-kernels (as much memory again as those
-  // weights, int16 tiles twice that). Convolutions run on `kernels` (kernels/int8/fast/fast.h);
-  // every path computes the same bytes.
+  // weights, int16 tiles twice that), and the float ops' outputs and scratch (the sizes their
+  // plans recorded at load). Convolutions run on `kernels` (kernels/int8/fast/fast.h); every path
+  // computes the same bytes.
   CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels);
 
   // Runs op `op` of segment `segment`; `arena` is the host copy of the arena (arena_bytes()
@@ -40,10 +41,15 @@ class CpuOpRunner {
   std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
   // Constant convolution weights packed for kernels_ at construction, per op (empty: none).
   std::vector<std::vector<uint8_t>> packed_;
-  std::vector<size_t> op_base_;                  // index in packed_ of each segment's first op
-  std::vector<kernels::TensorView> views_;       // a float op's inputs
-  std::vector<const kernels::TensorView*> ins_;  // into views_, null for an omitted one
-  std::vector<kernels::q::ConcatInput> concat_;  // an int8 Concat's inputs
+  std::vector<size_t> op_base_;                   // index in packed_ of each segment's first op
+  std::vector<kernels::TensorView> views_;        // a float op's inputs
+  std::vector<const kernels::TensorView*> ins_;   // into views_, null for an omitted one
+  std::vector<kernels::q::ConcatInput> concat_;   // an int8 Concat's inputs
+  std::vector<kernels::TensorView> out_views_;    // a float op's outputs (several: run_multi)
+  std::vector<const kernels::TensorView*> outs_;  // into out_views_
+  // The float ops' scratch (recurrent gates, Det's LU), the largest any op's plan asked for at
+  // load; doubles, so every kernel's scratch type is aligned.
+  std::vector<double> float_scratch_;
 };
 
 }  // namespace loom::runtime

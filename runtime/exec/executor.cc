@@ -317,7 +317,8 @@ Status Executor::Run(const std::vector<HostTensor>& inputs, const RunOptions& op
     }
     bound[idx] = &h;
   }
-  uint64_t k = 0;
+  // A package without inputs runs once.
+  uint64_t k = r.inputs()->size() == 0 ? 1 : 0;
   for (fbu i = 0; i < r.inputs()->size(); ++i) {
     const pkg::Binding* b = r.inputs()->Get(i);
     const std::string& name = input_names_[i];
@@ -445,7 +446,9 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     LOOM_RETURN_IF_ERROR(CopyTensorOut(t));
     HostTensor& o = (*outputs)[i];
     const uint64_t n = Count(t);
-    const uint8_t* src = arena_ + t->offset();
+    // A constant output (Plain, checked at load) is read where the package holds it.
+    const uint8_t* src = t->storage() == pkg::Storage::Arena ? arena_ + t->offset()
+                                                             : package_->constants() + t->offset();
     if (t->dtype() != pkg::DType::Int8) {
       const uint64_t es = DTypeSize(o.type);
       std::memcpy(o.data.data() + slice * n * es, src, n * es);

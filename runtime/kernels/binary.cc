@@ -318,6 +318,10 @@ bool BinaryOpByName(std::string_view name, BinaryOp* out) {
   return false;
 }
 
+Status BinaryTypes(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  return CheckTypes(op, a, b, y);
+}
+
 Status Binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
   LOOM_RETURN_IF_ERROR(CheckTypes(op, a, b, y));
   int64_t dims[kMaxRank];

@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "runtime/kernels/float_ops_multi.h"
+#include "runtime/kernels/float_ops_quant.h"
+#include "runtime/kernels/float_ops_typed.h"
 #include "runtime/kernels/math_attrs.h"
 #include "runtime/kernels/op_attrs.h"
 #include "runtime/kernels/vision_attrs.h"
@@ -507,6 +510,10 @@ Status RunStft(const FloatOpParams& p, const TensorView* const* in, size_t n, co
   return Stft(*in[0], p.frame_step, Optional(in, n, 1), p.dft_length, p.onesided, y);
 }
 
+// The attributes RNN, GRU and LSTM share (a macro: the rows' strings are literals).
+#define LOOM_RECURRENT_ATTRS \
+  "hidden_size direction layout clip activations activation_alpha activation_beta"
+
 constexpr FloatOpDef kFloatOps[] = {
     // name, required, optional, variadic, same_elements, reads, ignores, prepare, run[, dtypes]
     {"Identity", 1, 0, false, true, "", "", PrepCopy, RunCopy, kEveryType},
@@ -522,9 +529,12 @@ constexpr FloatOpDef kFloatOps[] = {
     {"Softmax", 1, 0, false, true, "axis", "", PrepSoftmax, RunSoftmax},
     {"Transpose", 1, 0, false, true, "perm", "", PrepTranspose, RunTranspose, kEveryType},
     {"BatchNormalization", 5, 0, false, true, "epsilon", "momentum", PrepBatchNorm, RunBatchNorm},
-    {"Add", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kAdd>, RunBinary},
-    {"Sub", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kSub>, RunBinary},
-    {"Mul", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMul>, RunBinary},
+    {"Add", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kAdd>, RunBinary,
+     typed::kAnyType},
+    {"Sub", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kSub>, RunBinary,
+     typed::kAnyType},
+    {"Mul", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kMul>, RunBinary,
+     typed::kAnyType},
     {"Conv", 2, 1, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
      RunConv},                                                                        // bias
     {"Gemm", 2, 1, false, false, "alpha beta transA transB", "", PrepGemm, RunGemm},  // C
@@ -537,21 +547,20 @@ constexpr FloatOpDef kFloatOps[] = {
     {"GlobalAveragePool", 1, 0, false, false, "", "", PrepNothing, RunGlobalAvgPool},
     {"Concat", 1, 0, true, false, "axis", "", PrepConcat, RunConcat, kEveryType},
     // Vision and normalization family. ConvTranspose's output_padding is already in y's shape;
-    // Resize's sizes are y's shape. LayerNormalization runs here with its one output Y (a CPU
-    // op has one output; its Mean / InvStdDev outputs exist only in the interpreter).
+    // Resize's sizes are y's shape.
     {"ConvTranspose", 2, 1, false, false, "strides dilations pads group", "output_padding",
      PrepConv, RunConvTranspose},  // bias
     {"Resize", 1, 0, false, false,
      "mode coordinate_transformation_mode nearest_mode cubic_coeff_a exclude_outside "
      "extrapolation_value scales roi",
      "sizes", PrepResize, RunResize},
-    {"LayerNormalization", 2, 1, false, true, "axis epsilon", "", PrepLayerNorm,
-     RunLayerNorm},  // bias
+    {"LayerNormalization", 2, 1, false, true, "axis epsilon", "", PrepLayerNorm, RunLayerNorm,
+     "f32", 2, multi::RunLayerNorm},  // bias; Mean, InvStdDev
     {"InstanceNormalization", 3, 0, false, true, "epsilon", "", PrepBatchNorm, RunInstanceNorm},
     {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
     {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
-    // Reduction family. keepdims is already in y's shape. ArgMax/ArgMin, TopK and the losses
-    // have integer operands and stay in the interpreter until packages carry integer tensors.
+    // Reduction family. keepdims is already in y's shape. ArgMax / ArgMin are rows of the typed
+    // family below; TopK and the losses run in the interpreter.
     {"ReduceSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSum>, RunReduce},
     {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>, RunReduce},
     {"ReduceMax", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMax>, RunReduce},
@@ -570,13 +579,19 @@ constexpr FloatOpDef kFloatOps[] = {
     {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum},
     {"MeanVarianceNormalization", 1, 0, false, true, "axes", "", PrepMvn, RunMvn},
     {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum},
-    // Elementwise math and activations: float32 rows only, as every CPU-segment tensor is;
-    // comparisons, logic, Where, IsNaN / IsInf (bool tensors) run in the interpreter.
-    {"Div", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kDiv>, RunBinary},
-    {"Pow", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kPow>, RunBinary},
-    {"Mod", 2, 0, false, false, "fmod", "", PrepMathBinary<BinaryOp::kMod>, RunBinary},
-    {"Max", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMax>, RunBinary},
-    {"Min", 2, 0, false, false, "", "", PrepBinary<BinaryOp::kMin>, RunBinary},
+    // Elementwise math and activations. The arithmetic rows take every type their kernel does
+    // (typed::PrepBinary checks them at load); the comparisons, logic, Where, IsNaN / IsInf rows
+    // are the typed family below; the float functions are float32 rows.
+    {"Div", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kDiv>, RunBinary,
+     typed::kAnyType},
+    {"Pow", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kPow>, RunBinary,
+     typed::kAnyType},
+    {"Mod", 2, 0, false, false, "fmod", "", typed::PrepBinary<BinaryOp::kMod>, RunBinary,
+     typed::kAnyType},
+    {"Max", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kMax>, RunBinary,
+     typed::kAnyType},
+    {"Min", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kMin>, RunBinary,
+     typed::kAnyType},
     {"PRelu", 2, 0, false, true, "", "", PrepPRelu, RunBinary},
     {"Abs", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kAbs>, RunUnary},
     {"Neg", 1, 0, false, true, "", "", PrepUnary<UnaryOp::kNeg>, RunUnary},
@@ -614,28 +629,28 @@ constexpr FloatOpDef kFloatOps[] = {
      RunUnary},
     // Shape and indexing family. The resolved output shape is y's, so Slice's ends, Expand's
     // shape, Tile's repeats, OneHot's depth and MaxUnpool's shape are already in it. The index
-    // operands (Gather's
-    // indices, ReverseSequence's sequence_lens, OneHot's indices) are int32/int64 tensors: these
-    // rows run once a CPU segment carries integer tensors (kernels take any dtype).
-    {"Slice", 1, 0, false, false, "starts steps", "ends", PrepSlice, RunSlice},
-    {"Gather", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGather},
-    {"GatherElements", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGatherElements},
-    {"GatherND", 2, 0, false, false, "batch_dims", "", PrepGatherND, RunGatherND},
-    {"ScatterND", 3, 0, false, true, "reduction", "", PrepIndexAxis, RunScatterND},
-    {"ScatterElements", 3, 0, false, true, "axis reduction", "", PrepIndexAxis, RunScatterElements},
-    {"Expand", 1, 0, false, false, "", "shape", PrepNothing, RunExpand},
-    {"Tile", 1, 0, false, false, "", "repeats", PrepNothing, RunTile},
-    {"Trilu", 1, 0, false, true, "upper k", "", PrepTrilu, RunTrilu},
-    {"OneHot", 2, 0, false, false, "axis", "depth", PrepOneHot, RunOneHot},
+    // operands (Gather's indices, ReverseSequence's sequence_lens, OneHot's indices) are
+    // int32/int64 tensors; the data may have any type (the kernels check the index types).
+    {"Slice", 1, 0, false, false, "starts steps", "ends", PrepSlice, RunSlice, kEveryType},
+    {"Gather", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGather, kEveryType},
+    {"GatherElements", 2, 0, false, false, "axis", "", PrepIndexAxis, RunGatherElements,
+     kEveryType},
+    {"GatherND", 2, 0, false, false, "batch_dims", "", PrepGatherND, RunGatherND, kEveryType},
+    {"ScatterND", 3, 0, false, true, "reduction", "", PrepIndexAxis, RunScatterND, kEveryType},
+    {"ScatterElements", 3, 0, false, true, "axis reduction", "", PrepIndexAxis, RunScatterElements,
+     kEveryType},
+    {"Expand", 1, 0, false, false, "", "shape", PrepNothing, RunExpand, kEveryType},
+    {"Tile", 1, 0, false, false, "", "repeats", PrepNothing, RunTile, kEveryType},
+    {"Trilu", 1, 0, false, true, "upper k", "", PrepTrilu, RunTrilu, kEveryType},
+    {"OneHot", 2, 0, false, false, "axis", "depth", PrepOneHot, RunOneHot, kEveryType},
     {"ReverseSequence", 2, 0, false, true, "batch_axis time_axis", "", PrepReverseSequence,
      RunReverseSequence},
     {"MaxUnpool", 2, 0, false, false, "index_shape", "shape", PrepMaxUnpool, RunMaxUnpool},
-    // i64 outputs, as above.
-    {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape},
-    {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize},
-    // Recurrent, signal and misc family: the single-output, scratch-free float ops. RNN, GRU and
-    // LSTM (several outputs, scratch), DynamicQuantizeLinear (three outputs) and Det (scratch)
-    // run in the interpreter; the windows and MelWeightMatrix fold to constants.
+    // i64 outputs.
+    {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape, kEveryType},
+    {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize, kEveryType},
+    // Recurrent, signal and misc family; RNN, GRU, LSTM, DynamicQuantizeLinear and Det are
+    // rows of the multi-output family below. The windows and MelWeightMatrix fold to constants.
     {"DFT", 1, 0, false, false, "axis dft_length inverse onesided", "", PrepDft, RunDft},
     {"STFT", 1, 1, false, false, "frame_step frame_length onesided", "", PrepStft, RunStft},
     // Detection/vision family. NonMaxSuppression and Unique are not rows: their inputs are
@@ -646,7 +661,73 @@ constexpr FloatOpDef kFloatOps[] = {
     // batch_indices is i32/i64; output_height/width are y's shape.
     {"RoiAlign", 3, 0, false, false, "mode half_pixel sampling_ratio spatial_scale",
      "output_height output_width", PrepRoiAlign, RunRoiAlign, "f32 i32 i64"},
+    // Several outputs or scratch (float_ops_multi.h): run_multi, extra outputs, scratch bytes.
+    {"BatchNormalizationTraining", 5, 0, false, true, "epsilon momentum", "",
+     multi::PrepBatchNormTraining, nullptr, "f32", 2, multi::RunBatchNormTraining},
+    {"RNN", 3, 3, false, false, LOOM_RECURRENT_ATTRS, "", multi::PrepRecurrent<kRnnGates>, nullptr,
+     "f32 i32", 1, multi::RunRecurrent, multi::RecurrentScratch},  // B, seq_lens, initial_h
+    {"GRU", 3, 3, false, false, LOOM_RECURRENT_ATTRS " linear_before_reset", "",
+     multi::PrepRecurrent<kGruGates>, nullptr, "f32 i32", 1, multi::RunRecurrent,
+     multi::RecurrentScratch},
+    {"LSTM", 3, 5, false, false, LOOM_RECURRENT_ATTRS " input_forget", "",
+     multi::PrepRecurrent<kLstmGates>, nullptr, "f32 i32", 2, multi::RunRecurrent,
+     multi::RecurrentScratch},  // ... initial_c, P
+    {"DynamicQuantizeLinear", 1, 0, false, true, "", "", PrepNothing, nullptr, "f32 u8", 2,
+     multi::RunDynamicQuantizeLinear},
+    {"Det", 1, 0, false, false, "", "", multi::PrepDet, nullptr, "f32", 0, multi::RunDet,
+     multi::DetScratch},
+    // Integer and bool operands (float_ops_typed.h): the prepares check each op's types.
+    {"Equal", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kEqual>, typed::RunBinary,
+     typed::kAnyType},
+    {"Greater", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kGreater>, typed::RunBinary,
+     typed::kAnyType},
+    {"Less", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kLess>, typed::RunBinary,
+     typed::kAnyType},
+    {"GreaterOrEqual", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kGreaterOrEqual>,
+     typed::RunBinary, typed::kAnyType},
+    {"LessOrEqual", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kLessOrEqual>,
+     typed::RunBinary, typed::kAnyType},
+    {"And", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kAnd>, typed::RunBinary,
+     "bool"},
+    {"Or", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kOr>, typed::RunBinary, "bool"},
+    {"Xor", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kXor>, typed::RunBinary,
+     "bool"},
+    {"BitShift", 2, 0, false, false, "direction", "", typed::PrepBinary<BinaryOp::kBitShiftLeft>,
+     typed::RunBinary, typed::kAnyType},
+    {"BitwiseAnd", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kBitwiseAnd>,
+     typed::RunBinary, typed::kAnyType},
+    {"BitwiseOr", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kBitwiseOr>,
+     typed::RunBinary, typed::kAnyType},
+    {"BitwiseXor", 2, 0, false, false, "", "", typed::PrepBinary<BinaryOp::kBitwiseXor>,
+     typed::RunBinary, typed::kAnyType},
+    {"Not", 1, 0, false, true, "", "", typed::PrepUnary<UnaryOp::kNot>, typed::RunUnary, "bool"},
+    {"BitwiseNot", 1, 0, false, true, "", "", typed::PrepUnary<UnaryOp::kBitwiseNot>,
+     typed::RunUnary, typed::kAnyType},
+    {"IsNaN", 1, 0, false, true, "", "", typed::PrepUnary<UnaryOp::kIsNaN>, typed::RunUnary,
+     typed::kAnyType},
+    {"IsInf", 1, 0, false, true, "detect_negative detect_positive", "",
+     typed::PrepUnary<UnaryOp::kIsInf>, typed::RunUnary, typed::kAnyType},
+    {"Where", 3, 0, false, false, "", "", typed::PrepWhere, typed::RunWhere, typed::kAnyType},
+    {"Cast", 1, 0, false, true, "", "saturate", typed::PrepCast, typed::RunCast, typed::kAnyType},
+    {"ArgMax", 1, 0, false, false, "axis select_last_index", "keepdims", typed::PrepArgReduce<true>,
+     typed::RunArgReduce, typed::kAnyType},
+    {"ArgMin", 1, 0, false, false, "axis select_last_index", "keepdims",
+     typed::PrepArgReduce<false>, typed::RunArgReduce, typed::kAnyType},
+    // ONNX's quantized operators (float_ops_quant.h); zero points take the quantized type.
+    {"QuantizeLinear", 3, 0, false, true, "axis", "", quant::PrepLinear, quant::RunQuantizeLinear,
+     quant::kQuantTypes},
+    {"DequantizeLinear", 3, 0, false, true, "axis", "", quant::PrepLinear,
+     quant::RunDequantizeLinear, quant::kQuantTypes},
+    {"ConvInteger", 2, 2, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
+     quant::RunConvInteger, quant::kQuantTypes},  // x_zero_point, w_zero_point
+    {"QLinearConv", 8, 1, false, false, "strides dilations pads group", "kernel_shape", PrepConv,
+     quant::RunQLinearConv, quant::kQuantTypes},  // bias
+    {"MatMulInteger", 2, 2, false, false, "", "", PrepNothing, quant::RunMatMulInteger,
+     quant::kQuantTypes},  // a_zero_point, b_zero_point
+    {"QLinearMatMul", 8, 0, false, false, "", "", PrepNothing, quant::RunQLinearMatMul,
+     quant::kQuantTypes},
 };
+#undef LOOM_RECURRENT_ATTRS
 
 }  // namespace
 

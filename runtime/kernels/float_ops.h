@@ -83,6 +83,13 @@ struct FloatOpParams {
   // Detection/vision family (kernels_vision2.h).
   GridSampleParams grid_sample;
   RoiAlignParams roi_align;
+  // Multi-output and scratch rows (FloatOpDef::run_multi).
+  RecurrentParams recurrent;  // RNN, GRU, LSTM
+  int gates = 0;              // RNN 1, GRU 3, LSTM 4
+  float momentum = 0.9f;      // BatchNormalizationTraining
+  // Integer and bool rows (float_ops_typed.h); ArgMax / ArgMin use axis.
+  bool arg_max = false;      // ArgMax (else ArgMin)
+  bool select_last = false;  // ArgMax / ArgMin: the last of equal extremes
 };
 
 // Operands: `in[i]` is null for an omitted optional input; `num_inputs` counts every slot.
@@ -92,6 +99,17 @@ using FloatOpPrepare = Status (*)(const AttrReader& attrs, const TensorView* con
                                   size_t num_inputs, const TensorView& y, FloatOpParams* out);
 using FloatOpKernel = Status (*)(const FloatOpParams& p, const TensorView* const* in,
                                  size_t num_inputs, const TensorView& y);
+
+// Rows whose op has several outputs or needs scratch run through this instead: out[0] is y,
+// out[1..num_outputs) the further outputs the package gives the op (every one has a tensor), and
+// scratch holds the bytes the row's scratch_bytes asked for at load, aligned for doubles. The
+// kernel allocates nothing: on bare metal the heap is closed once the package is loaded.
+using FloatOpMultiKernel = Status (*)(const FloatOpParams& p, const TensorView* const* in,
+                                      size_t num_inputs, const TensorView* const* out,
+                                      size_t num_outputs, void* scratch);
+// The scratch bytes one run needs, from the prepared parameters and the operand shapes.
+using FloatOpScratchBytes = size_t (*)(const FloatOpParams& p, const TensorView* const* in,
+                                       size_t num_inputs, const TensorView& y);
 
 struct FloatOpDef {
   const char* name;
@@ -106,6 +124,11 @@ struct FloatOpDef {
   // Space-separated types (DTypeName: "f32 i64 bool") every operand may have, checked at load;
   // "any": the prepare checks types itself. Rows leave it out for float32-only kernels.
   const char* dtypes = "f32";
+  // Outputs after the first the op may have (LayerNormalization's Mean and InvStdDev: 2); rows
+  // with any, or with scratch, set run_multi (run may then be null).
+  uint8_t extra_outputs = 0;
+  FloatOpMultiKernel run_multi = nullptr;
+  FloatOpScratchBytes scratch_bytes = nullptr;  // null: no scratch
 };
 
 // Whether `t` is in the row's `dtypes`.

@@ -9,34 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernels/kernel_test_util.h"
+
 namespace loom::kernels {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Attributes from a map: ints and floats by name, as a package's FloatAttr list holds them.
-class MapAttrs final : public AttrReader {
- public:
-  std::map<std::string, std::vector<int64_t>> ints;
-  std::map<std::string, float> floats;
-  std::vector<int64_t> GetInts(std::string_view name) const override {
-    auto it = ints.find(std::string(name));
-    return it == ints.end() ? std::vector<int64_t>{} : it->second;
-  }
-  int64_t GetInt(std::string_view name, int64_t fallback) const override {
-    auto it = ints.find(std::string(name));
-    return it == ints.end() || it->second.empty() ? fallback : it->second[0];
-  }
-  float GetFloat(std::string_view name, float fallback) const override {
-    auto it = floats.find(std::string(name));
-    return it == floats.end() ? fallback : it->second;
-  }
-  std::map<std::string, std::vector<float>> float_lists;
-  std::vector<float> GetFloats(std::string_view name) const override {
-    auto it = float_lists.find(std::string(name));
-    return it == float_lists.end() ? std::vector<float>{} : it->second;
-  }
-};
+using testing::MapAttrs;
 
 // Prepares `op` from `attrs` and runs it through its row, as the loader and executor do.
 Status RunRow(const char* op, const AttrReader& attrs, std::vector<const TensorView*> in,
@@ -57,7 +36,11 @@ TEST(FloatOps, EveryRowIsFoundByItsNameOnce) {
     EXPECT_TRUE(names.insert(table[i].name).second) << table[i].name << " twice";
     EXPECT_EQ(FindFloatOp(table[i].name), &table[i]);
     EXPECT_NE(table[i].prepare, nullptr) << table[i].name;
-    EXPECT_NE(table[i].run, nullptr) << table[i].name;
+    // Single-output rows run through run; rows with extra outputs or scratch through run_multi.
+    EXPECT_TRUE(table[i].run != nullptr || table[i].run_multi != nullptr) << table[i].name;
+    if (table[i].extra_outputs || table[i].scratch_bytes) {
+      EXPECT_NE(table[i].run_multi, nullptr) << table[i].name;
+    }
     EXPECT_GE(table[i].required, 1) << table[i].name;
   }
   EXPECT_EQ(FindFloatOp("Pad"), nullptr);

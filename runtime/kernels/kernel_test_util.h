@@ -5,9 +5,13 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "runtime/kernels/float_ops.h"
 #include "runtime/kernels/tensor.h"
 
 namespace loom::kernels::testing {
@@ -40,6 +44,30 @@ inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f
   for (float& x : v) x = dist(rng);
   return v;
 }
+
+// Attributes from a map: ints and floats by name, as a package's FloatAttr list holds them.
+class MapAttrs final : public AttrReader {
+ public:
+  std::map<std::string, std::vector<int64_t>> ints;
+  std::map<std::string, float> floats;
+  std::map<std::string, std::vector<float>> float_lists;
+  std::vector<int64_t> GetInts(std::string_view name) const override {
+    auto it = ints.find(std::string(name));
+    return it == ints.end() ? std::vector<int64_t>{} : it->second;
+  }
+  int64_t GetInt(std::string_view name, int64_t fallback) const override {
+    auto it = ints.find(std::string(name));
+    return it == ints.end() || it->second.empty() ? fallback : it->second[0];
+  }
+  float GetFloat(std::string_view name, float fallback) const override {
+    auto it = floats.find(std::string(name));
+    return it == floats.end() ? fallback : it->second;
+  }
+  std::vector<float> GetFloats(std::string_view name) const override {
+    auto it = float_lists.find(std::string(name));
+    return it == float_lists.end() ? std::vector<float>{} : it->second;
+  }
+};
 
 }  // namespace loom::kernels::testing
 

@@ -142,6 +142,8 @@ enum class BinaryOp : uint8_t {
 // i32, i64 and bool where the op allows it; integer arithmetic wraps (two's complement), as ONNX
 // backends do for the uint8 tests. Comparisons write bool; And/Or/Xor take bool.
 Status Binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
+// The type check Binary starts with, alone: the float-op table's prepares run it at load.
+Status BinaryTypes(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
 // The op's ONNX name ("Add", ...), for messages.
 const char* BinaryOpName(BinaryOp op);
 

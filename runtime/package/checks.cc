@@ -220,8 +220,13 @@ Status PackageChecker::CheckBindings() {
       }
       const pkg::Tensor* t = nullptr;
       LOOM_RETURN_IF_ERROR(Get(b->tensor(), false, where, &t));
-      if (t->storage() != pkg::Storage::Arena) {
-        return InvalidArgument("{}: tensor {} is not in the arena", where, TensorName(t));
+      // An output may be a constant the package returns as is (since 1.5); an input is written
+      // at run time, so it lives in the arena.
+      if (t->storage() != pkg::Storage::Arena &&
+          !(dir == 1 && t->storage() == pkg::Storage::Constant &&
+            t->layout() == pkg::TensorLayout::Plain)) {
+        return InvalidArgument("{}: tensor {} is not in the arena{}", where, TensorName(t),
+                               dir == 1 ? " (a constant output must be Plain)" : "");
       }
       // int32 BlockedVector tensors are the accelerator's bias and multipliers, never data a
       // user exchanges; every type is exchanged Plain (int8 also Blocked: the executor packs it).
@@ -239,9 +244,9 @@ Status PackageChecker::CheckBindings() {
       }
     }
   }
-  if (r_.inputs()->size() == 0 || r_.outputs()->size() == 0) {
-    return InvalidArgument("package has no inputs or no outputs");
-  }
+  // A model without inputs (everything folded to constants) is a package; one without outputs
+  // computes nothing anyone can see.
+  if (r_.outputs()->size() == 0) return InvalidArgument("package has no outputs");
   return Status::Ok();
 }
 
@@ -522,10 +527,8 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       return Status::Ok();
     }
     case pkg::OpParams::FloatOp:
-      if (out.size() != 1) {
-        return InvalidArgument("{}: a float operator has 1 output, this one {}", where, out.size());
-      }
-      return CheckFloatOp(op, ins, outs[0], where, plan);
+      if (out.size() == 0) return InvalidArgument("{}: a float operator has no outputs", where);
+      return CheckFloatOp(op, ins, outs, where, plan);
     default:
       return InvalidArgument("{}: unknown operator type {}", where, unsigned(op.params_type()));
   }
@@ -534,8 +537,8 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
 // Resolves a FloatOp to its row of the float-op table and prepares its parameters, so that every
 // attribute and operand problem surfaces here, at load, naming the op.
 Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const pkg::Tensor*>& ins,
-                                    const pkg::Tensor* out, const std::string& where,
-                                    FloatOpPlan* plan) {
+                                    const std::vector<const pkg::Tensor*>& outs,
+                                    const std::string& where, FloatOpPlan* plan) {
   const pkg::FloatOp* p = op.params_as_FloatOp();
   const std::string_view name = p->op()->string_view();
   const kernels::FloatOpDef* f = kernels::FindFloatOp(name);
@@ -543,20 +546,26 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
     return Unimplemented("{}: float operator '{}' is not supported by the runtime", where, name);
   }
   if (ins.size() < f->required ||
-      (!f->variadic && ins.size() > size_t{f->required} + f->optional)) {
+      (!f->variadic && ins.size() > size_t{f->required} + f->optional) ||
+      outs.size() > size_t{1} + f->extra_outputs) {
     const std::string count = f->variadic ? Format("{} or more", f->required)
                               : f->optional
                                   ? Format("{} to {}", f->required, f->required + f->optional)
                                   : Format("{}", f->required);
-    return InvalidArgument("{}: {} takes {} inputs and 1 output, has {} and 1", where, name, count,
-                           ins.size());
+    const std::string outputs = f->extra_outputs ? Format("1 to {} outputs", 1 + f->extra_outputs)
+                                                 : std::string("1 output");
+    return InvalidArgument("{}: {} takes {} inputs and {}, has {} and {}", where, name, count,
+                           outputs, ins.size(), outs.size());
   }
+  const pkg::Tensor* out = outs[0];
   // The row lists the types its kernel takes; a finer rule (Gather's indices, Cast's two sides)
   // is its prepare's to check, which sees every operand's type.
-  for (size_t i = 0; i <= ins.size(); ++i) {
-    const pkg::Tensor* t = i < ins.size() ? ins[i] : out;
+  for (size_t i = 0; i < ins.size() + outs.size(); ++i) {
+    const pkg::Tensor* t = i < ins.size() ? ins[i] : outs[i - ins.size()];
     if (t == nullptr) continue;
-    const std::string role = i < ins.size() ? Format("input {}", i) : std::string("output");
+    const std::string role = i < ins.size()     ? Format("input {}", i)
+                             : outs.size() == 1 ? std::string("output")
+                                                : Format("output {}", i - ins.size());
     if (t->layout() != pkg::TensorLayout::Plain) {
       return InvalidArgument("{}: {} {} must have layout Plain, is {} {}", where, role,
                              TensorName(t), DTypeName(t->dtype()),
@@ -589,8 +598,14 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
   kernels::TensorView y;
   LOOM_RETURN_IF_ERROR(ShapeView(out, &y).WithContext(where));
   plan->def = f;
-  return f->prepare(FloatAttrs(*p), in_views.data(), in_views.size(), y, &plan->params)
-      .WithContext(where);
+  LOOM_RETURN_IF_ERROR(
+      f->prepare(FloatAttrs(*p), in_views.data(), in_views.size(), y, &plan->params)
+          .WithContext(where));
+  plan->num_outputs = outs.size();
+  // Scratch is planned here, at load; the executor sizes one buffer for the largest.
+  plan->scratch_bytes =
+      f->scratch_bytes ? f->scratch_bytes(plan->params, in_views.data(), in_views.size(), y) : 0;
+  return Status::Ok();
 }
 
 Status PackageChecker::CheckProgram(const pkg::AccelProgram& prog, const std::string& where,

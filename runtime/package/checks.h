@@ -37,7 +37,8 @@ class PackageChecker {
   Status CheckRegionSize(const char* field, uint64_t bytes, const Last& last) const;
   Status CheckOp(const pkg::Op& op, const std::string& where, FloatOpPlan* plan);
   Status CheckFloatOp(const pkg::Op& op, const std::vector<const pkg::Tensor*>& ins,
-                      const pkg::Tensor* out, const std::string& where, FloatOpPlan* plan);
+                      const std::vector<const pkg::Tensor*>& outs, const std::string& where,
+                      FloatOpPlan* plan);
   Status CheckInsnRanges(const pkg::Segment& seg, const std::string& where, size_t insns);
   Status CheckProgram(const pkg::AccelProgram& prog, const std::string& where, Program* out);
   // Tensor `idx` exists (or is -1 when `optional`); returns it in *t (null for -1).

@@ -273,4 +273,9 @@ Status Package::Check(const LoadOptions& options) {
   return Status::Ok();
 }
 
+size_t FloatOpMaxOutputs(std::string_view op) {
+  const kernels::FloatOpDef* row = kernels::FindFloatOp(op);
+  return row == nullptr ? 0 : size_t{1} + row->extra_outputs;
+}
+
 }  // namespace loom::runtime

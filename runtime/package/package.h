@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/dtype.h"
@@ -54,6 +55,8 @@ struct Program {
 struct FloatOpPlan {
   const kernels::FloatOpDef* def = nullptr;
   kernels::FloatOpParams params;
+  size_t num_outputs = 1;    // 1 + the extra outputs the package gives the op (def->extra_outputs)
+  size_t scratch_bytes = 0;  // what def->scratch_bytes asked for, from the operand shapes
 };
 
 class Package {
@@ -121,6 +124,11 @@ Status TensorBytes(const HwConfig& config, pkg::DType dtype, pkg::TensorLayout l
 // since 1.3 a package holds every loom::DType, each stored as itself.
 DType FromPkgDType(pkg::DType dtype);
 bool ToPkgDType(DType dtype, pkg::DType* out);
+
+// The most outputs the runtime's CPU float operator `op` writes (its float-op row's 1 +
+// extra_outputs); 0 when the runtime has no such operator. The compiler's lowering asks before it
+// writes a node with several outputs.
+size_t FloatOpMaxOutputs(std::string_view op);
 // DTypeLongName of the mapped type: "int8", "int64", "float16", ...; "undefined" outside the
 // schema.
 inline const char* DTypeName(pkg::DType dtype) { return DTypeLongName(FromPkgDType(dtype)); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -251,17 +252,6 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
                    const RunnerOptions& options, CaseResult r) {
   r.sqnr_db = INFINITY;
   for (const DataSet& d : sets) {
-    // The int8 path quantizes float tensors; integer and bool models are the float path's.
-    for (const auto& [tensors, role] :
-         {std::pair{&d.inputs, "input"}, std::pair{&d.expected, "output"}}) {
-      for (const ir::Tensor& t : *tensors) {
-        if (t.dtype() == DType::kF32) continue;
-        r.outcome = Outcome::kUnsupported;
-        r.detail = d.where + ": the int8 path takes float tensors only (an " + role + " is " +
-                   ir::TypeToString(t.dtype(), t.shape()) + ")";
-        return r;
-      }
-    }
     pipeline::CompileOptions co;
     co.model_path = model;
     co.config = options.config;
@@ -286,6 +276,7 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
     for (size_t i = 0; i < d.inputs.size(); ++i) {
       runtime::HostTensor h;
       h.name = compiled.graph.value(compiled.graph.inputs()[i]).name();
+      h.type = d.inputs[i].dtype();
       h.shape = d.inputs[i].shape();
       h.data.assign(d.inputs[i].bytes(), d.inputs[i].bytes() + d.inputs[i].byte_size());
       inputs.push_back(std::move(h));
@@ -312,19 +303,46 @@ CaseResult RunInt8(const std::string& model, const std::vector<DataSet>& sets,
     for (size_t i = 0; i < on_cpu.size(); ++i) {
       const std::string out = d.where + " output " + std::to_string(i);
       const ir::Tensor& want = d.expected[i];
-      if (on_cpu[i].data.size() != want.byte_size() || on_fsim[i].data.size() != want.byte_size()) {
+      // int8 outputs come back as float32 (see below).
+      const size_t size = want.byte_size() * (want.dtype() == DType::kI8 ? 4 : 1);
+      if (on_cpu[i].data.size() != size || on_fsim[i].data.size() != size) {
         r.outcome = Outcome::kFailed;
         r.detail = out + ": " + std::to_string(on_cpu[i].data.size()) + " bytes, expected " +
-                   std::to_string(want.byte_size());
+                   std::to_string(size);
         return r;
       }
       if (on_cpu[i].data != on_fsim[i].data) {
         const auto diff = std::mismatch(on_cpu[i].data.begin(), on_cpu[i].data.end(),
                                         on_fsim[i].data.begin());
         r.outcome = Outcome::kFailed;
-        r.detail = out + ": cpu and fsim differ from element " +
-                   std::to_string((diff.first - on_cpu[i].data.begin()) / 4);
+        r.detail = out + ": cpu and fsim differ from byte " +
+                   std::to_string(diff.first - on_cpu[i].data.begin());
         return r;
+      }
+      // The int8 path quantizes float32 only: every other type (integers, bool, float16/64)
+      // passes through the CPU segments as the float path computes it, under the same check.
+      if (want.dtype() != DType::kF32) {
+        ir::Tensor got;
+        std::string why;
+        double max_err = 0.0;
+        // A package's int8 tensors are quantized ones: the executor returns them dequantized,
+        // and a model's own int8 tensor has scale 1, so its float32 values are its integers.
+        std::vector<uint8_t> raw = on_cpu[i].data;
+        if (want.dtype() == DType::kI8 && on_cpu[i].type == DType::kF32) {
+          raw.resize(raw.size() / 4);
+          for (size_t k = 0; k < raw.size(); ++k) {
+            float f;
+            std::memcpy(&f, on_cpu[i].data.data() + 4 * k, 4);
+            raw[k] = static_cast<uint8_t>(static_cast<int8_t>(std::lrint(f)));
+          }
+        }
+        s = ir::Tensor::FromBytes(want.dtype(), want.shape(), std::move(raw), &got);
+        if (!s.ok() || !Compare(got, want, options.tolerance, &max_err, &why)) {
+          r.outcome = Outcome::kFailed;
+          r.detail = out + ": " + (s.ok() ? why : s.ToString());
+          return r;
+        }
+        continue;
       }
       const double db = quantize::SqnrDb(reinterpret_cast<const float*>(on_cpu[i].data.data()),
                                          want.data<float>(),

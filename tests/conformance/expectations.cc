@@ -14,10 +14,16 @@ const char* Group(const std::string& d) {
        {"training_mode", "ai.onnx.preview.training", "Gradient", "Adagrad", "Adam", "Momentum"}) {
     if (Contains(d, w)) return "out of scope: training";
   }
-  for (const char* w : {"sequence", "Sequence", "optional", "Optional"}) {
+  // Matched on what names a sequence, map, optional or string value or operator, not on any
+  // mention of the word: "attribute mode of kind string" (Pad) or ReverseSequence are neither.
+  for (const char* w :
+       {"sequences", "a sequence, map or optional", "SequenceAt", "SequenceConstruct",
+        "SequenceEmpty", "SequenceInsert", "SequenceErase", "SequenceLength", "SequenceMap",
+        "SplitToSequence", "ConcatFromSequence", "Optional"}) {
     if (Contains(d, w)) return "out of scope: sequences/maps/optionals";
   }
-  for (const char* w : {"STRING", "String", "string", "RegexFullMatch"}) {
+  for (const char* w : {"STRING", "StringNormalizer", "StringConcat", "StringSplit",
+                        "RegexFullMatch", "string tensors"}) {
     if (Contains(d, w)) return "out of scope: strings";
   }
   for (const char* w : {"Random", "Bernoulli", "Multinomial"}) {
