@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "compiler/ir/op_registry.h"
 #include "compiler/tensorize/concat.h"
@@ -109,15 +110,24 @@ bool MulLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
   }
   const bool per_channel = !std::equal(a, a + 4, b);
   tensorize::MulLayer l = tensorize::MulGeometry(c, n.name, a[0], a[1], a[2], a[3], per_channel);
-  l.mult = static_cast<int32_t>(n.GetInt("mult", 1));
-  l.b_mult = static_cast<int32_t>(n.GetInt("b_mult", 1));
-  l.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
-  l.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
-  l.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
-  l.pre_shift = static_cast<int32_t>(n.GetInt("pre_shift", 0));
-  l.post_shift = static_cast<int32_t>(n.GetInt("post_shift", 0));
-  l.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
-  l.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+  // Attributes are int64 in the IR (and in IR text): a value beyond int32 is refused, not cut.
+  const std::pair<const char*, std::pair<int32_t*, int64_t>> attrs[] = {
+      {"mult", {&l.mult, 1}},
+      {"b_mult", {&l.b_mult, 1}},
+      {"b_offset", {&l.b_offset, 0}},
+      {"b_lo", {&l.b_lo, -128}},
+      {"b_hi", {&l.b_hi, 127}},
+      {"pre_shift", {&l.pre_shift, 0}},
+      {"post_shift", {&l.post_shift, 0}},
+      {"clip_lo", {&l.clip_lo, -128}},
+      {"clip_hi", {&l.clip_hi, 127}},
+  };
+  for (const auto& [name, field] : attrs) {
+    if (!CheckedCast(n.GetInt(name, field.second), field.first)) {
+      *why = std::string("attribute ") + name + " is beyond 32 bits";
+      return false;
+    }
+  }
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
 
 namespace loom::tensorize {
@@ -13,20 +14,7 @@ using isa::Opcode;
 
 namespace {
 
-constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
 constexpr uint32_t kThreads = 2;
-
-Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t n) {
-  Insn i;
-  i.opcode = op;
-  i.buffer = buffer;
-  i.sram_base = sram;
-  i.dram_base = dram;
-  i.y_size = n ? 1 : 0;
-  i.x_size = n;
-  i.x_stride = n;
-  return i;
-}
 
 // `n` consecutive elements from micro-op `uop`'s destination (and, for GEMM, source).
 Insn Run(Opcode op, uint32_t uop, uint32_t n) {
@@ -112,14 +100,14 @@ Status EmitConcat(const HwConfig& config, const ConcatLayer& l, AccelCode* code,
   std::vector<isa::Uop> uops;
   for (uint32_t r = 0; r < kThreads; ++r) uops.push_back({r * half, r * half, 0});
   const uint32_t first = code->AddUops(uops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
 
   for (uint32_t t = 0; t < T; ++t) {
     const Copy& cp = copies[t];
     const uint32_t r = t % kThreads, base = r * half;
-    Insn ld = Dma(Opcode::kLoad, Buffer::kInp, base, cp.src, cp.n);
+    Insn ld = LinearDma(Opcode::kLoad, Buffer::kInp, base, cp.src, cp.n);
     ld.deps.pop_next = t >= kThreads;
     ld.deps.push_next = true;
     code->Emit(ld, Region::kArena);
@@ -135,7 +123,7 @@ Status EmitConcat(const HwConfig& config, const ConcatLayer& l, AccelCode* code,
     if (cp.mult != 1) code->Emit(AluImm(AluOp::kMul, r, cp.n, cp.mult));
     if (cp.shift != 0) code->Emit(AluImm(AluOp::kShrRound, r, cp.n, cp.shift));
     code->last().deps.push_next = true;
-    Insn st = Dma(Opcode::kStore, Buffer::kOut, base, cp.dst, cp.n);
+    Insn st = LinearDma(Opcode::kStore, Buffer::kOut, base, cp.dst, cp.n);
     st.deps.pop_prev = true;
     st.deps.push_prev = t + kThreads < T;
     code->Emit(st, Region::kArena);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
 
 namespace loom::tensorize {
@@ -12,20 +13,6 @@ using isa::Insn;
 using isa::Opcode;
 
 namespace {
-
-constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
-
-Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t n) {
-  Insn i;
-  i.opcode = op;
-  i.buffer = buffer;
-  i.sram_base = sram;
-  i.dram_base = dram;
-  i.y_size = n ? 1 : 0;
-  i.x_size = n;
-  i.x_stride = n;
-  return i;
-}
 
 // One pass over `n` consecutive elements: loop 1 x n, destination (and source) advancing by one.
 Insn Run(Opcode op, uint32_t uop, uint32_t n) {
@@ -90,18 +77,18 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     uops.push_back({a, b, 0});
   }
   const uint32_t first = code->AddUops(uops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
 
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % V, u = 3 * r, base = r * 2 * te;
     const uint32_t off = t * te, n = std::min(te, l.elems - off);
     // load: both operands into region r once compute has finished with it.
-    Insn la = Dma(Opcode::kLoad, Buffer::kInp, base, l.a + off, n);
+    Insn la = LinearDma(Opcode::kLoad, Buffer::kInp, base, l.a + off, n);
     la.deps.pop_next = t >= V;
     code->Emit(la, Region::kArena);
-    Insn lb = Dma(Opcode::kLoad, Buffer::kInp, base + te, l.b + off, n);
+    Insn lb = LinearDma(Opcode::kLoad, Buffer::kInp, base + te, l.b + off, n);
     lb.deps.push_next = true;
     code->Emit(lb, Region::kArena);
     // compute: ACC = [a | b] through the identity weights, then the requantization.
@@ -123,7 +110,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));
     code->last().deps.push_next = true;
     // store
-    Insn st = Dma(Opcode::kStore, Buffer::kOut, base, l.output + off, n);
+    Insn st = LinearDma(Opcode::kStore, Buffer::kOut, base, l.output + off, n);
     st.deps.pop_prev = true;
     st.deps.push_prev = t + V < T;
     code->Emit(st, Region::kArena);
@@ -212,9 +199,9 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
       for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
   }
   const uint32_t first = code->AddUops(uops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
 
   uint32_t t = 0;
   for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
@@ -308,8 +295,10 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         }
         code->last().deps.push_next = true;
         // store
-        Insn st = Dma(Opcode::kStore, Buffer::kOut, r * acc_tile + x_cap,
-                      static_cast<uint32_t>(l.output + ((uint64_t{nb} * l.c_blocks + cb) * OH + oh0) * OW), 0);
+        Insn st = LinearDma(
+            Opcode::kStore, Buffer::kOut, r * acc_tile + x_cap,
+            static_cast<uint32_t>(l.output + ((uint64_t{nb} * l.c_blocks + cb) * OH + oh0) * OW),
+            0);
         st.y_size = oh_n;
         st.x_size = OW;
         st.x_stride = OW;
@@ -323,7 +312,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
 }
 
 void EmitLayerBarrier(AccelCode* code) {
-  Insn st = Dma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
+  Insn st = LinearDma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
   st.deps.push_prev = true;
   code->Emit(st, Region::kArena);  // moves nothing; a region keeps the linker uniform
   Insn g;
@@ -335,14 +324,14 @@ void EmitLayerBarrier(AccelCode* code) {
   g.deps.pop_next = true;
   g.deps.push_prev = true;
   code->Emit(g);
-  Insn ld = Dma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
+  Insn ld = LinearDma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
   ld.deps.pop_next = true;
   code->Emit(ld, Region::kArena);
 }
 
 size_t EmitBufferBarrier(AccelCode* code) {
   const size_t at = code->insns.size();
-  Insn st = Dma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
+  Insn st = LinearDma(Opcode::kStore, Buffer::kOut, 0, 0, 0);
   st.deps.push_prev = true;
   code->Emit(st, Region::kArena);
   Insn g;
@@ -354,7 +343,7 @@ size_t EmitBufferBarrier(AccelCode* code) {
   Insn computed = g;  // the previous layer's computation is done: loads may go
   computed.deps.push_prev = true;
   code->Emit(computed);
-  Insn ld = Dma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
+  Insn ld = LinearDma(Opcode::kLoad, Buffer::kInp, 0, 0, 0);
   ld.deps.pop_next = true;
   code->Emit(ld, Region::kArena);
   Insn stored = g;  // and its stores are done before the next computation writes OUT

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
 
 namespace loom::tensorize {
@@ -14,20 +15,7 @@ using isa::Opcode;
 
 namespace {
 
-constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
 constexpr uint32_t kThreads = 2;
-
-Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t n) {
-  Insn i;
-  i.opcode = op;
-  i.buffer = buffer;
-  i.sram_base = sram;
-  i.dram_base = dram;
-  i.y_size = n ? 1 : 0;
-  i.x_size = n;
-  i.x_stride = n;
-  return i;
-}
 
 // `rows` x `cols` elements from micro-op `uop`'s destination, rows `cols` apart.
 Insn Pass(Opcode op, uint32_t uop, uint32_t rows, uint32_t cols) {
@@ -165,9 +153,9 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     uops.push_back({b, a, 0});
   }
   const uint32_t first = code->AddUops(uops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
   const bool clamp_b = l.b_mult != 1 || l.b_offset != 0 || l.b_lo > -128 || l.b_hi < 127;
   const bool load_b = !l.same_operand;
 
@@ -176,12 +164,12 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     const uint32_t r = t % kThreads, u = kUopsPerThread * r, base = r * half;
     const uint32_t nb = l.b_per_channel ? tile.rows : tile.rows * tile.cols;
     // load: both operands into region r once compute has finished with it.
-    Insn la = Rows(Dma(Opcode::kLoad, Buffer::kInp, base, l.a + tile.a_off, 0), tile);
+    Insn la = Rows(LinearDma(Opcode::kLoad, Buffer::kInp, base, l.a + tile.a_off, 0), tile);
     la.deps.pop_next = t >= kThreads;
     la.deps.push_next = !load_b;
     code->Emit(la, Region::kArena);
     if (load_b) {
-      Insn lb = Dma(Opcode::kLoad, Buffer::kInp, base + plan.a_cap, l.b + tile.b_off, nb);
+      Insn lb = LinearDma(Opcode::kLoad, Buffer::kInp, base + plan.a_cap, l.b + tile.b_off, nb);
       if (!l.b_per_channel) lb = Rows(lb, tile);
       lb.deps.push_next = true;
       code->Emit(lb, Region::kArena);
@@ -230,7 +218,7 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, tile.rows, tile.cols, l.clip_hi));
     code->last().deps.push_next = true;
     // store
-    Insn st = Rows(Dma(Opcode::kStore, Buffer::kOut, base, l.output + tile.a_off, 0), tile);
+    Insn st = Rows(LinearDma(Opcode::kStore, Buffer::kOut, base, l.output + tile.a_off, 0), tile);
     st.deps.pop_prev = true;
     st.deps.push_prev = t + kThreads < T;
     code->Emit(st, Region::kArena);

@@ -1,0 +1,28 @@
+// Small instruction builders the element-wise emitters (add, pools, mul, concat) share.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/isa.h"
+
+namespace loom::tensorize {
+
+// The largest trip count of a GEMM/ALU loop field.
+inline constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
+
+// A 1-D DMA of `n` consecutive elements between `dram` and buffer index `sram`; n == 0 gives the
+// zero-size form the barriers use.
+inline isa::Insn LinearDma(isa::Opcode op, isa::Buffer buffer, uint32_t sram, uint32_t dram,
+                           uint32_t n) {
+  isa::Insn i;
+  i.opcode = op;
+  i.buffer = buffer;
+  i.sram_base = sram;
+  i.dram_base = dram;
+  i.y_size = n ? 1 : 0;
+  i.x_size = n;
+  i.x_stride = n;
+  return i;
+}
+
+}  // namespace loom::tensorize
