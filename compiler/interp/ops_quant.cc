@@ -207,6 +207,21 @@ Status ExecQConcat(ExecContext& ctx) {
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
+Status ExecQResize(ExecContext& ctx) {
+  q::ResizeParams p;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
+  p.factor_h = static_cast<uint32_t>(ctx.node().GetInt("factor_h", 1));
+  p.factor_w = static_cast<uint32_t>(ctx.node().GetInt("factor_w", 1));
+  q::ActShape y;
+  ir::Tensor xb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.output_tensor(0).shape(), &y)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, y, &yb)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(q::ResizeNearest(kBlocking, p, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
+  return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
+}
+
 Status ExecQQuantize(ExecContext& ctx) {
   const ir::Tensor& x = ctx.input_tensor(0);
   ir::Tensor& y = ctx.output_tensor(0);
@@ -234,10 +249,9 @@ struct Entry {
 };
 
 const Entry kQuantOps[] = {
-    {"q.conv2d", ExecQConv2d},     {"q.add", ExecQAdd},
-    {"q.mul", ExecQMul},           {"q.max_pool", ExecQMaxPool},
-    {"q.avg_pool", ExecQAvgPool},  {"q.concat", ExecQConcat},
-    {"q.quantize", ExecQQuantize}, {"q.dequantize", ExecQDequantize},
+    {"q.conv2d", ExecQConv2d},     {"q.add", ExecQAdd},           {"q.mul", ExecQMul},
+    {"q.max_pool", ExecQMaxPool},  {"q.avg_pool", ExecQAvgPool},  {"q.concat", ExecQConcat},
+    {"q.resize", ExecQResize},     {"q.quantize", ExecQQuantize}, {"q.dequantize", ExecQDequantize},
     {"q.relayout", ExecQRelayout},
 };
 

@@ -62,6 +62,7 @@ Status QMul(InferContext& ctx);
 Status QMaxPool(InferContext& ctx);
 Status QAvgPool(InferContext& ctx);
 Status QConcat(InferContext& ctx);
+Status QResize(InferContext& ctx);
 Status QQuantize(InferContext& ctx);
 Status QDequantize(InferContext& ctx);
 Status QRelayout(InferContext& ctx);

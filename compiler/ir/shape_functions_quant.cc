@@ -228,6 +228,23 @@ Status QConcat(InferContext& ctx) {
   return Status::Ok();
 }
 
+Status QResize(InferContext& ctx) {
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
+  Shape out = ctx.input(0).shape;
+  const int64_t fh = ctx.node().GetInt("factor_h", 0), fw = ctx.node().GetInt("factor_w", 0);
+  if (fh < 1 || fw < 1 || fh > INT32_MAX || fw > INT32_MAX) {
+    return ctx.Error("factor_h " + std::to_string(fh) + " and factor_w " + std::to_string(fw) +
+                     " must be in [1, 2^31)");
+  }
+  if (!CheckedMul(out[2], fh, &out[2]) || !CheckedMul(out[3], fw, &out[3]) || out[2] > UINT32_MAX ||
+      out[3] > UINT32_MAX) {
+    return ctx.Error("resized height or width beyond 32 bits");
+  }
+  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  ctx.SetOutput(0, DType::kI8, std::move(out));
+  return Status::Ok();
+}
+
 Status QQuantize(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32}));
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));

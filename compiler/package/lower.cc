@@ -12,6 +12,7 @@
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "compiler/tensorize/mul.h"
+#include "compiler/tensorize/resize.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
@@ -420,6 +421,11 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     for (int64_t m : n.GetInts("mults")) p.mults.push_back(static_cast<int32_t>(m));
     for (int64_t s : n.GetInts("shifts")) p.shifts.push_back(static_cast<int32_t>(s));
     op->params = p;
+  } else if (n.op == "q.resize") {
+    ResizeParams p;
+    p.factor_h = static_cast<uint32_t>(n.GetInt("factor_h", 1));
+    p.factor_w = static_cast<uint32_t>(n.GetInt("factor_w", 1));
+    op->params = p;
   } else if (n.op == "q.quantize") {
     op->params = QuantizeParams{};
   } else if (n.op == "q.dequantize") {
@@ -613,6 +619,21 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     LOOM_RETURN_IF_ERROR(ElemAddr(T(Identity()).offset, c_.wgt_elem_bytes(),
                                   Where(n) + ": identity weights", &l.identity));
     LOOM_RETURN_IF_ERROR(tensorize::EmitConcat(c_, l, code));
+    layer->tiling = "copy";
+  } else if (n.op == "q.resize") {
+    const auto& p = std::get<ResizeParams>(op.params);
+    const TensorSpec &x = T(op.inputs[0]), &y = T(op.outputs[0]);
+    if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
+      return Internal(Where(n) + ": accelerator resize on unblocked tensors");
+    }
+    allow(Identity());
+    tensorize::ResizeLayer l = tensorize::ResizeGeometry(
+        c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3], p.factor_h, p.factor_w);
+    LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.data));
+    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
+    LOOM_RETURN_IF_ERROR(ElemAddr(T(Identity()).offset, c_.wgt_elem_bytes(),
+                                  Where(n) + ": identity weights", &l.identity));
+    LOOM_RETURN_IF_ERROR(tensorize::EmitResize(c_, l, code));
     layer->tiling = "copy";
   } else if (n.op == "q.max_pool" || n.op == "q.avg_pool") {
     const bool average = n.op == "q.avg_pool";

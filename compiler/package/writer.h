@@ -50,6 +50,9 @@ struct MulParams {
   int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127, mult = 1;
   Requant requant;
 };
+struct ResizeParams {
+  uint32_t factor_h = 2, factor_w = 2;
+};
 struct MaxPoolParams { Window window; };
 struct AvgPoolParams { Window window; bool count_include_pad = false; Requant requant; };
 struct ConcatParams { std::vector<int32_t> mults, shifts; };
@@ -58,9 +61,9 @@ struct DequantizeParams {};
 struct RelayoutParams {};
 struct FloatAttr { std::string name; std::vector<int64_t> ints; std::vector<float> floats; };
 struct FloatOpParams { std::string op; std::vector<FloatAttr> attrs; };
-using OpParams =
-    std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
-                 QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams, MulParams>;
+using OpParams = std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
+                              QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams,
+                              MulParams, ResizeParams>;
 
 struct OpSpec {
   std::string name;

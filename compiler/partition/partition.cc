@@ -10,6 +10,7 @@
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
 #include "compiler/tensorize/mul.h"
+#include "compiler/tensorize/resize.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 
@@ -168,6 +169,23 @@ bool ConcatLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std:
   return true;
 }
 
+bool ResizeLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  uint32_t x[4];
+  uint32_t fh = 0, fw = 0;
+  if (!Nchw(g, n.input(0), x) || !CheckedCast(n.GetInt("factor_h", 0), &fh) ||
+      !CheckedCast(n.GetInt("factor_w", 0), &fw)) {
+    *why = "not a 4-D activation with 32-bit factors";
+    return false;
+  }
+  const tensorize::ResizeLayer l =
+      tensorize::ResizeGeometry(c, n.name, x[0], x[1], x[2], x[3], fh, fw);
+  if (Status st = l.Check(c); !st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  return true;
+}
+
 bool MaxPoolFits(const ir::Graph& g, const ir::Node& n, const HwConfig&, std::string* why) {
   bool zero_pads = true;
   for (int64_t p : n.GetInts("pads")) zero_pads = zero_pads && p == 0;
@@ -242,6 +260,7 @@ const Rule kRules[] = {
     {"q.add", AddLowers},        // GEMM identity copy + ALU; same shapes, 16-bit multipliers
     {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; 16-bit immediates
     {"q.concat", ConcatLowers},  // copies of channel blocks (+ ALU rescale); block-aligned inputs
+    {"q.resize", ResizeLowers},  // identity copy, one micro-op per output phase; rows fit buffers
     {"q.max_pool", MaxPoolLowers},  // ALU max; zero padding must not win; rows fit the buffers
     {"q.avg_pool", AvgPoolLowers},  // ALU sums + requant; one divisor; 16-bit multiplier
 };

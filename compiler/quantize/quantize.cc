@@ -44,6 +44,7 @@ class Rewriter {
   Status RewriteAveragePool(Node& n, bool* done);
   Status RewriteGlobalAveragePool(Node& n, bool* done);
   Status RewriteConcat(Node& n, bool* done);
+  Status RewriteResize(Node& n, bool* done);
 
   struct DenseLike {  // what q.conv2d needs, from Conv, Gemm or MatMul
     ValueId x = ir::kNoValue;  // f32 input (rank 4 or 2)
@@ -739,6 +740,64 @@ Status Rewriter::RewriteConcat(Node& n, bool* done) {
   return Status::Ok();
 }
 
+// Nearest Resize by integer factors fh x fw whose taps are exactly in[y / fh][x / fw] under the
+// float kernel's transforms (runtime/kernels/resize.cc). With output o = f * i + r, r < f:
+// asymmetric gives o / f, whose floor is i; the half-pixel family gives i + (r + 0.5) / f - 0.5,
+// strictly within half a pixel of i, so either rounding mode lands on i without a tie;
+// tf_half_pixel_for_nn gives i + (r + 0.5) / f, whose floor is i. Other pairs pick neighbours.
+bool NearestIsReplication(const Node& n) {
+  const int64_t coord = n.GetInt("coordinate_transformation_mode", 0);
+  const int64_t nearest = n.GetInt("nearest_mode", 0);
+  const bool rounds = nearest == 0 || nearest == 1, floors = nearest == 2;
+  switch (coord) {
+    case 1:  // asymmetric
+    case 3:  // tf_half_pixel_for_nn
+      return floors;
+    case 0:  // half_pixel
+    case 2:  // pytorch_half_pixel
+    case 6:  // half_pixel_symmetric (offset 0 at an integer scale)
+      return rounds;
+    default:
+      return false;
+  }
+}
+
+Status Rewriter::RewriteResize(Node& n, bool* done) {
+  const ValueId x = n.input(0);
+  if (!IsActivation(x) || n.outputs.size() != 1 || n.GetInt("mode", 0) != 0 ||
+      !NearestIsReplication(n)) {
+    return Status::Ok();
+  }
+  const Shape xs = g_.value(x).shape;
+  const std::vector<int64_t> sizes = n.GetInts("sizes");
+  if (xs.size() != 4 || sizes.size() != 4 || sizes[0] != xs[0] || sizes[1] != xs[1] || xs[2] <= 0 ||
+      xs[3] <= 0 || sizes[2] % xs[2] != 0 || sizes[3] % xs[3] != 0) {
+    return Status::Ok();
+  }
+  const int64_t fh = sizes[2] / xs[2], fw = sizes[3] / xs[3];
+  if (fh < 1 || fw < 1) return Status::Ok();
+  // Explicit scales drive the transforms instead of the sizes' ratio; they must be the factors.
+  if (const ir::Attribute* sc = n.FindAttr("scales")) {
+    const std::vector<float>& f = sc->floats();
+    if (f.size() != 4 || f[0] != 1.0f || f[1] != 1.0f || f[2] != static_cast<float>(fh) ||
+        f[3] != static_cast<float>(fw)) {
+      return Status::Ok();
+    }
+  }
+  const ValueId xq = Int8Of(x, &n);
+  const float s = g_.value(xq).quant->scales[0];
+  const ValueId f_out = n.outputs[0];
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s);
+  g_.AddNode("q.resize", {xq}, {y},
+             {{"factor_h", Attribute::Int(fh)}, {"factor_w", Attribute::Int(fw)}}, n.name, &n);
+  LayerInfo& l = NewLayer(n, "q.resize", f_out, s, false);
+  l.q_output = y;
+  l.input_scales = {s};
+  g_.EraseNode(&n);
+  *done = true;
+  return Status::Ok();
+}
+
 void Rewriter::SweepDeadNodes(bool float_only) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -790,6 +849,7 @@ Status Rewriter::Run() {
       {"AveragePool", &Rewriter::RewriteAveragePool},
       {"GlobalAveragePool", &Rewriter::RewriteGlobalAveragePool},
       {"Concat", &Rewriter::RewriteConcat},
+      {"Resize", &Rewriter::RewriteResize},
   };
   const std::vector<Node*> order = g_.nodes();
   for (Node* n : order) {

@@ -15,6 +15,8 @@
 //   MaxPool 2-D (no dilation/ceil mode, pads < kernel)                    -> q.max_pool
 //   AveragePool 2-D (no ceil mode, pads < kernel), GlobalAveragePool      -> q.avg_pool
 //   Concat on axis 1 of 4-D activations                                   -> q.concat
+//   Resize nearest of a 4-D activation by integer factors on H and W whose taps replicate
+//        (asymmetric + floor, the half-pixel family + round; docs/quantization.md) -> q.resize
 // 2-D activations [N, K] are carried as [N, K, 1, 1] int8 values.
 //
 // Requires: a verified graph whose float values have calibration ranges (calibration.h). Values

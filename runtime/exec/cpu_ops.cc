@@ -204,6 +204,11 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       ap.rq = Rq(p->requant());
       return q::AvgPool(blk, ap, i32(in(1)), i8(in(0)), i8(out(0)));
     }
+    case pkg::OpParams::Resize: {
+      const pkg::Resize* p = op.params_as_Resize();
+      return q::ResizeNearest(blk, {Act(in(0)), p->factor_h(), p->factor_w()}, i8(in(0)),
+                              i8(out(0)));
+    }
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
       for (fbu i = 0; i < op.inputs()->size(); ++i) {

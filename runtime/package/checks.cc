@@ -470,6 +470,26 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       }
       return Status::Ok();
     }
+    case pkg::OpParams::Resize: {
+      const pkg::Resize* p = op.params_as_Resize();
+      LOOM_RETURN_IF_ERROR(arity(1, 1));
+      LOOM_RETURN_IF_ERROR(expect(ins[0], I8, Blk, "input"));
+      LOOM_RETURN_IF_ERROR(expect(outs[0], I8, Blk, "output"));
+      if (p->factor_h() == 0 || p->factor_w() == 0) {
+        return InvalidArgument("{}: resize factors {} x {} must be at least 1", where,
+                               p->factor_h(), p->factor_w());
+      }
+      const uint64_t oh = uint64_t{Dim(ins[0], 2)} * p->factor_h();
+      const uint64_t ow = uint64_t{Dim(ins[0], 3)} * p->factor_w();
+      if (oh > UINT32_MAX || ow > UINT32_MAX) {
+        return InvalidArgument("{}: resized output {} x {} exceeds 32-bit dimensions", where, oh,
+                               ow);
+      }
+      return shape_is(
+          outs[0],
+          {Dim(ins[0], 0), Dim(ins[0], 1), static_cast<uint32_t>(oh), static_cast<uint32_t>(ow)},
+          "output");
+    }
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
       if (in.size() == 0 || out.size() != 1) {

@@ -36,9 +36,9 @@ void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
 
 std::vector<Model> Blocks() {
   std::vector<Model> v;
-  for (const char* b :
-       {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire", "mbv3_bneck",
-        "effnet_mbconv", "lraspp_head", "regnet_block", "vit_block", "resnet_stem"}) {
+  for (const char* b : {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire",
+                        "mbv3_bneck", "effnet_mbconv", "lraspp_head", "regnet_block", "vit_block",
+                        "resnet_stem", "upsample_block"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy", p + "_expected.npy"});
   }
@@ -173,6 +173,27 @@ TEST_P(EndToEnd, DevicesAndInterpreterAgreeBitForBit) {
   std::cout << m.name << " on " << config << ": tsim " << tsim.total.cycles << " cycles, fsim "
             << fsim.total.cycles << " (fsim/tsim " << double(fsim.total.cycles) / double(tsim.total.cycles)
             << ")\n";
+}
+
+// Nearest Resize x2 runs on the accelerator (q.resize, tensorize/resize.h), both of the block's
+// coordinate modes, inside one accelerator segment with the convolutions around it.
+TEST(UpsampleBlock, ResizeRunsOnTheAccelerator) {
+  for (const Model& m : Blocks()) {
+    if (m.name != "upsample_block") continue;
+    for (const char* config : {"1x8x8", "1x16x16"}) {
+      const Compiled& c = Get(m, config);
+      int resizes = 0;
+      for (const package::LayerLowering& l : c.lowering.layers) {
+        if (l.op != "q.resize") continue;
+        ++resizes;
+        EXPECT_TRUE(l.accel) << l.name << " on " << config << " stayed on the CPU";
+        EXPECT_EQ(l.tiling, "copy") << l.name;
+      }
+      EXPECT_EQ(resizes, 2) << config;
+    }
+    return;
+  }
+  FAIL() << "no upsample_block";
 }
 
 // The cpu device on its fast int8 kernels (the best this CPU has) and on the portable reference

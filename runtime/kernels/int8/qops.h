@@ -96,7 +96,7 @@ Status PackChannelVector(const Blocking& b, uint32_t channels, const int32_t* va
 Status QuantizeF32(const float* x, size_t count, float scale, int8_t* q);
 Status DequantizeF32(const int8_t* q, size_t count, float scale, float* x);
 
-// --- operators (conv2d.cc, add.cc, mul.cc, max_pool.cc, avg_pool.cc, concat.cc) ---
+// --- operators (conv2d.cc, add.cc, mul.cc, resize.cc, max_pool.cc, avg_pool.cc, concat.cc) ---
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
 //                   w[o][i][ky][kx], mult[o]); positions outside the input read 0.
@@ -146,6 +146,15 @@ struct MulParams {
   Requant rq;
 };
 Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out);
+
+// Nearest-neighbour upsampling by integer factors: out[n][c][y][x] = in[n][c][y / fh][x / fw]
+// for the output [N, C, H * fh, W * fw]. Same scale in and out, so no arithmetic: every ONNX
+// Resize whose nearest taps are exactly these (the quantizer checks the modes) becomes this.
+struct ResizeParams {
+  ActShape shape;  // the input
+  uint32_t factor_h = 2, factor_w = 2;
+};
+Status ResizeNearest(const Blocking& b, const ResizeParams& p, const int8_t* x, int8_t* out);
 
 // Max over each window; padded positions do not take part (a window always holds at least one
 // real element). Same scale in and out.

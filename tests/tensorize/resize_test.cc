@@ -1,0 +1,118 @@
+// q.resize on the accelerator: the emitted copy pattern, run on fsim, must equal the int8 CPU
+// kernel (runtime/kernels/int8/resize.cc) byte for byte, padding lanes included — x2, other
+// integer factors, partial channel and batch blocks, tiles of a few rows and tiles that cut
+// through planes.
+#include "compiler/tensorize/resize.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/tensorize/eltwise.h"
+#include "runtime/kernels/int8/qops.h"
+#include "sim/fsim/fsim.h"
+#include "sim/programs/program.h"
+
+namespace loom::tensorize {
+namespace {
+
+namespace q = kernels::q;
+
+struct ResizeCase {
+  const char* name;
+  uint32_t batch, block, n, c, h, w, fh, fw;
+  uint32_t max_rows;
+};
+
+void PrintTo(const ResizeCase& c, std::ostream* os) { *os << c.name; }
+
+class ResizeTest : public ::testing::TestWithParam<ResizeCase> {};
+
+TEST_P(ResizeTest, MatchesInt8KernelOnFsim) {
+  const ResizeCase& k = GetParam();
+  HwConfig c;
+  c.name = "test";
+  c.batch = k.batch;
+  c.block_in = c.block_out = k.block;
+  c.inp_buffer_bytes = 4096;  // small buffers: several tiles per layer
+  c.acc_buffer_bytes = 8192 * k.batch;
+  c.wgt_buffer_bytes = 16384;
+  ASSERT_TRUE(c.Validate().ok());
+  const q::Blocking blk{c.batch, c.block_in};
+  const uint32_t eb = c.inp_elem_bytes();
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> d(-128, 127);
+
+  // Arena: [input | output], the output pre-filled with garbage.
+  const q::ActShape s{k.n, k.c, k.h, k.w}, os{k.n, k.c, k.h * k.fh, k.w * k.fw};
+  std::vector<int8_t> plain(size_t{s.n} * s.c * s.h * s.w);
+  for (auto& x : plain) x = static_cast<int8_t>(d(rng));
+  std::vector<int8_t> arena(q::BlockedBytes(blk, s));
+  ASSERT_TRUE(q::PackActivation(blk, s, plain.data(), arena.data()).ok());
+  const size_t out_at = arena.size();
+  arena.resize(out_at + q::BlockedBytes(blk, os), 0x55);
+  ResizeLayer l = ResizeGeometry(c, k.name, k.n, k.c, k.h, k.w, k.fh, k.fw);
+  l.data = 0;
+  l.output = static_cast<uint32_t>(out_at / eb);
+  AccelCode code;
+  const Status emitted = EmitResize(c, l, &code, k.max_rows);
+  ASSERT_TRUE(emitted.ok()) << emitted.ToString();
+  std::vector<int8_t> want(q::BlockedBytes(blk, os));
+  ASSERT_TRUE(q::ResizeNearest(blk, {s, k.fh, k.fw}, arena.data(), want.data()).ok());
+
+  programs::Program p(c);
+  const uint64_t arena_addr = p.AddData(programs::Bytes(arena), 4096);
+  const uint64_t consts_addr = p.AddData(programs::Bytes(IdentityWeights(c)), 4096);
+  uint64_t uops = 0;
+  ASSERT_TRUE(p.AddUops(code.uops, &uops).ok());
+  std::vector<isa::Insn> linked;
+  ASSERT_TRUE(Link(c, code, RegionBases{arena_addr, consts_addr, uops}, &linked).ok());
+  for (const isa::Insn& i : linked) p.Emit(i);
+  p.Emit(programs::Finish());
+  ASSERT_TRUE(p.Finalize().ok());
+  std::unique_ptr<fsim::Simulator> sim;
+  ASSERT_TRUE(fsim::Simulator::Create(c, p.dram_bytes(), &sim).ok());
+  ASSERT_TRUE(p.Install([&](uint64_t addr, const uint8_t* bytes, size_t n) {
+                 return sim->dram().Write(addr, bytes, n);
+               }).ok());
+  fsim::RunOptions o;
+  o.insn_addr = p.insn_addr();
+  o.insn_count = p.insn_count();
+  fsim::Stats stats;
+  const Status st = sim->Run(o, &stats);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(
+      sim->dram().Read(arena_addr, reinterpret_cast<uint8_t*>(arena.data()), arena.size()).ok());
+  const std::vector<int8_t> got(arena.begin() + static_cast<std::ptrdiff_t>(out_at), arena.end());
+  EXPECT_EQ(got, want);
+}
+
+TEST(ResizeLayer, RefusesRowsBeyondTheBuffersAndZeroFactors) {
+  HwConfig c;
+  c.block_in = c.block_out = 16;
+  c.inp_buffer_bytes = 4096;  // 256 elements: 128 per thread
+  c.acc_buffer_bytes = 16384;
+  ASSERT_TRUE(c.Validate().ok());
+  ResizeLayer l = ResizeGeometry(c, "up", 1, 16, 4, 200, 2, 2);
+  Status st = l.Check(c);
+  EXPECT_NE(st.message().find("a row of 200 elements"), std::string::npos) << st.message();
+  l = ResizeGeometry(c, "up", 1, 16, 4, 8, 0, 2);
+  EXPECT_NE(l.Check(c).message().find("at least 1"), std::string::npos);
+  l = ResizeGeometry(c, "up", 1, 16, 4, 8, 2, 2);
+  EXPECT_TRUE(l.Check(c).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    tensorize, ResizeTest,
+    ::testing::Values(ResizeCase{"x2", 1, 16, 1, 16, 8, 8, 2, 2, 0},
+                      ResizeCase{"x2_partial_channel_block", 1, 8, 1, 12, 5, 7, 2, 2, 0},
+                      ResizeCase{"x2_rows_across_planes", 1, 8, 1, 24, 3, 4, 2, 2, 5},
+                      ResizeCase{"one_row_tiles", 1, 8, 1, 8, 4, 6, 2, 2, 1},
+                      ResizeCase{"x3_by_1", 1, 8, 1, 8, 5, 4, 3, 1, 0},
+                      ResizeCase{"x1_by_4", 1, 8, 1, 16, 3, 5, 1, 4, 0},
+                      ResizeCase{"batch_blocks", 2, 8, 3, 10, 4, 4, 2, 2, 0},
+                      ResizeCase{"large_planes", 1, 8, 1, 8, 30, 20, 2, 2, 0}),
+    [](const ::testing::TestParamInfo<ResizeCase>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace loom::tensorize
