@@ -167,6 +167,7 @@ TEST(TuneModel, TunesOnTsimThroughTheDriverInterface) {
   if (!runtime::CreateDriver("tsim", &probe).ok()) GTEST_SKIP() << "this build has no tsim";
   TuneOptions o;
   o.compile = BlockOptions();
+  o.compile.config = "1x8x8";  // verilated in every build (the ASan build has no 1x16x16 model)
   o.trials = 6;
   o.device = "tsim";
   o.log_path = ::testing::TempDir() + "/resnet_basic_tsim.json";
@@ -214,8 +215,10 @@ TEST(TuneModel, TunedPackagesAreBitIdenticalOnCpuFsimAndTsim) {
     for (const Compiled* p : {&builtin, &c}) {
       std::vector<runtime::HostTensor> out;
       const Status s = RunOn(device, *p, &out);
-      if (std::string(device) == "tsim" && s.code() == StatusCode::kNotFound) {
-        GTEST_SKIP() << "this build has no tsim";
+      // A build without tsim, or without the 1x16x16 RTL model (the ASan build verilates 1x8x8).
+      if (std::string(device) == "tsim" &&
+          (s.code() == StatusCode::kNotFound || s.code() == StatusCode::kUnimplemented)) {
+        GTEST_SKIP() << s.ToString();
       }
       ASSERT_TRUE(s.ok()) << s.ToString();
       ASSERT_EQ(out.size(), ref.size());
