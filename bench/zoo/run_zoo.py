@@ -193,8 +193,10 @@ def ort_logits(sess, x):
 def ort_quantize(onnx, calib, w):
     """ONNX Runtime's static quantizer, QDQ, per-channel int8 weights, calibrated (MinMax) on the
     input Loom calibrates on, after ORT's recommended pre-processing (shape inference, graph
-    optimization). Two activation types: QInt8 (symmetric int8 like Loom's) and QUInt8 (what ORT
-    recommends for x86). Returns {key: (path, seconds)}."""
+    optimization). Three activation schemes: QInt8 (int8 with a zero point per tensor: ORT's
+    default is asymmetric), QUInt8 (what ORT recommends for x86), and QInt8 with
+    ActivationSymmetric (zero point 0, Loom's scheme; fidelity only, not timed).
+    Returns {key: (path, seconds)}."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -216,11 +218,13 @@ def ort_quantize(onnx, calib, w):
         quant_pre_process(onnx, pre, skip_symbolic_shape=True)
     pre_s = time.perf_counter() - t0
     out = {}
-    for key, act in (("int8", QuantType.QInt8), ("int8_u8s8", QuantType.QUInt8)):
+    for key, act, sym in (("int8", QuantType.QInt8, False), ("int8_u8s8", QuantType.QUInt8, False),
+                          ("int8_sym", QuantType.QInt8, True)):
         path = os.path.join(w, f"ort_{key}.onnx")
         t0 = time.perf_counter()
         quantize_static(pre, path, Reader(name, calib), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=act, weight_type=QuantType.QInt8)
+                        activation_type=act, weight_type=QuantType.QInt8,
+                        extra_options={"ActivationSymmetric": sym})
         out[key] = (path, pre_s + time.perf_counter() - t0)
     return out
 
@@ -236,8 +240,10 @@ def cpu_comparison(args, pkg, spec, x, fp32, ref, labels, loom_ms, w, log):
     sessions = {"fp32": fp32}
     ort = {"version": onnxruntime.__version__, "threads": 1}
     for key, (path, quantize_s) in ort_quantize(spec["onnx"], np.load(spec["calibration"]), w).items():
-        sessions[key] = ort_session(path)
-        ort[key] = {"quantize_s": quantize_s, **fidelity(ort_logits(sessions[key], x), ref, labels)}
+        sess = ort_session(path)
+        ort[key] = {"quantize_s": quantize_s, **fidelity(ort_logits(sess, x), ref, labels)}
+        if key != "int8_sym":  # the symmetric model is there for its fidelity, not timed
+            sessions[key] = sess
     batch = int(np.clip(1000 / loom_ms, 1, 100))
     xb = os.path.join(w, "input_timing.npy")
     np.save(xb, np.repeat(x[:1], batch, axis=0))
@@ -274,8 +280,17 @@ def bench_model(args, boards, spec, log):
     r = {"model": name, "config": BASE_CONFIG}
     r["calibration_samples"] = int(np.load(spec["calibration"], mmap_mode="r").shape[0])
     r["compile_s"], _ = run([loom, "compile", onnx, "-o", pkg, "--board", "pynq-z1",
-                             "--calibration", spec["calibration"], "--report", report, "--no-sqnr"]
+                             "--calibration", spec["calibration"], "--no-sqnr"]
                             + args.compile_flags.split(), log)
+    if not args.no_sqnr:
+        # The per-layer SQNR (the float and int8 graphs on the interpreter over the calibration
+        # samples) is measured by a second, untimed compile, so compile_s stays the compile alone.
+        run([loom, "compile", onnx, "-o", os.path.join(w, name + ".sqnr.loom"), "--board",
+             "pynq-z1", "--calibration", spec["calibration"], "--report", report]
+            + args.compile_flags.split(), log)
+        sqnr = [l["sqnr_db"] for l in json.load(open(report))["layers"] if l["sqnr_db"] is not None]
+        if sqnr:
+            r["sqnr_min_db"], r["sqnr_last_db"] = min(sqnr), sqnr[-1]
     _, insp = run([loom, "inspect", pkg, "--json"], log)
     insp = json.loads(insp)
     r["arena_bytes"] = insp["arena_bytes"]
@@ -453,7 +468,7 @@ def tables(results, boards):
                     f"{r['tsim_ms_per_inference'] / 1e3:.3g}"]
         else:
             tsim = ["skipped" if "tsim_skipped" in r else "-", "-", "-"]
-        o = r["ort"]["int8"]
+        o, sym = r["ort"]["int8"], r["ort"].get("int8_sym")
         top1 = f"{100 * r['top1_agreement']:.0f}% / {100 * r['fp32_top1_in_top5']:.0f}%"
         ort_top1 = f"{100 * o['top1_agreement']:.0f}% / {100 * o['fp32_top1_in_top5']:.0f}%"
         if "accuracy_int8" in r:
@@ -461,10 +476,13 @@ def tables(results, boards):
             ort_top1 += f" (acc {100 * o['accuracy']:.1f}%)"
         fid.append([r["model"], str(r["samples"]), yes(r["cpu_fsim_bit_exact"])] + tsim + [
             f"{r['cosine']:.4f} / {r['cosine_min_per_sample']:.4f}", top1,
-            f"{o['cosine']:.4f} / {o['cosine_min_per_sample']:.4f}", ort_top1])
+            f"{o['cosine']:.4f} / {o['cosine_min_per_sample']:.4f}", ort_top1,
+            f"{sym['cosine']:.4f} / {sym['cosine_min_per_sample']:.4f}" if sym else "-",
+            f"{r['sqnr_min_db']:.1f} / {r['sqnr_last_db']:.1f}" if "sqnr_min_db" in r else "-"])
     md += "\n" + md_table(["model", "samples", "cpu=fsim", "cpu=tsim", "tsim/fsim cycles", "tsim host s",
                            "Loom cosine (all / worst)", "Loom top-1 / top-5",
-                           "ORT int8 cosine (all / worst)", "ORT int8 top-1 / top-5"], fid)
+                           "ORT int8 cosine (all / worst)", "ORT int8 top-1 / top-5",
+                           "ORT int8 zero point 0 cosine", "Loom SQNR dB (min / last layer)"], fid)
 
     cpu = []
     for r in results:
@@ -567,6 +585,8 @@ def main():
                          f"fsim run per model (default {','.join(BOARDS)})")
     ap.add_argument("--merge", action="store_true",
                     help="keep the rows of models not run this time from OUT/zoo.json")
+    ap.add_argument("--no-sqnr", action="store_true",
+                    help="skip the per-layer SQNR compile (compile_report.json then has null sqnr_db)")
     ap.add_argument("--timing-runs", type=int, default=7, help="measurements per CPU timing (default 7)")
     ap.add_argument("--build", default="",
                     help="how the loom binary was built, for the record (default: CMAKE_BUILD_TYPE "

@@ -44,8 +44,40 @@ class AbsHistogram {
     }
     return max_;
   }
+  // The clipping range c that minimizes the expected squared error of quantizing the observed
+  // values to the grid c/127 ... c: values above c pay (|x| - c)^2, values below their rounding
+  // error to the nearest step. Each bin's values are taken at its center. Candidates are every
+  // kMseStride-th bin edge and the max; ties go to the larger range.
+  double MseRange() const {
+    if (count_ == 0 || max_ == 0.0) return 0.0;
+    const double width = range_ / kBins;
+    double best = max_, best_err = Error(max_, width);
+    for (int k = kMseStride; k < kBins; k += kMseStride) {
+      const double c = width * k;
+      if (c >= max_) break;
+      const double e = Error(c, width);
+      if (e < best_err) best = c, best_err = e;
+    }
+    return best;
+  }
 
  private:
+  static constexpr int kMseStride = 4;
+  static constexpr double kLevels = 127.0;
+
+  double Error(double c, double width) const {
+    const double step = c / kLevels;
+    double err = 0.0;
+    for (int b = 0; b < kBins; ++b) {
+      const uint64_t n = bins_[static_cast<size_t>(b)];
+      if (n == 0) continue;
+      const double x = width * (b + 0.5);
+      const double d = x >= c ? x - c : x - step * std::nearbyint(x / step);
+      err += static_cast<double>(n) * d * d;
+    }
+    return err;
+  }
+
   void Grow(double a) {
     if (range_ == 0.0) {
       range_ = a > 0.0 ? a * 1.0000001 : 1e-30;
@@ -77,11 +109,23 @@ bool ParseCalibrationMethod(const std::string& name, CalibrationMethod* out) {
     *out = CalibrationMethod::kPercentile;
     return true;
   }
+  if (name == "mse") {
+    *out = CalibrationMethod::kMse;
+    return true;
+  }
   return false;
 }
 
 const char* CalibrationMethodName(CalibrationMethod m) {
-  return m == CalibrationMethod::kMinMax ? "minmax" : "percentile";
+  switch (m) {
+    case CalibrationMethod::kMinMax:
+      return "minmax";
+    case CalibrationMethod::kPercentile:
+      return "percentile";
+    case CalibrationMethod::kMse:
+      return "mse";
+  }
+  return "?";
 }
 
 Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& specs,
@@ -228,9 +272,10 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
   }
   out->clear();
   for (const auto& [id, h] : hist) {
-    (*out)[id] = static_cast<float>(options.method == CalibrationMethod::kMinMax
-                                        ? h.max()
-                                        : h.Percentile(options.percentile));
+    double range = h.max();
+    if (options.method == CalibrationMethod::kPercentile) range = h.Percentile(options.percentile);
+    if (options.method == CalibrationMethod::kMse) range = h.MseRange();
+    (*out)[id] = static_cast<float>(range);
   }
   return Status::Ok();
 }

@@ -22,7 +22,7 @@
 
 namespace loom::quantize {
 
-enum class CalibrationMethod { kMinMax, kPercentile };
+enum class CalibrationMethod { kMinMax, kPercentile, kMse };
 bool ParseCalibrationMethod(const std::string& name, CalibrationMethod* out);
 const char* CalibrationMethodName(CalibrationMethod m);
 

@@ -19,7 +19,7 @@ Status Quantize(ir::Graph& g, const PassOptions& options) {
     return it == options.end() ? std::string(fallback) : it->second;
   };
   if (!ParseCalibrationMethod(get("method", "percentile"), &cal.method)) {
-    return InvalidArgument("quantize: method must be minmax or percentile, got '" +
+    return InvalidArgument("quantize: method must be minmax, percentile or mse, got '" +
                            get("method", "") + "'");
   }
   char* end = nullptr;
@@ -63,7 +63,7 @@ void RegisterQuantizePasses() {
   passes::RegisterPass(
       {"quantize", "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
        "calibration=: .npy samples (default: random N(0,1)); method=percentile: "
-       "minmax or percentile; percentile=99.99: of |x|; samples=8: random samples; "
+       "minmax, percentile or mse; percentile=99.99: of |x|; samples=8: random samples; "
        "seed=0: their seed",
        Quantize});
 }

@@ -44,7 +44,7 @@ int RunCompile(CompileArgs& a) {
   pipeline::CompileOptions& o = a.options;
   o.command_line = CommandLine(a);
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
-    std::cerr << "loom compile: --calibration-method must be minmax or percentile\n";
+    std::cerr << "loom compile: --calibration-method must be minmax, percentile or mse\n";
     return 2;
   }
   for (const std::string& s : a.input_shapes) {
@@ -129,7 +129,8 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_option("--board", args->options.board, "board name or path (gives the config)");
   c->add_option("--calibration", args->options.calibration,
                 "calibration samples: FILE.npy, or NAME=FILE.npy per input (N samples on axis 0)");
-  c->add_option("--calibration-method", args->method, "minmax or percentile (default)");
+  c->add_option("--calibration-method", args->method,
+                "minmax, percentile (default) or mse (the range of least squared error)");
   c->add_option("--percentile", args->options.percentile,
                 "percentile of |x| for --calibration-method percentile (default 99.99)");
   c->add_option("--report", args->report, "write the per-layer report as JSON");

@@ -24,7 +24,7 @@ int RunTune(TuneArgs& a) {
     return 2;
   }
   if (!quantize::ParseCalibrationMethod(a.method, &o.compile.method)) {
-    std::cerr << "loom tune: --calibration-method must be minmax or percentile\n";
+    std::cerr << "loom tune: --calibration-method must be minmax, percentile or mse\n";
     return 2;
   }
   for (const std::string& s : a.input_shapes) {
@@ -60,7 +60,8 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   c->add_option("--board", o.compile.board, "board name or path (gives the config)");
   c->add_option("--calibration", o.compile.calibration,
                 "calibration samples, as for loom compile (use the same ones)");
-  c->add_option("--calibration-method", args->method, "minmax or percentile (default)");
+  c->add_option("--calibration-method", args->method,
+                "minmax, percentile (default) or mse (the range of least squared error)");
   c->add_option("--input-shape", args->input_shapes, "fix an input's shape: NAME=1x3x224x224");
   c->add_option("--trials", o.trials, "measurements per distinct layer (default 64)");
   c->add_option("--seconds", o.seconds,

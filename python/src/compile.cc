@@ -36,8 +36,9 @@ std::string Compile(const CompileArgs& a, py::object progress) {
   o.measure_sqnr = a.measure_sqnr;
   o.command_line = a.command_line;
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
-    Raise(InvalidArgument("calibration_method must be \"minmax\" or \"percentile\", not \"" +
-                          a.method + "\""));
+    Raise(
+        InvalidArgument("calibration_method must be \"minmax\", \"percentile\" or \"mse\", not \"" +
+                        a.method + "\""));
   }
   if (a.verbose) o.log = &std::cerr;
   Callback callback(std::move(progress));
