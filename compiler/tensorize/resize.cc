@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
 
 namespace loom::tensorize {
@@ -13,21 +14,8 @@ using isa::Opcode;
 
 namespace {
 
-constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
 constexpr uint32_t kMaxDma = (1u << isa::Layout::kSizeBits) - 1;
 constexpr uint32_t kThreads = 2;
-
-Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint32_t dram, uint32_t n) {
-  Insn i;
-  i.opcode = op;
-  i.buffer = buffer;
-  i.sram_base = sram;
-  i.dram_base = dram;
-  i.y_size = n ? 1 : 0;
-  i.x_size = n;
-  i.x_stride = n;
-  return i;
-}
 
 // Elements per input row and per group of fh output rows.
 uint32_t RowOut(const ResizeLayer& l) { return l.factor_h * l.factor_w * l.w; }
@@ -97,13 +85,13 @@ Status EmitResize(const HwConfig& config, const ResizeLayer& l, AccelCode* code,
         uops.push_back({r * half_acc + ry * l.factor_w * l.w + rx, r * half_inp, 0});
   }
   const uint32_t first = code->AddUops(uops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(Dma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
 
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % kThreads, g0 = t * tile, n = std::min(tile, rows - g0);
-    Insn ld = Dma(Opcode::kLoad, Buffer::kInp, r * half_inp, l.data + g0 * l.w, n * l.w);
+    Insn ld = LinearDma(Opcode::kLoad, Buffer::kInp, r * half_inp, l.data + g0 * l.w, n * l.w);
     ld.deps.pop_next = t >= kThreads;
     ld.deps.push_next = true;
     code->Emit(ld, Region::kArena);
@@ -125,7 +113,8 @@ Status EmitResize(const HwConfig& config, const ResizeLayer& l, AccelCode* code,
     g.deps.push_prev = t + kThreads < T;
     g.deps.push_next = true;
     code->Emit(g);
-    Insn st = Dma(Opcode::kStore, Buffer::kOut, r * half_acc, l.output + g0 * row_out, n * row_out);
+    Insn st =
+        LinearDma(Opcode::kStore, Buffer::kOut, r * half_acc, l.output + g0 * row_out, n * row_out);
     st.deps.pop_prev = true;
     st.deps.push_prev = t + kThreads < T;
     code->Emit(st, Region::kArena);
