@@ -480,6 +480,10 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
 }
 
 Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer) {
+  // Every accelerator op but the convolution copies through the identity weights. Adding that
+  // constant appends to spec_.tensors, which may move every TensorSpec: add it before the
+  // branches below take references to tensors.
+  if (n.op != "q.conv2d") Identity();
   const size_t first = code->insns.size();
   std::vector<Range> allowed;
   auto allow = [&](int32_t t) {
