@@ -4,6 +4,7 @@
 // records for another config fall back to the built-in search, and packages built with tuned or
 // deliberately different tilings give bit-identical outputs on cpu, fsim and tsim.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <memory>
@@ -83,7 +84,9 @@ const Tuned& GetTuned() {
     TuneOptions o;
     o.compile = BlockOptions();
     o.trials = 16;
-    o.log_path = ::testing::TempDir() + "/resnet_basic_tune.json";
+    // One file per process: ctest runs each test of this file as its own process, in parallel.
+    o.log_path =
+        ::testing::TempDir() + "/resnet_basic_tune_" + std::to_string(::getpid()) + ".json";
     t->log = o.log_path;
     t->status = TuneModel(o, &t->report);
     if (t->status.ok()) t->status = ReadTuningLog(o.log_path, &t->records);
@@ -170,7 +173,7 @@ TEST(TuneModel, TunesOnTsimThroughTheDriverInterface) {
   o.compile.config = "1x8x8";  // verilated in every build (the ASan build has no 1x16x16 model)
   o.trials = 6;
   o.device = "tsim";
-  o.log_path = ::testing::TempDir() + "/resnet_basic_tsim.json";
+  o.log_path = ::testing::TempDir() + "/resnet_basic_tsim_" + std::to_string(::getpid()) + ".json";
   TuneReport report;
   const Status s = TuneModel(o, &report);
   ASSERT_TRUE(s.ok()) << s.ToString();
