@@ -11,8 +11,7 @@
 #include "compiler/tensorize/conv2d.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/kernels/int8/qops.h"
-#include "sim/fsim/fsim.h"
-#include "sim/programs/program.h"
+#include "tests/tensorize/fsim_run.h"
 
 namespace loom::tensorize {
 namespace {
@@ -44,27 +43,7 @@ struct Machine {
   std::vector<int8_t> arena, constants;
   fsim::Stats stats;
 
-  Status Run(const AccelCode& code) {
-    programs::Program p(config);
-    const uint64_t arena_addr = p.AddData(programs::Bytes(arena), 4096);
-    const uint64_t consts_addr = p.AddData(programs::Bytes(constants), 4096);
-    uint64_t uops = 0;
-    LOOM_RETURN_IF_ERROR(p.AddUops(code.uops, &uops));
-    std::vector<isa::Insn> linked;
-    LOOM_RETURN_IF_ERROR(Link(config, code, RegionBases{arena_addr, consts_addr, uops}, &linked));
-    for (const isa::Insn& i : linked) p.Emit(i);
-    p.Emit(programs::Finish());
-    LOOM_RETURN_IF_ERROR(p.Finalize());
-    std::unique_ptr<fsim::Simulator> sim;
-    LOOM_RETURN_IF_ERROR(fsim::Simulator::Create(config, p.dram_bytes(), &sim));
-    LOOM_RETURN_IF_ERROR(p.Install(
-        [&](uint64_t a, const uint8_t* b, size_t n) { return sim->dram().Write(a, b, n); }));
-    fsim::RunOptions o;
-    o.insn_addr = p.insn_addr();
-    o.insn_count = p.insn_count();
-    LOOM_RETURN_IF_ERROR(sim->Run(o, &stats));
-    return sim->dram().Read(arena_addr, reinterpret_cast<uint8_t*>(arena.data()), arena.size());
-  }
+  Status Run(const AccelCode& code) { return RunOnFsim(config, code, constants, &arena, &stats); }
 };
 
 struct AddCase {

@@ -10,8 +10,7 @@
 
 #include "compiler/tensorize/eltwise.h"
 #include "runtime/kernels/int8/qops.h"
-#include "sim/fsim/fsim.h"
-#include "sim/programs/program.h"
+#include "tests/tensorize/fsim_run.h"
 
 namespace loom::tensorize {
 namespace {
@@ -80,29 +79,8 @@ TEST_P(MulTest, MatchesInt8KernelOnFsim) {
   AccelCode code;
   ASSERT_TRUE(EmitMul(c, l, &code, k.max_tile).ok());
 
-  programs::Program p(c);
-  const uint64_t arena_addr = p.AddData(programs::Bytes(arena), 4096);
-  const uint64_t consts_addr = p.AddData(programs::Bytes(IdentityWeights(c)), 4096);
-  uint64_t uops = 0;
-  ASSERT_TRUE(p.AddUops(code.uops, &uops).ok());
-  std::vector<isa::Insn> linked;
-  ASSERT_TRUE(Link(c, code, RegionBases{arena_addr, consts_addr, uops}, &linked).ok());
-  for (const isa::Insn& i : linked) p.Emit(i);
-  p.Emit(programs::Finish());
-  ASSERT_TRUE(p.Finalize().ok());
-  std::unique_ptr<fsim::Simulator> sim;
-  ASSERT_TRUE(fsim::Simulator::Create(c, p.dram_bytes(), &sim).ok());
-  ASSERT_TRUE(p.Install([&](uint64_t addr, const uint8_t* bytes, size_t n) {
-                 return sim->dram().Write(addr, bytes, n);
-               }).ok());
-  fsim::RunOptions o;
-  o.insn_addr = p.insn_addr();
-  o.insn_count = p.insn_count();
-  fsim::Stats stats;
-  const Status st = sim->Run(o, &stats);
+  const Status st = RunOnFsim(c, code, IdentityWeights(c), &arena);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  ASSERT_TRUE(
-      sim->dram().Read(arena_addr, reinterpret_cast<uint8_t*>(arena.data()), arena.size()).ok());
 
   q::MulParams mp;
   mp.shape = s;
