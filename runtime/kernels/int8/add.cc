@@ -34,24 +34,13 @@ Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, cons
 
 Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
   LOOM_RETURN_IF_ERROR(internal::CheckAddCall(b, p, a, bb, out));
-  const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
-  const size_t hw = size_t{p.shape.h} * p.shape.w;
-  size_t i = 0;
-  for (uint32_t nb = 0; nb < nbs; ++nb)
-    for (uint32_t cb = 0; cb < cbs; ++cb)
-      for (size_t pos = 0; pos < hw; ++pos)
-        for (uint32_t bi = 0; bi < B; ++bi)
-          for (uint32_t ci = 0; ci < C; ++ci, ++i) {
-            if (nb * B + bi >= p.shape.n || cb * C + ci >= p.shape.c) {
-              out[i] = 0;
-              continue;
-            }
-            // |a * mult| <= 2^22, so the sum of two fits int32.
-            int32_t v = ShrRnd(int32_t{a[i]} * p.mult_a + int32_t{bb[i]} * p.mult_b, p.shift);
-            v = v < p.clip_lo ? p.clip_lo : (v > p.clip_hi ? p.clip_hi : v);
-            out[i] = Saturate8(v);
-          }
+  internal::ForEachBlockedElement(
+      b, p.shape, out, [&](size_t i, uint32_t, uint32_t, uint32_t, uint32_t) {
+        // |a * mult| <= 2^22, so the sum of two fits int32.
+        int32_t v = ShrRnd(int32_t{a[i]} * p.mult_a + int32_t{bb[i]} * p.mult_b, p.shift);
+        v = v < p.clip_lo ? p.clip_lo : (v > p.clip_hi ? p.clip_hi : v);
+        return Saturate8(v);
+      });
   return Status::Ok();
 }
 

@@ -43,6 +43,25 @@ Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, cons
 Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
                        const void* weights, const void* mult, const void* out);
 
+// Writes every byte of a blocked activation of shape `s` in memory order: padding lanes (batch
+// or channel beyond the shape) get 0, every other element out[i] = f(i, nb, cb, bi, ci), where i
+// is its offset and (nb, cb, bi, ci) its batch block, channel block and lanes.
+template <typename F>
+void ForEachBlockedElement(const Blocking& b, const ActShape& s, int8_t* out, F f) {
+  const uint32_t B = b.batch, C = b.block;
+  const uint32_t nbs = CeilDiv(s.n, B), cbs = CeilDiv(s.c, C);
+  const size_t hw = size_t{s.h} * s.w;
+  size_t i = 0;
+  for (uint32_t nb = 0; nb < nbs; ++nb)
+    for (uint32_t cb = 0; cb < cbs; ++cb)
+      for (size_t pos = 0; pos < hw; ++pos)
+        for (uint32_t bi = 0; bi < B; ++bi)
+          for (uint32_t ci = 0; ci < C; ++ci, ++i) {
+            const bool pad = nb * B + bi >= s.n || cb * C + ci >= s.c;
+            out[i] = pad ? int8_t{0} : f(i, nb, cb, bi, ci);
+          }
+}
+
 // Offset of element (n, c, h, w) inside a blocked activation whose channel-block count is cb.
 inline size_t BlockedOffset(const Blocking& b, uint32_t cb, uint32_t h_size, uint32_t w_size,
                             uint32_t n, uint32_t c, uint32_t h, uint32_t w) {

@@ -31,26 +31,16 @@ Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t*
   LOOM_RETURN_IF_ERROR(
       internal::CheckNoAlias(bb, BlockedBytes(b, b_shape), out, bytes, "Mul input b"));
 
-  const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
-  const size_t hw = size_t{p.shape.h} * p.shape.w;
-  size_t i = 0;
-  for (uint32_t nb = 0; nb < nbs; ++nb)
-    for (uint32_t cb = 0; cb < cbs; ++cb)
-      for (size_t pos = 0; pos < hw; ++pos)
-        for (uint32_t bi = 0; bi < B; ++bi)
-          for (uint32_t ci = 0; ci < C; ++ci, ++i) {
-            if (nb * B + bi >= p.shape.n || cb * C + ci >= p.shape.c) {
-              out[i] = 0;
-              continue;
-            }
-            const size_t j = p.b_per_channel ? ((size_t{nb} * cbs + cb) * B + bi) * C + ci : i;
-            // |b * b_mult| <= 2^22: no wrap before the clamp.
-            int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
-            t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
-            // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
-            out[i] = Requantize(int32_t{a[i]} * t, p.mult, p.rq);
-          }
+  const uint32_t B = b.batch, C = b.block, cbs = CeilDiv(p.shape.c, C);
+  internal::ForEachBlockedElement(
+      b, p.shape, out, [&](size_t i, uint32_t nb, uint32_t cb, uint32_t bi, uint32_t ci) {
+        const size_t j = p.b_per_channel ? ((size_t{nb} * cbs + cb) * B + bi) * C + ci : i;
+        // |b * b_mult| <= 2^22: no wrap before the clamp.
+        int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
+        t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
+        // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
+        return Requantize(int32_t{a[i]} * t, p.mult, p.rq);
+      });
   return Status::Ok();
 }
 
