@@ -104,6 +104,16 @@ Status MapEinsum(ImportContext& ctx, const onnx::NodeProto& n, int) {
   }
   std::vector<int64_t> out;
   if (arrow == std::string::npos) {
+    // The implicit output is defined over the spec's lower-case subscripts only (libonnx 1.12's
+    // shape inference indexes a 26-entry table by letter and overruns it on any other).
+    for (const auto& [c, count] : uses) {
+      if (!std::islower(static_cast<unsigned char>(c))) {
+        return ctx.Invalid(n, "equation '" + eq + "' uses the upper-case subscript '" +
+                                  std::string(1, c) +
+                                  "' without '->'; an implicit output takes lower-case letters "
+                                  "only, so spell the output out");
+      }
+    }
     for (int64_t e = 0; e < max_ell; ++e) out.push_back(e);
     for (const auto& [c, count] : uses) {  // std::map: alphabetical (upper case first)
       if (count == 1) out.push_back(ids[c]);

@@ -81,6 +81,10 @@ def main():
         "einsum_bad_equation": model(
             [n("Einsum", ["x"], ["y"], name="es", equation="i1->i")],
             [f32("x", 3)], [f32("y", 3)], opset=13),
+        # Upper case with an implicit output (libonnx 1.12's inference overran a table on it).
+        "einsum_implicit_upper": model(
+            [n("Einsum", ["x"], ["y"], name="eu", equation="iJ")],
+            [f32("x", 3, 4)], [f32("y", None, None)], opset=13),
         "sce_bad_reduction": model(
             [n("SoftmaxCrossEntropyLoss", ["x", "t"], ["l"], name="sce", reduction="average")],
             [f32("x", 2, 3), i64("t", 2)], [f32("l")], opset=13),
@@ -88,7 +92,8 @@ def main():
     for name, m in {**good, **bad}.items():
         (INPUTS / f"{name}.onnx").write_bytes(m.SerializeToString(deterministic=True))
     # Seeds for the importer's fuzz target: the equation parser and the axes/k handling.
-    for name in ("einsum_mvn", "reduce_axes", "scans", "einsum_bad_equation"):
+    for name in ("einsum_mvn", "reduce_axes", "scans", "einsum_bad_equation",
+                 "einsum_implicit_upper"):
         (CORPUS / f"{name}.onnx").write_bytes((INPUTS / f"{name}.onnx").read_bytes())
 
 
