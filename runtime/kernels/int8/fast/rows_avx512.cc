@@ -190,12 +190,11 @@ void VnniDepthwise(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t 
   DwRowsOf<32>(w, r, npos, bias, mult, rq, out);
 }
 
-constexpr RowKernels kVnniRows = {0x80, kMaxPos, 16, VnniRows, VnniDepthwise};
+constexpr RowKernels kVnniRows = {0x80, 1, kMaxPos, 16, VnniRows, VnniDepthwise};
 
 }  // namespace
 
-const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
-  if (path != KernelPath::kAvx512Vnni || !PathSupported(path)) return nullptr;
+const RowKernels* VnniRowKernels(uint32_t block) {
   return block == 16 || block == 32 ? &kVnniRows : nullptr;
 }
 
@@ -204,7 +203,7 @@ const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
 #else  // not x86-64
 
 namespace loom::kernels::q::fast {
-const RowKernels* RowKernelsFor(KernelPath, uint32_t) { return nullptr; }
+const RowKernels* VnniRowKernels(uint32_t) { return nullptr; }
 }  // namespace loom::kernels::q::fast
 
 #endif
