@@ -21,18 +21,20 @@ namespace {
 
 #define LOOM_AVX2 __attribute__((target("avx2")))
 
-// Positions per call by block: P x (block / 8) accumulators plus the weights of one pair and a
-// broadcast stay within the sixteen ymm registers.
+// Positions per call by block: P x (block / 8) accumulators, the weights of one pair, the
+// broadcast and a product stay within the sixteen ymm registers (6 x 2 for block 16 spilled).
 template <uint32_t kC>
-constexpr uint32_t kMaxPos = kC == 8 ? 8 : (kC == 16 ? 6 : 3);
+constexpr uint32_t kMaxPos = kC == 8 ? 8 : (kC == 16 ? 5 : 2);
 
 template <uint32_t kC, uint32_t kP>
 LOOM_AVX2 void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bias,
                     const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 8, npairs = kC / 2;
   __m256i a[kP][nv];
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + 8 * v));
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
   }
   const uint8_t* tile = packed;
@@ -44,13 +46,16 @@ LOOM_AVX2 void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
       for (uint32_t kx = 0; kx < r.kw; ++kx, x += 2 * kC, tile += r.tile_stride) {
         for (uint32_t k = 0; k < pairs; ++k) {
           __m256i w[nv];
+          LOOM_UNROLL
           for (uint32_t v = 0; v < nv; ++v) {
             w[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tile + k * kC * 4 + 32 * v));
           }
+          LOOM_UNROLL
           for (uint32_t p = 0; p < kP; ++p) {
             int32_t pair;
             std::memcpy(&pair, x + p * r.pos_step + 4 * k, 4);
             const __m256i xb = _mm256_set1_epi32(pair);
+            LOOM_UNROLL
             for (uint32_t v = 0; v < nv; ++v) {
               a[p][v] = _mm256_add_epi32(a[p][v], _mm256_madd_epi16(xb, w[v]));
             }
@@ -60,8 +65,10 @@ LOOM_AVX2 void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     }
   }
   const __m256i lo = _mm256_set1_epi32(rq.clip_lo), hi = _mm256_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult + 8 * v));
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(out + p * kC + 8 * v),
                        RequantizeAvx2Reg(a[p][v], m, rq, lo, hi));
@@ -76,16 +83,20 @@ LOOM_AVX2 void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
                       const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 8;
   __m256i a[kP][nv];
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + 8 * v));
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
   }
   for (uint32_t ky = 0; ky < r.kh; ++ky) {
     const uint8_t* x = r.in + ky * r.row_step;
     for (uint32_t kx = 0; kx < r.kw; ++kx, x += 2 * kC, w += kC) {
+      LOOM_UNROLL
       for (uint32_t v = 0; v < nv; ++v) {
         const __m128i wv =
             _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + 8 * v)));
+        LOOM_UNROLL
         for (uint32_t p = 0; p < kP; ++p) {
           const __m128i xv =
               _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + p * r.pos_step + 16 * v));
@@ -95,8 +106,10 @@ LOOM_AVX2 void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
     }
   }
   const __m256i lo = _mm256_set1_epi32(rq.clip_lo), hi = _mm256_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult + 8 * v));
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(out + p * kC + 8 * v),
                        RequantizeAvx2Reg(a[p][v], m, rq, lo, hi));

@@ -53,8 +53,10 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
                     const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16, nt = nv * kNB, nq = kC / 4;
   __m512i a[kP][nt], corr[nt];
+  LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
     corr[j] = _mm512_setzero_si512();
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][j] = _mm512_setzero_si512();
   }
   const uint8_t* tile = packed;
@@ -63,19 +65,23 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     for (uint32_t ky = 0; ky < r.kh; ++ky) {
       const uint8_t* x = r.in + ib * r.plane_step + ky * r.row_step;
       for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, tile += r.tile_stride) {
+        LOOM_UNROLL
         for (uint32_t j = 0; j < nt; ++j) {
           const uint8_t* t = tile + (j / nv) * r.ob_stride + kC * kC + 64 * (j % nv);
           corr[j] = _mm512_add_epi32(corr[j], _mm512_loadu_si512(t));
         }
         for (uint32_t k = 0; k < quads; ++k) {
           __m512i w[nt];
+          LOOM_UNROLL
           for (uint32_t j = 0; j < nt; ++j) {
             w[j] = _mm512_loadu_si512(tile + (j / nv) * r.ob_stride + k * kC * 4 + 64 * (j % nv));
           }
+          LOOM_UNROLL
           for (uint32_t p = 0; p < kP; ++p) {
             int32_t q;
             std::memcpy(&q, x + p * r.pos_step + 4 * k, 4);
             const __m512i xb = _mm512_set1_epi32(q);
+            LOOM_UNROLL
             for (uint32_t j = 0; j < nt; ++j) a[p][j] = _mm512_dpbusd_epi32(a[p][j], xb, w[j]);
           }
         }
@@ -83,11 +89,13 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     }
   }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
     // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
     const __m512i b = _mm512_sub_epi32(_mm512_loadu_si512(bias + 16 * j), corr[j]);
     const __m512i m = _mm512_loadu_si512(mult + 16 * j);
     int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       const __m128i q = Requant512(_mm512_add_epi32(a[p][j], b), m, rq, lo, hi);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + p * kC), q);
@@ -132,16 +140,20 @@ LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
                       const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16;
   __m512i a[kP][nv];
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m512i b = _mm512_loadu_si512(bias + 16 * v);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
   }
   for (uint32_t ky = 0; ky < r.kh; ++ky) {
     const uint8_t* x = r.in + ky * r.row_step;
     for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, w += kC) {
+      LOOM_UNROLL
       for (uint32_t v = 0; v < nv; ++v) {
         const __m256i wv =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16 * v)));
+        LOOM_UNROLL
         for (uint32_t p = 0; p < kP; ++p) {
           const __m256i xv = _mm256_cvtepi8_epi16(
               _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + p * r.pos_step + 16 * v)));
@@ -152,8 +164,10 @@ LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
     }
   }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       const __m128i q = Requant512(a[p][v], m, rq, lo, hi);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
