@@ -21,7 +21,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Symbols of package loading, not of the inference.
-LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights"]
+LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights", "namespace)::Pack"]
 # (substring of the symbol, class), first match wins.
 CLASSES = [
     ("DwRows<", "depthwise, register-blocked rows (requantization fused)"),
