@@ -46,6 +46,7 @@ CLASSES = [
     ("PackActivation", "layout conversion"),
     ("UnpackActivation", "layout conversion"),
     ("Dequantize", "output dequantization"),
+    ("kernels::Transpose", "float Transpose (the packed first layer's space-to-depth)"),
     ("memmove", "copies (memmove, memset)"),
     ("memset", "copies (memmove, memset)"),
     ("memcpy", "copies (memmove, memset)"),
