@@ -21,16 +21,20 @@ namespace {
 
 constexpr uint32_t kMaxPos = 8;
 
-// ShrRnd on sixteen lanes, as x86_requant.h's ShrRndAvx2: for n > 0, (a + 2^(n-1)) >> n ==
-// (a >> n) + bit n-1 of a, with no intermediate that can overflow; n < 0 a wrapping left shift.
-// The all-lanes maskz forms: GCC 12 warns on the unmasked ones' undefined pass-through operand.
+// ShrRnd on sixteen lanes, as x86_requant.h's ShrRndAvx2 (which shows both forms exact): for
+// n >= 2, ((a >> (n-1)) + 1) >> 1; for n == 1, (a >> 1) + bit 0 of a; n < 0 a wrapping left
+// shift. The all-lanes maskz forms: GCC 12 warns on the unmasked ones' undefined pass-through
+// operand.
 constexpr __mmask16 kAll = 0xffff;
 
 LOOM_VNNI inline __m512i ShrRnd512(__m512i a, int32_t n) {
-  if (n > 0) {
-    const __m512i q = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n));
-    const __m512i half = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n - 1));
-    return _mm512_add_epi32(q, _mm512_and_si512(half, _mm512_set1_epi32(1)));
+  if (n > 1) {
+    const __m512i t = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n - 1));
+    return _mm512_maskz_srai_epi32(kAll, _mm512_add_epi32(t, _mm512_set1_epi32(1)), 1);
+  }
+  if (n == 1) {
+    const __m512i q = _mm512_maskz_srai_epi32(kAll, a, 1);
+    return _mm512_add_epi32(q, _mm512_and_si512(a, _mm512_set1_epi32(1)));
   }
   if (n < 0) return _mm512_maskz_sll_epi32(kAll, a, _mm_cvtsi32_si128(-n));
   return a;

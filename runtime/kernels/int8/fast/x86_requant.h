@@ -12,13 +12,18 @@
 
 namespace loom::kernels::q::fast {
 
-// ShrRnd without 64-bit lanes: for n > 0, (a + 2^(n-1)) >> n == (a >> n) + bit n-1 of a, exactly,
-// with no intermediate that can overflow. n < 0 is a wrapping left shift, as in ShrRnd.
+// ShrRnd without 64-bit lanes. For n >= 2, (a + 2^(n-1)) >> n == ((a >> (n-1)) + 1) >> 1: both
+// are floor((a / 2^(n-1) + 1) / 2), since floor((floor(x) + 1) / 2) == floor((x + 1) / 2), and
+// |a >> (n-1)| <= 2^30 so the + 1 cannot overflow. For n == 1 that sum could (a = INT32_MAX), so
+// it is (a >> 1) + bit 0 of a. Both exact over all of int32. n < 0 is a wrapping left shift, as in
+// ShrRnd.
 __attribute__((target("avx2"))) inline __m256i ShrRndAvx2(__m256i a, int32_t n) {
-  if (n > 0) {
-    const __m256i q = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n));
-    const __m256i half = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n - 1));
-    return _mm256_add_epi32(q, _mm256_and_si256(half, _mm256_set1_epi32(1)));
+  if (n > 1) {
+    const __m256i t = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n - 1));
+    return _mm256_srai_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), 1);
+  }
+  if (n == 1) {
+    return _mm256_add_epi32(_mm256_srai_epi32(a, 1), _mm256_and_si256(a, _mm256_set1_epi32(1)));
   }
   if (n < 0) return _mm256_sll_epi32(a, _mm_cvtsi32_si128(-n));
   return a;
