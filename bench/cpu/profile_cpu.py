@@ -21,12 +21,14 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Symbols of package loading, not of the inference.
-LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights"]
+LOAD = ["strcmp", "isa::", "Fnv1a64", "_dl_", "PackWeights", "namespace)::Pack"]
 # (substring of the symbol, class), first match wins.
 CLASSES = [
     ("DwRows<", "depthwise, register-blocked rows (requantization fused)"),
     ("Rows<", "conv GEMM, register-blocked rows (requantization fused)"),
     ("PadInput", "conv input padding copy"),
+    ("CopyRow", "conv input padding copy"),
+    ("WidenRow", "conv input padding copy"),
     ("GemmRegs", "conv GEMM tile, full block"),
     ("GemmAny", "conv GEMM tile, partial block (3-channel first layer)"),
     ("Depthwise", "depthwise"),
@@ -37,11 +39,14 @@ CLASSES = [
     ("AddRun", "add"),
     ("fast::Add", "add"),
     ("MaxPool", "pooling"),
+    ("MaxAvx2", "pooling"),
+    ("MaxPortable", "pooling"),
     ("AvgPool", "pooling"),
     ("Quantize", "input quantization (f32 -> int8)"),
     ("PackActivation", "layout conversion"),
     ("UnpackActivation", "layout conversion"),
     ("Dequantize", "output dequantization"),
+    ("kernels::Transpose", "float Transpose (the packed first layer's space-to-depth)"),
     ("memmove", "copies (memmove, memset)"),
     ("memset", "copies (memmove, memset)"),
     ("memcpy", "copies (memmove, memset)"),

@@ -6,8 +6,10 @@ one inference of the same input on
 
   - Loom's cpu device, once per int8 kernel set named in --kernels (LOOM_CPU_KERNELS: `reference`
     is the portable reference kernels, `auto` the fastest this CPU runs; kernels/int8/fast/fast.h),
-  - ONNX Runtime fp32, and ONNX Runtime int8: its own static quantizer, QDQ, per-channel int8
-    weights, int8 activations, calibrated (MinMax) on the same input.
+  - ONNX Runtime fp32, and ONNX Runtime int8 twice, from its own static quantizer (QDQ,
+    per-channel int8 weights, calibrated with MinMax on the same input): `ort_int8` with QInt8
+    activations (s8s8) and `ort_u8s8` with QUInt8 activations, the setting ORT's documentation
+    recommends on x86 (its u8s8 kernels are its fastest there).
 
 ORT runs one intra-op and one inter-op thread, sequential execution; `loom run` is one thread by
 construction. A measurement is the mean of a batch of back-to-back inferences sized to about half a
@@ -82,6 +84,7 @@ def bench_model(args, name):
     print(f"{name}: quantizing with onnxruntime", flush=True)
     quantized = run_zoo.ort_quantize(spec["onnx"], np.load(spec["calibration"]), w)
     sessions["ort_int8"] = run_zoo.ort_session(quantized["int8"][0])
+    sessions["ort_u8s8"] = run_zoo.ort_session(quantized["int8_u8s8"][0])
     feeds = {k: {s.get_inputs()[0].name: x} for k, s in sessions.items()}
 
     # Batch sizes from one probe each, so every measurement lasts about half a second.
@@ -125,15 +128,18 @@ def bench_model(args, name):
 
 
 def table(results, kernels):
-    head = (["model"] + [f"loom {k} ms" for k in kernels] + ["ORT fp32 ms", "ORT int8 ms"] +
-            [f"loom {k} / ORT int8" for k in kernels] + [f"loom {kernels[-1]} / ORT fp32",
-                                                          "outputs identical"])
+    """Times, then each kernel set's ratio to both ORT int8 models, then the last set's ratio to
+    ORT fp32 (a ratio above 1: Loom is slower)."""
+    peers = [("ort_fp32", "ORT fp32"), ("ort_int8", "ORT int8"), ("ort_u8s8", "ORT u8s8")]
+    head = (["model"] + [f"loom {k} ms" for k in kernels] + [f"{n} ms" for _, n in peers] +
+            [f"loom {k} / {n}" for k in kernels for _, n in peers[1:]] +
+            [f"loom {kernels[-1]} / ORT fp32", "outputs identical"])
     rows = []
     for r in results:
         ms = r["ms"]
         rows.append([r["model"]] + [f"{ms[k]:.2f}" for k in kernels] +
-                    [f"{ms['ort_fp32']:.2f}", f"{ms['ort_int8']:.2f}"] +
-                    [f"{ms[k] / ms['ort_int8']:.2f}x" for k in kernels] +
+                    [f"{ms[p]:.2f}" for p, _ in peers] +
+                    [f"{ms[k] / ms[p]:.2f}x" for k in kernels for p, _ in peers[1:]] +
                     [f"{ms[kernels[-1]] / ms['ort_fp32']:.2f}x",
                      "yes" if r["identical_outputs"] else "NO"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -171,7 +177,9 @@ def main():
     results = [bench_model(args, m) for m in args.models.split(",")]
     md = table(results, args.kernels)
     note = (f"One thread, median of {args.runs} measurements, same input (the model's first "
-            f"sample); {cpu_name()}; onnxruntime {onnxruntime.__version__}; Loom built "
+            f"sample); {cpu_name()}; onnxruntime {onnxruntime.__version__} (int8: QInt8 "
+            f"activations; u8s8: QUInt8 activations, both with per-channel QInt8 weights); "
+            f"load average {os.getloadavg()[0]:.1f} at the end; Loom built "
             f"{os.path.relpath(args.loom, ROOT)}. Command: `bench/cpu/run_cpu.py "
             f"--kernels {','.join(args.kernels)} --runs {args.runs}`.")
     os.makedirs(args.out, exist_ok=True)

@@ -194,8 +194,8 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       return q::Mul(blk, mp, i8(in(0)), i8(in(1)), i8(out(0)));
     }
     case pkg::OpParams::MaxPool:
-      return q::MaxPool(blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))), i8(in(0)),
-                        i8(out(0)));
+      return q::fast::MaxPool(kernels_, blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))),
+                              i8(in(0)), i8(out(0)));
     case pkg::OpParams::AvgPool: {
       const pkg::AvgPool* p = op.params_as_AvgPool();
       q::AvgPoolParams ap;

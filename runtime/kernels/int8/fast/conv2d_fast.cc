@@ -52,7 +52,8 @@ bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, ui
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
-  const size_t padded = RowKernelsForConv(path, b, p) != nullptr ? PaddedInputBytes(b, p) : 0;
+  const RowKernels* rk = RowKernelsForConv(path, b, p);
+  const size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
   return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded;
 }
 
@@ -111,7 +112,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   uint8_t* padded =
       reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
-  if (rk != nullptr) PadInput(b, p, PadXor(*rk, p), in, padded);
+  if (rk != nullptr) PadInput(*rk, b, p, in, padded);
 
   int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
   uint32_t nob = 1;
@@ -147,7 +148,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       if (rk != nullptr) {
         RowsBlock blk;
         blk.rk = rk;
-        blk.padded = padded + size_t{nb} * PaddedInputBytes(b, p) / p.in.n;
+        blk.padded = padded + size_t{nb} * PaddedInputBytes(*rk, b, p) / p.in.n;
         blk.tiles = tiles;
         blk.dw_weights = weights + size_t{ob} * taps * C;
         blk.ob = ob;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/rows.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/int8/test_util.h"
 
@@ -131,6 +132,27 @@ TEST(FastConv2d, PathsAreNamedAndTheBestIsSupported) {
       EXPECT_EQ(ParsePath(PathName(q), &p).code(), StatusCode::kUnimplemented) << PathName(q);
     }
   }
+}
+
+// The row kernels are what the tests below check on x86: make sure they are the ones that run.
+TEST(FastConv2d, RowKernelsTakeTheirBlocks) {
+  if (PathSupported(KernelPath::kAvx2)) {
+    for (uint32_t block : {8u, 16u, 32u}) {
+      const RowKernels* rk = RowKernelsFor(KernelPath::kAvx2, block);
+      ASSERT_NE(rk, nullptr) << block;
+      EXPECT_EQ(rk->in_bytes, 2);
+      EXPECT_NE(rk->depthwise, nullptr);
+    }
+    EXPECT_EQ(RowKernelsFor(KernelPath::kAvx2, 12), nullptr);  // the portable tiles take it
+  }
+  if (PathSupported(KernelPath::kAvx512Vnni)) {
+    EXPECT_EQ(RowKernelsFor(KernelPath::kAvx512Vnni, 16)->in_bytes, 1);
+    EXPECT_EQ(RowKernelsFor(KernelPath::kAvx512Vnni, 32)->in_bytes, 1);
+    // Block 8 runs the AVX2 tiles, so it gets the AVX2 rows that read them.
+    EXPECT_EQ(RowKernelsFor(KernelPath::kAvx512Vnni, 8), RowKernelsFor(KernelPath::kAvx2, 8));
+  }
+  EXPECT_EQ(RowKernelsFor(KernelPath::kPortable, 16), nullptr);
+  EXPECT_EQ(RowKernelsFor(KernelPath::kReference, 16), nullptr);
 }
 
 TEST(FastConv2d, CommonLayersMatchReference) {

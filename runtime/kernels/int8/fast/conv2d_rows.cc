@@ -4,52 +4,105 @@
 #include <cstring>
 
 #include "runtime/kernels/int8/fast/rows.h"
+#include "runtime/kernels/int8/fast/tiles.h"
 #include "runtime/kernels/int8/internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace loom::kernels::q::fast {
 
+const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
+  const TileKernels* t = TilesFor(path, block);
+  if (t == Avx512VnniTiles()) return VnniRowKernels(block);
+  if (t == Avx2Tiles()) return Avx2RowKernels(block);
+  return nullptr;
+}
+
 const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p) {
-  if (b.batch != 1) return nullptr;
+  if (b.batch != 1 || path == KernelPath::kReference) return nullptr;
   const RowKernels* rk = RowKernelsFor(path, b.block);
   return rk != nullptr && (!p.depthwise || rk->depthwise != nullptr) ? rk : nullptr;
 }
 
 uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p) { return p.depthwise ? 0 : rk.in_xor; }
 
-size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p) {
+size_t PaddedInputBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p) {
   const size_t hp = size_t{p.in.h} + p.pad_top + p.pad_bottom;
   const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
-  return size_t{p.in.n} * CeilDiv(p.in.c, b.block) * hp * wp * b.block;
+  return size_t{p.in.n} * CeilDiv(p.in.c, b.block) * hp * wp * b.block * rk.in_bytes;
 }
 
-void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const int8_t* in,
+namespace {
+
+// One input row of `n` bytes into the padded copy as x ^ in_xor: sixteen bytes per step with SSE2
+// (the x86-64 baseline, so no dispatch), else eight through a uint64.
+void CopyRow(const int8_t* in, size_t n, uint8_t in_xor, uint8_t* padded) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i x16 = _mm_set1_epi8(static_cast<char>(in_xor));
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(padded + i), _mm_xor_si128(v, x16));
+  }
+#endif
+  const uint64_t xor8 = uint64_t{in_xor} * 0x0101010101010101ull;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, in + i, 8);
+    v ^= xor8;
+    std::memcpy(padded + i, &v, 8);
+  }
+  for (; i < n; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
+}
+
+// The same row sign-extended to int16 (the AVX2 rows' operand): with SSE2, each byte unpacked
+// into the high half of a 16-bit lane and shifted back arithmetically.
+void WidenRow(const int8_t* in, size_t n, uint8_t* padded) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    __m128i* out = reinterpret_cast<__m128i*>(padded + 2 * i);
+    _mm_storeu_si128(out, _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+    _mm_storeu_si128(out + 1, _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+  }
+#endif
+  for (; i < n; ++i) {
+    const int16_t v = in[i];
+    std::memcpy(padded + 2 * i, &v, 2);
+  }
+}
+
+}  // namespace
+
+void PadInput(const RowKernels& rk, const Blocking& b, const Conv2dParams& p, const int8_t* in,
               uint8_t* padded) {
+  const uint8_t in_xor = PadXor(rk, p);
+  const size_t E = rk.in_bytes;
   const size_t C = b.block;
   const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
   const size_t planes = size_t{p.in.n} * CeilDiv(p.in.c, b.block);
-  const size_t row_bytes = size_t{p.in.w} * C;
-  const uint64_t xor8 = uint64_t{in_xor} * 0x0101010101010101ull;
+  const size_t row_elems = size_t{p.in.w} * C;
+  // A padded element is the stored zero: 0 ^ in_xor as bytes, or int16 0 (in_xor is 0 then).
   for (size_t pl = 0; pl < planes; ++pl) {
-    std::memset(padded, in_xor, p.pad_top * wp * C);
-    padded += p.pad_top * wp * C;
-    for (uint32_t y = 0; y < p.in.h; ++y, in += row_bytes) {
-      std::memset(padded, in_xor, p.pad_left * C);
-      padded += p.pad_left * C;
-      // Eight bytes per step (the byte loop is not vectorized: in and padded may alias).
-      size_t i = 0;
-      for (; i + 8 <= row_bytes; i += 8) {
-        uint64_t v;
-        std::memcpy(&v, in + i, 8);
-        v ^= xor8;
-        std::memcpy(padded + i, &v, 8);
+    std::memset(padded, in_xor, p.pad_top * wp * C * E);
+    padded += p.pad_top * wp * C * E;
+    for (uint32_t y = 0; y < p.in.h; ++y, in += row_elems) {
+      std::memset(padded, in_xor, p.pad_left * C * E);
+      padded += p.pad_left * C * E;
+      if (E == 2) {
+        WidenRow(in, row_elems, padded);
+      } else {
+        CopyRow(in, row_elems, in_xor, padded);
       }
-      for (; i < row_bytes; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
-      padded += row_bytes;
-      std::memset(padded, in_xor, p.pad_right * C);
-      padded += p.pad_right * C;
+      padded += row_elems * E;
+      std::memset(padded, in_xor, p.pad_right * C * E);
+      padded += p.pad_right * C * E;
     }
-    std::memset(padded, in_xor, p.pad_bottom * wp * C);
-    padded += p.pad_bottom * wp * C;
+    std::memset(padded, in_xor, p.pad_bottom * wp * C * E);
+    padded += p.pad_bottom * wp * C * E;
   }
 }
 
@@ -58,10 +111,11 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
   const ActShape os = p.out();
   const size_t hp = size_t{p.in.h} + p.pad_top + p.pad_bottom;
   const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
+  const size_t E = blk.rk->in_bytes;
   ConvRows r;
-  r.pos_step = size_t{p.stride_w} * C;
-  r.row_step = wp * C;
-  r.plane_step = hp * wp * C;
+  r.pos_step = size_t{p.stride_w} * C * E;
+  r.row_step = wp * C * E;
+  r.plane_step = hp * wp * C * E;
   r.kh = p.kh;
   r.kw = p.kw;
   r.icb = CeilDiv(p.in.c, C);

@@ -67,6 +67,11 @@ Status QuantizeF32(KernelPath path, const float* x, size_t count, float scale, i
 Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t* a,
            const int8_t* bb, int8_t* out);
 
+// qops.h's MaxPool on `path` (every lane of a position at once: AVX2 on the x86 paths, a plain
+// loop the compiler vectorizes elsewhere), with the same checks and bytes.
+Status MaxPool(KernelPath path, const Blocking& b, const PoolParams& p, const int8_t* in,
+               int8_t* out);
+
 }  // namespace loom::kernels::q::fast
 
 #endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_FAST_H_

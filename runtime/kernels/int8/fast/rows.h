@@ -14,6 +14,12 @@
 
 #include "runtime/kernels/int8/fast/fast.h"
 
+// Before each loop of a row kernel over positions or vectors (compile-time trip counts): fully
+// unrolled, a[p][j] are registers. GCC 12 otherwise keeps the 8-position loop rolled and the
+// accumulators in a stack array, one load and one store per vpdpbusd (seen in perf annotate:
+// about a third of the machine's peak).
+#define LOOM_UNROLL _Pragma("GCC unroll 16")
+
 namespace loom::kernels::q::fast {
 
 // The input of `npos` output positions of one output row, in the padded copy (batch block 1).
@@ -35,6 +41,9 @@ struct ConvRows {
 struct RowKernels {
   // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).
   uint8_t in_xor;
+  // Bytes per element of the padded copy: 1 (int8, as stored), or 2 (each x sign-extended to
+  // int16 once, for the AVX2 rows' vpmaddwd; in_xor is then 0). ConvRows' steps are in bytes.
+  uint8_t in_bytes;
   // Positions one call takes at most.
   uint32_t max_pos;
   // Blocks up to this size may run two output-channel blocks per call (nob 2), sharing every
@@ -54,20 +63,25 @@ struct RowKernels {
                     const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
 };
 
-// The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop).
+// The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop). They
+// follow the tile table TilesFor picks, whose packed tiles they read: avx512vnni with block 8
+// gets the AVX2 rows.
 const RowKernels* RowKernelsFor(KernelPath path, uint32_t block);
+// Each instruction set's row kernels for a block, or null (another architecture or block).
+const RowKernels* VnniRowKernels(uint32_t block);  // rows_avx512.cc: blocks 16, 32
+const RowKernels* Avx2RowKernels(uint32_t block);  // rows_avx2.cc: blocks 8, 16, 32
 
 // The row kernels fast::Conv2d uses for `b` and `p`: null for batch blocks > 1, paths without
 // row kernels and depthwise convolutions on a path without depthwise rows.
 const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p);
 
 // conv2d_rows.cc. Bytes of the padded copy of the input (batch block 1): in.n x input-channel
-// blocks planes of (h + pads) x (w + pads) x block bytes.
-size_t PaddedInputBytes(const Blocking& b, const Conv2dParams& p);
+// blocks planes of (h + pads) x (w + pads) x block elements of rk.in_bytes.
+size_t PaddedInputBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p);
 // The byte the padded copy stores x as, x ^ PadXor: rk's in_xor, 0 for depthwise.
 uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p);
-// Writes the padded copy of `in` (stored layout), each byte x as x ^ in_xor.
-void PadInput(const Blocking& b, const Conv2dParams& p, uint8_t in_xor, const int8_t* in,
+// Writes the padded copy of `in` (stored layout) for `rk`: each x as x ^ PadXor, or as int16.
+void PadInput(const RowKernels& rk, const Blocking& b, const Conv2dParams& p, const int8_t* in,
               uint8_t* padded);
 
 // One (image, output-channel block) of fast::Conv2d with row kernels: every output row into `out`

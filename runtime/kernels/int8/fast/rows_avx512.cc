@@ -21,16 +21,20 @@ namespace {
 
 constexpr uint32_t kMaxPos = 8;
 
-// ShrRnd on sixteen lanes, as x86_requant.h's ShrRndAvx2: for n > 0, (a + 2^(n-1)) >> n ==
-// (a >> n) + bit n-1 of a, with no intermediate that can overflow; n < 0 a wrapping left shift.
-// The all-lanes maskz forms: GCC 12 warns on the unmasked ones' undefined pass-through operand.
+// ShrRnd on sixteen lanes, as x86_requant.h's ShrRndAvx2 (which shows both forms exact): for
+// n >= 2, ((a >> (n-1)) + 1) >> 1; for n == 1, (a >> 1) + bit 0 of a; n < 0 a wrapping left
+// shift. The all-lanes maskz forms: GCC 12 warns on the unmasked ones' undefined pass-through
+// operand.
 constexpr __mmask16 kAll = 0xffff;
 
 LOOM_VNNI inline __m512i ShrRnd512(__m512i a, int32_t n) {
-  if (n > 0) {
-    const __m512i q = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n));
-    const __m512i half = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n - 1));
-    return _mm512_add_epi32(q, _mm512_and_si512(half, _mm512_set1_epi32(1)));
+  if (n > 1) {
+    const __m512i t = _mm512_maskz_sra_epi32(kAll, a, _mm_cvtsi32_si128(n - 1));
+    return _mm512_maskz_srai_epi32(kAll, _mm512_add_epi32(t, _mm512_set1_epi32(1)), 1);
+  }
+  if (n == 1) {
+    const __m512i q = _mm512_maskz_srai_epi32(kAll, a, 1);
+    return _mm512_add_epi32(q, _mm512_and_si512(a, _mm512_set1_epi32(1)));
   }
   if (n < 0) return _mm512_maskz_sll_epi32(kAll, a, _mm_cvtsi32_si128(-n));
   return a;
@@ -53,8 +57,10 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
                     const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16, nt = nv * kNB, nq = kC / 4;
   __m512i a[kP][nt], corr[nt];
+  LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
     corr[j] = _mm512_setzero_si512();
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][j] = _mm512_setzero_si512();
   }
   const uint8_t* tile = packed;
@@ -63,19 +69,23 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     for (uint32_t ky = 0; ky < r.kh; ++ky) {
       const uint8_t* x = r.in + ib * r.plane_step + ky * r.row_step;
       for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, tile += r.tile_stride) {
+        LOOM_UNROLL
         for (uint32_t j = 0; j < nt; ++j) {
           const uint8_t* t = tile + (j / nv) * r.ob_stride + kC * kC + 64 * (j % nv);
           corr[j] = _mm512_add_epi32(corr[j], _mm512_loadu_si512(t));
         }
         for (uint32_t k = 0; k < quads; ++k) {
           __m512i w[nt];
+          LOOM_UNROLL
           for (uint32_t j = 0; j < nt; ++j) {
             w[j] = _mm512_loadu_si512(tile + (j / nv) * r.ob_stride + k * kC * 4 + 64 * (j % nv));
           }
+          LOOM_UNROLL
           for (uint32_t p = 0; p < kP; ++p) {
             int32_t q;
             std::memcpy(&q, x + p * r.pos_step + 4 * k, 4);
             const __m512i xb = _mm512_set1_epi32(q);
+            LOOM_UNROLL
             for (uint32_t j = 0; j < nt; ++j) a[p][j] = _mm512_dpbusd_epi32(a[p][j], xb, w[j]);
           }
         }
@@ -83,11 +93,13 @@ LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bia
     }
   }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
     // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
     const __m512i b = _mm512_sub_epi32(_mm512_loadu_si512(bias + 16 * j), corr[j]);
     const __m512i m = _mm512_loadu_si512(mult + 16 * j);
     int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       const __m128i q = Requant512(_mm512_add_epi32(a[p][j], b), m, rq, lo, hi);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + p * kC), q);
@@ -132,16 +144,20 @@ LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
                       const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16;
   __m512i a[kP][nv];
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m512i b = _mm512_loadu_si512(bias + 16 * v);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
   }
   for (uint32_t ky = 0; ky < r.kh; ++ky) {
     const uint8_t* x = r.in + ky * r.row_step;
     for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, w += kC) {
+      LOOM_UNROLL
       for (uint32_t v = 0; v < nv; ++v) {
         const __m256i wv =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16 * v)));
+        LOOM_UNROLL
         for (uint32_t p = 0; p < kP; ++p) {
           const __m256i xv = _mm256_cvtepi8_epi16(
               _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + p * r.pos_step + 16 * v)));
@@ -152,8 +168,10 @@ LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, c
     }
   }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
+  LOOM_UNROLL
   for (uint32_t v = 0; v < nv; ++v) {
     const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+    LOOM_UNROLL
     for (uint32_t p = 0; p < kP; ++p) {
       const __m128i q = Requant512(a[p][v], m, rq, lo, hi);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
@@ -190,12 +208,11 @@ void VnniDepthwise(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t 
   DwRowsOf<32>(w, r, npos, bias, mult, rq, out);
 }
 
-constexpr RowKernels kVnniRows = {0x80, kMaxPos, 16, VnniRows, VnniDepthwise};
+constexpr RowKernels kVnniRows = {0x80, 1, kMaxPos, 16, VnniRows, VnniDepthwise};
 
 }  // namespace
 
-const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
-  if (path != KernelPath::kAvx512Vnni || !PathSupported(path)) return nullptr;
+const RowKernels* VnniRowKernels(uint32_t block) {
   return block == 16 || block == 32 ? &kVnniRows : nullptr;
 }
 
@@ -204,7 +221,7 @@ const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
 #else  // not x86-64
 
 namespace loom::kernels::q::fast {
-const RowKernels* RowKernelsFor(KernelPath, uint32_t) { return nullptr; }
+const RowKernels* VnniRowKernels(uint32_t) { return nullptr; }
 }  // namespace loom::kernels::q::fast
 
 #endif

@@ -12,32 +12,46 @@
 
 namespace loom::kernels::q::fast {
 
-// ShrRnd without 64-bit lanes: for n > 0, (a + 2^(n-1)) >> n == (a >> n) + bit n-1 of a, exactly,
-// with no intermediate that can overflow. n < 0 is a wrapping left shift, as in ShrRnd.
+// ShrRnd without 64-bit lanes. For n >= 2, (a + 2^(n-1)) >> n == ((a >> (n-1)) + 1) >> 1: both
+// are floor((a / 2^(n-1) + 1) / 2), since floor((floor(x) + 1) / 2) == floor((x + 1) / 2), and
+// |a >> (n-1)| <= 2^30 so the + 1 cannot overflow. For n == 1 that sum could (a = INT32_MAX), so
+// it is (a >> 1) + bit 0 of a. Both exact over all of int32. n < 0 is a wrapping left shift, as in
+// ShrRnd.
 __attribute__((target("avx2"))) inline __m256i ShrRndAvx2(__m256i a, int32_t n) {
-  if (n > 0) {
-    const __m256i q = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n));
-    const __m256i half = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n - 1));
-    return _mm256_add_epi32(q, _mm256_and_si256(half, _mm256_set1_epi32(1)));
+  if (n > 1) {
+    const __m256i t = _mm256_sra_epi32(a, _mm_cvtsi32_si128(n - 1));
+    return _mm256_srai_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), 1);
+  }
+  if (n == 1) {
+    return _mm256_add_epi32(_mm256_srai_epi32(a, 1), _mm256_and_si256(a, _mm256_set1_epi32(1)));
   }
   if (n < 0) return _mm256_sll_epi32(a, _mm_cvtsi32_si128(-n));
   return a;
+}
+
+// Requantize of eight accumulators in a register, clip bounds broadcast in lo and hi; the eight
+// int8 results are the low 64 bits. The clip bounds lie in [-128, 127], so the packs are exact.
+__attribute__((target("avx2"))) inline __m128i RequantizeAvx2Reg(__m256i a, __m256i mult,
+                                                                 const Requant& rq, __m256i lo,
+                                                                 __m256i hi) {
+  a = ShrRndAvx2(a, rq.pre_shift);
+  a = _mm256_mullo_epi32(a, mult);
+  a = ShrRndAvx2(a, rq.post_shift);
+  a = _mm256_min_epi32(_mm256_max_epi32(a, lo), hi);
+  const __m256i p = _mm256_packs_epi32(a, a);  // [a0..a3 a0..a3 | a4..a7 a4..a7] as int16
+  const __m128i w = _mm_unpacklo_epi64(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+  return _mm_packs_epi16(w, w);
 }
 
 // out[0..8) = Requantize(acc[j], mult[j], rq).
 __attribute__((target("avx2"))) inline void RequantizeAvx2x8(const int32_t* acc,
                                                              const int32_t* mult, const Requant& rq,
                                                              int8_t* out) {
-  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc));
-  a = ShrRndAvx2(a, rq.pre_shift);
-  a = _mm256_mullo_epi32(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult)));
-  a = ShrRndAvx2(a, rq.post_shift);
-  a = _mm256_max_epi32(a, _mm256_set1_epi32(rq.clip_lo));
-  a = _mm256_min_epi32(a, _mm256_set1_epi32(rq.clip_hi));  // within [-128, 127]: packs is exact
-  const __m256i p = _mm256_packs_epi32(a, a);  // [a0..a3 a0..a3 | a4..a7 a4..a7] as int16
-  const __m128i lo = _mm256_castsi256_si128(p), hi = _mm256_extracti128_si256(p, 1);
-  const __m128i w = _mm_unpacklo_epi64(lo, hi);
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(w, w));
+  const __m128i q =
+      RequantizeAvx2Reg(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult)), rq,
+                        _mm256_set1_epi32(rq.clip_lo), _mm256_set1_epi32(rq.clip_hi));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), q);
 }
 
 }  // namespace loom::kernels::q::fast
