@@ -235,7 +235,22 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   const uint32_t n_oh = CeilDiv(OH, rt), T = l.n_blocks * l.c_blocks * n_oh;
 
   // Micro-ops per thread r: [X copy, Y, then one per window position (Y, X + ky * iw + kx)].
-  const uint32_t per = 2 + l.kh * l.kw;
+  // Separable windows: when no two taps of a row but the first are whole strides apart
+  // (kw <= 2 * stride_w), each copied row first takes, in place at the window starts, its
+  // window's reduction along x (the tap one stride away first: the later taps read elements no
+  // pass writes), and the output rows then reduce only along y. 3x3/2 max pooling: 2 passes over
+  // the rows and 3 per output instead of 9 per output. Max and sum are exact in any order.
+  const bool separable = l.kw >= 2 && l.kw <= 2 * l.stride_w;
+  std::vector<uint32_t> taps;  // the row passes' x offsets, in order
+  if (separable) {
+    if (l.stride_w < l.kw) taps.push_back(l.stride_w);
+    for (uint32_t k = 1; k < l.kw; ++k) {
+      if (k != l.stride_w) taps.push_back(k);
+    }
+  }
+  // Micro-ops per thread r: [X copy, Y, one per window position (Y, X + ky * iw + kx), then one
+  // per row pass (X, X + tap)].
+  const uint32_t per = 2 + l.kh * l.kw + static_cast<uint32_t>(taps.size());
   std::vector<isa::Uop> uops;
   for (uint32_t r = 0; r < V; ++r) {
     const uint32_t x = r * acc_tile, y = x + x_cap;
@@ -243,6 +258,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
     uops.push_back({y, 0, 0});
     for (uint32_t ky = 0; ky < l.kh; ++ky)
       for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
+    for (uint32_t tap : taps) uops.push_back({x, x + tap, 0});
   }
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
@@ -322,9 +338,22 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         code->Emit(reset_x);
         code->Emit(reset(u + 1, oh_n, OW));
         code->Emit(g);
+        const AluOp reduce = l.average ? AluOp::kAdd : AluOp::kMax;
+        for (size_t p = 0; p < taps.size(); ++p) {  // row passes over every copied row
+          Insn a;
+          a.opcode = Opcode::kAlu;
+          a.alu_op = reduce;
+          a.uop_bgn = u + 2 + l.kh * l.kw + static_cast<uint32_t>(p);
+          a.uop_end = a.uop_bgn + 1;
+          a.loop_out = ih_n;
+          a.loop_in = OW;
+          a.dst_factor_out = a.src_factor_out = iw;
+          a.dst_factor_in = a.src_factor_in = l.stride_w;
+          code->Emit(a);
+        }
         code->Emit(window(AluOp::kAdd, 0));
         for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) {
-          code->Emit(window(l.average ? AluOp::kAdd : AluOp::kMax, pos));
+          if (!separable || pos % l.kw == 0) code->Emit(window(reduce, pos));
         }
         if (l.average) {  // requantize the sums in Y
           auto requant = [&](AluOp op, int32_t imm) {

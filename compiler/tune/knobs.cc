@@ -90,9 +90,9 @@ Status TuneKnobs(const pipeline::CompileOptions& options, tensorize::ScheduleTab
       current = cycles;
     }
     if (progress) {
-      *progress << "tune knobs [" << ++done << "/" << packed.size() + barriers.size() << "] " << kind << " " << layer << ": "
-                << keep << " " << k.default_cycles << " cycles, " << flipped << " " << cycles
-                << " -> " << k.value << "\n"
+      *progress << "tune knobs [" << ++done << "/" << packed.size() + barriers.size() << "] "
+                << kind << " " << layer << ": " << keep << " " << k.default_cycles << " cycles, "
+                << flipped << " " << cycles << " -> " << k.value << "\n"
                 << std::flush;
     }
     rep.knobs.push_back(std::move(k));

@@ -21,9 +21,9 @@
 namespace loom::tune {
 
 struct KnobChoice {
-  std::string kind;   // "packing" or "barrier"
-  std::string layer;  // the layer's name
-  std::string value;  // the value kept
+  std::string kind;                                 // "packing" or "barrier"
+  std::string layer;                                // the layer's name
+  std::string value;                                // the value kept
   uint64_t default_cycles = 0, flipped_cycles = 0;  // the model, before and with the flip
 };
 
