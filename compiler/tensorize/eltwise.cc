@@ -240,7 +240,8 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   // window's reduction along x (the tap one stride away first: the later taps read elements no
   // pass writes), and the output rows then reduce only along y. 3x3/2 max pooling: 2 passes over
   // the rows and 3 per output instead of 9 per output. Max and sum are exact in any order.
-  const bool separable = l.kw >= 2 && l.kw <= 2 * l.stride_w;
+  // A single output column (global pooling) has one window start per row, which no tap reads.
+  const bool separable = l.kw >= 2 && (l.kw <= 2 * l.stride_w || OW == 1);
   std::vector<uint32_t> taps;  // the row passes' x offsets, in order
   if (separable) {
     if (l.stride_w < l.kw) taps.push_back(l.stride_w);
