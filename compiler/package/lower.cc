@@ -544,25 +544,30 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
         choice.cycles ? double(op.macs) / (double(choice.cycles) * double(c_.macs_per_cycle())) : 0;
   } else if (n.op == "q.add") {
     const auto& p = std::get<AddParams>(op.params);
+    tensorize::AddLayer l;
+    l.name = op.name;
+    l.mult_a = p.mult_a;
+    l.mult_b = p.mult_b;
+    // The digit weights before the references below: adding a constant may move every TensorSpec.
+    const std::vector<int8_t> w = tensorize::AddWeights(c_, l);
+    const int32_t weights =
+        AddConstant(op.name + ".add_weights", pkg::DType::Int8, TensorLayout::Plain,
+                    {static_cast<uint32_t>(w.size())}, w.data(), w.size(), 1.0f);
+    allow(weights);
     const TensorSpec &a = T(op.inputs[0]), &b = T(op.inputs[1]), &y = T(op.outputs[0]);
     if (a.layout != TensorLayout::Blocked || b.layout != TensorLayout::Blocked ||
         y.layout != TensorLayout::Blocked || a.size != y.size || b.size != y.size) {
       return Internal(Where(n) + ": accelerator add needs blocked tensors of one shape");
     }
-    allow(Identity());
-    tensorize::AddLayer l;
-    l.name = op.name;
     LOOM_RETURN_IF_ERROR(ElemAddr(y.size, c_.inp_elem_bytes(), Where(n) + ": size", &l.elems));
-    l.mult_a = p.mult_a;
-    l.mult_b = p.mult_b;
     l.shift = p.shift;
     l.clip_lo = p.clip_lo;
     l.clip_hi = p.clip_hi;
     LOOM_RETURN_IF_ERROR(ElemAddr(a.offset, c_.inp_elem_bytes(), Where(n) + ": input 0", &l.a));
     LOOM_RETURN_IF_ERROR(ElemAddr(b.offset, c_.inp_elem_bytes(), Where(n) + ": input 1", &l.b));
     LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
-    LOOM_RETURN_IF_ERROR(ElemAddr(T(identity_).offset, c_.wgt_elem_bytes(),
-                                  Where(n) + ": identity weights", &l.identity));
+    LOOM_RETURN_IF_ERROR(
+        ElemAddr(T(weights).offset, c_.wgt_elem_bytes(), Where(n) + ": add weights", &l.weights));
     LOOM_RETURN_IF_ERROR(tensorize::EmitAdd(c_, l, code));
     layer->tiling = "elementwise";
   } else if (n.op == "q.mul") {
@@ -778,7 +783,11 @@ Status Lowerer::BuildSegments() {
         const bool chained = !code.insns.empty();
         const size_t barrier = chained ? tensorize::EmitBufferBarrier(&code) : 0;
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
-        if (chained) tensorize::SettleBarrier(c_, prev_begin, barrier, &code);
+        if (chained) {
+          const bool forced = o_.schedules && o_.schedules->layer_barriers.count(op.name) != 0;
+          layer.barrier =
+              tensorize::SettleBarrier(c_, prev_begin, barrier, &code, forced) ? "buffer" : "layer";
+        }
         prev_begin = op.insn_begin;
         if (!CheckedCast(code.insns.size(), &op.insn_end)) {
           return InvalidArgument(Where(n) + ": segment " + seg.name +

@@ -60,6 +60,9 @@ struct LayerLowering {
   bool tuned = false;        // conv layers: the tiling came from a tuning log
   uint64_t est_cycles = 0;   // fsim timing model, the layer alone (conv layers)
   double utilization = 0.0;  // GEMM utilization of that estimate
+  // Accelerator layers after the first of their segment: the barrier before them, "buffer" (the
+  // weaker one: no DRAM dependency on the previous layer) or "layer"; empty otherwise.
+  std::string barrier;
 };
 
 struct LowerReport {

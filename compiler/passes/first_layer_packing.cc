@@ -126,11 +126,17 @@ void Pack(ir::Graph& g, ir::Node& n, const Axis& ay, const Axis& ax,
 
 }  // namespace
 
-Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved) {
+Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
+                       const std::set<std::string>* skip, std::vector<std::string>* packed) {
   const std::vector<ir::Node*> snapshot = g.nodes();
   for (ir::Node* n : snapshot) {
     Axis ay, ax;
-    if (Packable(g, *n, block, &ay, &ax)) Pack(g, *n, ay, ax, moved);
+    if (!Packable(g, *n, block, &ay, &ax)) continue;
+    // An unnamed node goes by its output's name (ONNX requires those), so the knob has a key.
+    const std::string name = n->name.empty() ? g.value(n->outputs[0]).name() : n->name;
+    if (skip && skip->count(name)) continue;
+    Pack(g, *n, ay, ax, moved);
+    if (packed) packed->push_back(name);
   }
   return Status::Ok();
 }

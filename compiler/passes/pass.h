@@ -10,6 +10,7 @@
 #define LOOM_COMPILER_PASSES_PASS_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,11 @@ Status FirstLayerPacking(ir::Graph& g, const PassOptions& options);    // first_
 struct PackedValue {
   ir::ValueId value, source;
 };
-Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved);
+// `skip`: nodes to leave unpacked (`loom tune`'s packing knob; may be null), by name, or by their
+// output's name when unnamed; `packed`, when not null, receives the packed nodes' names so given.
+Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
+                       const std::set<std::string>* skip = nullptr,
+                       std::vector<std::string>* packed = nullptr);
 
 }  // namespace loom::passes
 

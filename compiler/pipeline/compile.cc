@@ -34,6 +34,8 @@ void MaybeDump(const CompileOptions& o, const std::string& stage, const ir::Grap
   ir::PrintGraph(g, *o.dump);
 }
 
+}  // namespace
+
 Status ResolveConfig(const CompileOptions& o, HwConfig* config) {
   if (!o.board.empty()) {
     Board board;
@@ -51,8 +53,6 @@ Status ResolveConfig(const CompileOptions& o, HwConfig* config) {
   }
   return LoadHwConfig(o.config.empty() ? "1x16x16" : o.config, config);
 }
-
-}  // namespace
 
 double CompileResult::Seconds(const std::string& stage) const {
   double s = 0.0;
@@ -132,7 +132,9 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     // source's range and the int8 results stay those of the unpacked graph.
     Timer t(r, "first-layer-packing");
     std::vector<passes::PackedValue> moved;
-    LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(g, r->config.block_in, &moved));
+    LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(g, r->config.block_in, &moved,
+                                                 o.schedules ? &o.schedules->unpacked : nullptr,
+                                                 &r->packed_layers));
     for (const passes::PackedValue& m : moved) {
       const auto it = ranges.find(m.source);
       if (it != ranges.end()) ranges[m.value] = it->second;

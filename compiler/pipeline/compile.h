@@ -58,7 +58,8 @@ struct CompileOptions {
   // sample, "tensorize" after each layer the package stage lowers. Called on the compiling thread.
   std::function<void(const std::string&, size_t, size_t)> progress;
   // Tuned tilings for the package stage (`--tuning-log`, compiler/tune) and a hook seeing every
-  // convolution's schedule (package::LowerOptions). Not owned; may be null / empty.
+  // convolution's schedule (package::LowerOptions); its `unpacked` layers also skip first-layer
+  // packing. Not owned; may be null / empty.
   const tensorize::ScheduleTable* schedules = nullptr;
   std::function<void(const package::Conv2dLowering&)> on_conv2d;
 };
@@ -77,6 +78,7 @@ struct CompileResult {
   std::vector<StageTime> times;
   int calibration_samples = 0;
   bool random_calibration = false;
+  std::vector<std::string> packed_layers;  // convolutions first-layer packing rewrote
 
   double Seconds(const std::string& stage) const;
   // Everything but calibration and SQNR measurement.
@@ -84,6 +86,10 @@ struct CompileResult {
 };
 
 // Runs every stage up to and including partitioning.
+// The config CompileModel compiles for: the board's, checked against --config when both are
+// given; else --config; else 1x16x16. (`loom compile --tuning-log` needs its hash up front.)
+Status ResolveConfig(const CompileOptions& options, HwConfig* config);
+
 Status CompileModel(const CompileOptions& options, CompileResult* result);
 
 // The per-layer report (--report FILE.json): quantization, SQNR, placement, offload, timings.

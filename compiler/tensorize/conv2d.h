@@ -119,6 +119,10 @@ bool Conv2dTilingFits(const HwConfig& config, const Conv2dLayer& layer, const Co
 Status TimeConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                   uint64_t* cycles);
 
+// Cycles of any accelerator code ending in FINISH (a whole segment) on fsim's timing model, with
+// every region placed at address 0.
+Status TimeCode(const HwConfig& config, const AccelCode& code, uint64_t* cycles);
+
 // The DRAM traffic no schedule of the layer avoids: input, weights, bias and multipliers read
 // once, output written once (blocked, channel padding included). With the model's own MACs it
 // gives the layer's roofline bound (runtime/core/roofline.h).

@@ -27,6 +27,10 @@ Status TimeConv2d(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   AccelCode code;
   LOOM_RETURN_IF_ERROR(EmitConv2d(c, l, t, &code));
   code.Emit(isa::Insn());  // FINISH
+  return TimeCode(c, code, cycles);
+}
+
+Status TimeCode(const HwConfig& c, const AccelCode& code, uint64_t* cycles) {
   std::vector<isa::Insn> insns;
   LOOM_RETURN_IF_ERROR(Link(c, code, RegionBases{}, &insns));
   isa::Layout layout;

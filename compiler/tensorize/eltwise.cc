@@ -1,6 +1,7 @@
 #include "compiler/tensorize/eltwise.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
@@ -60,29 +61,69 @@ Status AddLayer::Check(const HwConfig& config) const {
   return Status::Ok();
 }
 
+namespace {
+
+// A multiplier m in [-32768, 32767] as m = 256 * hi + lo with lo in [-128, 127], so both digits
+// are GEMM weights (hi reaches 128 only for m >= 32640; that digit runs as two micro-ops of 64).
+struct Digits {
+  int32_t hi, lo;
+  explicit Digits(int32_t m) : hi(0), lo(((m + 128) & 255) - 128) { hi = (m - lo) / 256; }
+  int32_t hi_weight() const { return hi == 128 ? 64 : hi; }
+  uint32_t hi_uops() const { return hi == 0 ? 0 : hi == 128 ? 2 : 1; }
+};
+
+// WGT element indices of AddWeights' blocks.
+enum AddBlock : uint32_t { kHiA = 0, kHiB = 1, kLoA = 2, kLoB = 3, kAddBlocks = 4 };
+
+}  // namespace
+
+std::vector<int8_t> AddWeights(const HwConfig& config, const AddLayer& l) {
+  const Digits a(l.mult_a), b(l.mult_b);
+  const int32_t diag[kAddBlocks] = {a.hi_weight(), b.hi_weight(), a.lo, b.lo};
+  const size_t block = size_t{config.block_out} * config.block_in;
+  std::vector<int8_t> w(kAddBlocks * block, 0);
+  for (uint32_t k = 0; k < kAddBlocks; ++k) {
+    for (uint32_t i = 0; i < std::min(config.block_in, config.block_out); ++i) {
+      w[k * block + size_t{i} * config.block_in + i] = static_cast<int8_t>(diag[k]);
+    }
+  }
+  return w;
+}
+
 Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint32_t tile) {
   LOOM_RETURN_IF_ERROR(l.Check(config));
   constexpr uint32_t V = 2;
-  // Per virtual thread r: INP and ACC hold [a tile | b tile] at r * 2 * te.
-  const uint32_t fit = std::min({config.inp_depth(), config.acc_depth()}) / (2 * V);
-  const uint32_t te = std::min({tile ? tile : fit, fit, l.elems, kMaxLoop});
+  // Per virtual thread r: INP holds [a tile | b tile] at r * 2 * te, ACC one sum plane at r * te.
+  const uint32_t fit = std::min(config.inp_depth() / (2 * V), config.acc_depth() / V);
+  // The pipeline fills with one tile's loads and drains with one tile's store, while each tile
+  // costs a few instructions' overhead: about sqrt(16 * elems) elements balances the two.
+  const uint32_t balanced =
+      std::max<uint32_t>(16, static_cast<uint32_t>(std::sqrt(16.0 * static_cast<double>(l.elems))));
+  const uint32_t te = std::min({tile ? tile : balanced, fit, l.elems, kMaxLoop});
   const uint32_t T = CeilDiv(l.elems, te);
+  const Digits da(l.mult_a), db(l.mult_b);
+  const bool high = da.hi != 0 || db.hi != 0;
 
-  // Micro-ops per thread r: [a plane, b plane, add b into a].
+  // Micro-ops per thread r: the reset, the high digits' products, the low digits' products.
   std::vector<isa::Uop> uops;
+  uint32_t n_hi = 0;
   for (uint32_t r = 0; r < V; ++r) {
-    const uint32_t a = r * 2 * te, b = a + te;
-    uops.push_back({a, a, 0});
-    uops.push_back({b, b, 0});
-    uops.push_back({a, b, 0});
+    const uint32_t p = r * te, a = r * 2 * te, b = a + te;
+    uops.push_back({p, 0, 0});
+    n_hi = 0;
+    for (uint32_t k = 0; k < da.hi_uops(); ++k, ++n_hi) uops.push_back({p, a, kHiA});
+    for (uint32_t k = 0; k < db.hi_uops(); ++k, ++n_hi) uops.push_back({p, b, kHiB});
+    uops.push_back({p, a, kLoA});
+    uops.push_back({p, b, kLoB});
   }
+  const uint32_t per = 3 + n_hi;
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
-  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.weights, kAddBlocks), Region::kConstants);
 
   for (uint32_t t = 0; t < T; ++t) {
-    const uint32_t r = t % V, u = 3 * r, base = r * 2 * te;
+    const uint32_t r = t % V, u = per * r, base = r * 2 * te;
     const uint32_t off = t * te, n = std::min(te, l.elems - off);
     // load: both operands into region r once compute has finished with it.
     Insn la = LinearDma(Opcode::kLoad, Buffer::kInp, base, l.a + off, n);
@@ -91,26 +132,31 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     Insn lb = LinearDma(Opcode::kLoad, Buffer::kInp, base + te, l.b + off, n);
     lb.deps.push_next = true;
     code->Emit(lb, Region::kArena);
-    // compute: ACC = [a | b] through the identity weights, then the requantization.
+    // compute: sum = 256 * (a * hi_a + b * hi_b) + a * lo_a + b * lo_b = a * mult_a + b * mult_b
+    // exactly (|sum| < 2^23), straight from INP through the digit weights; then the requantization.
     Insn reset = Run(Opcode::kGemm, u, n);
+    reset.uop_end = u + 1;
     reset.reset = true;
     reset.deps.pop_next = t >= V;  // the store of tile t - V has drained region r
     code->Emit(reset);
-    Insn g = Run(Opcode::kGemm, u, n);
-    g.deps.pop_prev = true;
-    g.deps.push_prev = t + V < T;
-    code->Emit(g);
-    if (l.mult_a != 1) code->Emit(AluImm(AluOp::kMul, u, n, l.mult_a));
-    if (l.mult_b != 1) code->Emit(AluImm(AluOp::kMul, u + 1, n, l.mult_b));
-    Insn add = Run(Opcode::kAlu, u + 2, n);
-    add.alu_op = AluOp::kAdd;
-    code->Emit(add);
+    auto product = [&](uint32_t uop, uint32_t count, bool first_read, bool last_read) {
+      Insn g = Run(Opcode::kGemm, uop, n);
+      g.uop_end = uop + count;
+      g.deps.pop_prev = first_read;
+      g.deps.push_prev = last_read && t + V < T;
+      code->Emit(g);
+    };
+    if (high) {
+      product(u + 1, n_hi, true, false);
+      code->Emit(AluImm(AluOp::kShr, u, n, -8));  // a negative shift is a left shift
+    }
+    product(u + 1 + n_hi, 2, !high, true);
     if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
     if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, n, l.clip_lo));
     if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));
     code->last().deps.push_next = true;
     // store
-    Insn st = LinearDma(Opcode::kStore, Buffer::kOut, base, l.output + off, n);
+    Insn st = LinearDma(Opcode::kStore, Buffer::kOut, r * te, l.output + off, n);
     st.deps.pop_prev = true;
     st.deps.push_prev = t + V < T;
     code->Emit(st, Region::kArena);
@@ -189,7 +235,23 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   const uint32_t n_oh = CeilDiv(OH, rt), T = l.n_blocks * l.c_blocks * n_oh;
 
   // Micro-ops per thread r: [X copy, Y, then one per window position (Y, X + ky * iw + kx)].
-  const uint32_t per = 2 + l.kh * l.kw;
+  // Separable windows: when no two taps of a row but the first are whole strides apart
+  // (kw <= 2 * stride_w), each copied row first takes, in place at the window starts, its
+  // window's reduction along x (the tap one stride away first: the later taps read elements no
+  // pass writes), and the output rows then reduce only along y. 3x3/2 max pooling: 2 passes over
+  // the rows and 3 per output instead of 9 per output. Max and sum are exact in any order.
+  // A single output column (global pooling) has one window start per row, which no tap reads.
+  const bool separable = l.kw >= 2 && (l.kw <= 2 * l.stride_w || OW == 1);
+  std::vector<uint32_t> taps;  // the row passes' x offsets, in order
+  if (separable) {
+    if (l.stride_w < l.kw) taps.push_back(l.stride_w);
+    for (uint32_t k = 1; k < l.kw; ++k) {
+      if (k != l.stride_w) taps.push_back(k);
+    }
+  }
+  // Micro-ops per thread r: [X copy, Y, one per window position (Y, X + ky * iw + kx), then one
+  // per row pass (X, X + tap)].
+  const uint32_t per = 2 + l.kh * l.kw + static_cast<uint32_t>(taps.size());
   std::vector<isa::Uop> uops;
   for (uint32_t r = 0; r < V; ++r) {
     const uint32_t x = r * acc_tile, y = x + x_cap;
@@ -197,6 +259,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
     uops.push_back({y, 0, 0});
     for (uint32_t ky = 0; ky < l.kh; ++ky)
       for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
+    for (uint32_t tap : taps) uops.push_back({x, x + tap, 0});
   }
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
@@ -276,9 +339,22 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         code->Emit(reset_x);
         code->Emit(reset(u + 1, oh_n, OW));
         code->Emit(g);
+        const AluOp reduce = l.average ? AluOp::kAdd : AluOp::kMax;
+        for (size_t p = 0; p < taps.size(); ++p) {  // row passes over every copied row
+          Insn a;
+          a.opcode = Opcode::kAlu;
+          a.alu_op = reduce;
+          a.uop_bgn = u + 2 + l.kh * l.kw + static_cast<uint32_t>(p);
+          a.uop_end = a.uop_bgn + 1;
+          a.loop_out = ih_n;
+          a.loop_in = OW;
+          a.dst_factor_out = a.src_factor_out = iw;
+          a.dst_factor_in = a.src_factor_in = l.stride_w;
+          code->Emit(a);
+        }
         code->Emit(window(AluOp::kAdd, 0));
         for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) {
-          code->Emit(window(l.average ? AluOp::kAdd : AluOp::kMax, pos));
+          if (!separable || pos % l.kw == 0) code->Emit(window(reduce, pos));
         }
         if (l.average) {  // requantize the sums in Y
           auto requant = [&](AluOp op, int32_t imm) {
@@ -374,15 +450,17 @@ Span ArenaSpan(const HwConfig& c, const AccelCode& code, size_t begin, size_t en
 
 }  // namespace
 
-void SettleBarrier(const HwConfig& c, size_t prev_begin, size_t barrier, AccelCode* code) {
+bool SettleBarrier(const HwConfig& c, size_t prev_begin, size_t barrier, AccelCode* code,
+                   bool force_layer) {
   const Span stored = ArenaSpan(c, *code, prev_begin, barrier, Opcode::kStore);
   const Span loaded = ArenaSpan(c, *code, barrier + 4, code->insns.size(), Opcode::kLoad);
-  if (!stored.Overlaps(loaded)) return;
+  if (!force_layer && !stored.Overlaps(loaded)) return true;
   // The layer barrier: the computation waits for the stores before it lets the loads go, and the
   // second GEMM goes (no instruction refers to another by index; micro-ops are separate).
   code->insns[barrier + 1].deps.pop_next = true;
   code->insns.erase(code->insns.begin() + static_cast<std::ptrdiff_t>(barrier + 3));
   code->regions.erase(code->regions.begin() + static_cast<std::ptrdiff_t>(barrier + 3));
+  return false;
 }
 
 }  // namespace loom::tensorize

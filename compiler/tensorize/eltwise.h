@@ -19,15 +19,22 @@ namespace loom::tensorize {
 // Residual add of two blocked int8 tensors of the same shape (runtime/kernels/int8/qops.h Add):
 //   out = Saturate8(Clamp(ShrRnd(a * mult_a + b * mult_b, shift), clip_lo, clip_hi))
 // Both tensors are contiguous runs of `elems` INP elements; the output the same in OUT elements.
+// The multipliers are GEMM weights: each splits into two int8 digits (256 * hi + lo), and the GEMM
+// core sums a and b times the high digits, the ALU shifts that left by 8, and the GEMM core adds a
+// and b times the low digits; no copy into ACC, no per-operand multiply (docs/tensorize.md).
 struct AddLayer {
   std::string name;
   uint32_t elems = 0;
   int32_t mult_a = 1, mult_b = 1, shift = 0;
   int32_t clip_lo = -128, clip_hi = 127;
   uint32_t a = 0, b = 0, output = 0;  // arena, in INP/OUT elements
-  uint32_t identity = 0;              // constants, in WGT elements
+  uint32_t weights = 0;               // constants, in WGT elements: AddWeights (4 blocks)
   Status Check(const HwConfig& config) const;
 };
+
+// The add's digit weight blocks (diagonal, one WGT element each) as the bytes to place in the
+// constants at AddLayer::weights.
+std::vector<int8_t> AddWeights(const HwConfig& config, const AddLayer& layer);
 
 // Emits the add with two virtual threads over tiles of up to `tile` elements (0: the largest
 // that fits). Every token it pushes is popped inside the layer.
@@ -85,8 +92,11 @@ size_t EmitBufferBarrier(AccelCode* code);
 // Keeps the buffer barrier at `barrier` when the next layer (the code after it) loads no arena
 // byte the previous layer (instructions [prev_begin, barrier)) stores, and otherwise turns it
 // into the layer barrier (dropping its fourth instruction: the code after it moves up by one).
-// Compares each side's hull of arena bytes.
-void SettleBarrier(const HwConfig& config, size_t prev_begin, size_t barrier, AccelCode* code);
+// Compares each side's hull of arena bytes. `force_layer` makes it the layer barrier regardless
+// (`loom tune`'s barrier knob: the weaker barrier is not always the faster one). Returns whether
+// the buffer barrier stayed.
+bool SettleBarrier(const HwConfig& config, size_t prev_begin, size_t barrier, AccelCode* code,
+                   bool force_layer = false);
 
 }  // namespace loom::tensorize
 

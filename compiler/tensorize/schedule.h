@@ -5,6 +5,7 @@
 #define LOOM_COMPILER_TENSORIZE_SCHEDULE_H_
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "compiler/tensorize/conv2d.h"
@@ -19,9 +20,17 @@ namespace loom::tensorize {
 std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise);
 
 // Tuned tilings by layer signature, all for one config. For a depthwise layer the tiling is that of
-// one channel block (DepthwiseBlockLayer), as the built-in search's is.
+// one channel block (DepthwiseBlockLayer), as the built-in search's is. The model-level knobs are
+// by layer name (the graph node's), since they depend on the layer's neighbours: each can only
+// choose between correct programs, so a name that matches another model's layer costs no
+// correctness.
 struct ScheduleTable {
   std::map<std::string, Conv2dTiling> conv2d;
+  // Convolutions first-layer packing leaves as they are (passes::PackFirstLayers).
+  std::set<std::string> unpacked;
+  // Layers whose barrier before them is the layer barrier even where the weaker buffer barrier
+  // would do (EmitLayerBarrier instead of SettleBarrier's choice).
+  std::set<std::string> layer_barriers;
 
   const Conv2dTiling* Find(const std::string& signature) const {
     auto it = conv2d.find(signature);

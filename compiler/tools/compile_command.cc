@@ -72,6 +72,23 @@ int RunCompile(CompileArgs& a) {
       return 1;
     }
   }
+  if (!a.tuning_log.empty()) {
+    // The config hash selects the records; the table is needed from first-layer packing on.
+    HwConfig config;
+    if (Status st = pipeline::ResolveConfig(o, &config); !st.ok()) {
+      std::cerr << "loom compile: " << st.ToString() << "\n";
+      return 1;
+    }
+    size_t other = 0;
+    a.schedules = tune::BestSchedules(records, config.HashHex(), &other);
+    std::cerr << "tuning log " << a.tuning_log << ": " << a.schedules.conv2d.size()
+              << " tuned layer signatures, " << a.schedules.unpacked.size()
+              << " layers left unpacked, " << a.schedules.layer_barriers.size()
+              << " layer barriers for config " << config.name;
+    if (other) std::cerr << " (" << other << " records for other configs ignored)";
+    std::cerr << "\n";
+    o.schedules = &a.schedules;
+  }
   pipeline::CompileResult r;
   if (Status st = pipeline::CompileModel(o, &r); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";
@@ -86,16 +103,6 @@ int RunCompile(CompileArgs& a) {
   std::printf("compile time %.3f s (calibration %.3f s, SQNR %.3f s not included)\n",
               r.CompileSecondsExcludingCalibration(), r.Seconds("calibration"), r.Seconds("sqnr"));
   std::fflush(stdout);
-  if (!a.tuning_log.empty()) {
-    // The config hash that selects the records is known once the pipeline has read the config.
-    size_t other = 0;
-    a.schedules = tune::BestSchedules(records, r.config.HashHex(), &other);
-    std::cerr << "tuning log " << a.tuning_log << ": " << a.schedules.conv2d.size()
-              << " tuned layer signatures for config " << r.config.name;
-    if (other) std::cerr << " (" << other << " records for other configs ignored)";
-    std::cerr << "\n";
-    o.schedules = &a.schedules;
-  }
   package::LowerReport lowering;
   if (Status st = pipeline::WritePackage(r.graph, r.config, o, r, &lowering); !st.ok()) {
     std::cerr << "loom compile: " << st.ToString() << "\n";

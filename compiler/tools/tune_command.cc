@@ -70,6 +70,9 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
                 "where candidates are measured: fsim (timing model, default), a runtime driver "
                 "such as tsim, or remote://HOST:PORT[/DEVICE] (loom-run serve)");
   c->add_option("--seed", o.seed, "random seed of the search (default 1)");
+  c->add_flag_function(
+      "--no-knobs", [args](int64_t) { args->options.knobs = false; },
+      "tune only the tilings, not first-layer packing and barrier placement");
   c->callback([args, exit_code]() { *exit_code = RunTune(*args); });
 }
 

@@ -165,6 +165,18 @@ Status TuneModel(const TuneOptions& o, TuneReport* report) {
     rep.layers.push_back(t);
   }
   rep.spearman = rep.ranked ? weighted_rho / rep.ranked : 0;
+  if (o.knobs) {
+    tensorize::ScheduleTable table;
+    for (const TunedLayer& t : rep.layers) table.conv2d[t.signature] = t.best;
+    auto log_knob = [&](TuningRecord r) {
+      r.config = rep.config;
+      r.config_hash = rep.config_hash;
+      r.device = "fsim";  // the whole model on the timing model, whatever measured the tilings
+      log << FormatRecord(r) << "\n" << std::flush;
+    };
+    LOOM_RETURN_IF_ERROR(TuneKnobs(o.compile, &table, log_knob, o.progress, &rep.knobs));
+    rep.knobs_tuned = true;
+  }
   rep.seconds = Since(start);
   if (!log) return NotFound("cannot write tuning log " + o.log_path);
   *report = std::move(rep);
@@ -197,6 +209,21 @@ void PrintTuneReport(const TuneReport& r, std::ostream& os) {
       r.best_cycles ? double(r.builtin_cycles) / double(r.best_cycles) : 0.0, r.device.c_str(),
       r.config.c_str());
   os << line;
+  if (r.knobs_tuned) {
+    for (const KnobChoice& k : r.knobs.knobs) {
+      std::snprintf(line, sizeof line, "%-8s %-40.40s default %12llu  flipped %12llu  -> %s\n",
+                    k.kind.c_str(), k.layer.c_str(),
+                    static_cast<unsigned long long>(k.default_cycles),
+                    static_cast<unsigned long long>(k.flipped_cycles), k.value.c_str());
+      os << line;
+    }
+    std::snprintf(line, sizeof line,
+                  "model knobs (%zu: first-layer packing, barriers; whole model on the fsim timing "
+                  "model with the tuned tilings): %llu -> %llu cycles\n",
+                  r.knobs.knobs.size(), static_cast<unsigned long long>(r.knobs.before),
+                  static_cast<unsigned long long>(r.knobs.after));
+    os << line;
+  }
   std::snprintf(line, sizeof line,
                 "%u trials in %.1f s; cost model rank correlation (Spearman, predicted before "
                 "measuring vs measured) %.3f over %u candidates\n",

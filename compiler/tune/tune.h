@@ -12,6 +12,7 @@
 
 #include "compiler/pipeline/compile.h"
 #include "compiler/tensorize/conv2d.h"
+#include "compiler/tune/knobs.h"
 #include "runtime/core/status.h"
 
 namespace loom::tune {
@@ -27,6 +28,9 @@ struct TuneOptions {
   uint32_t seed = 1;
   uint32_t wall_timeout_ms = 300000;  // one simulated measurement
   std::ostream* progress = nullptr;   // progress lines (stderr in the tool); null: silent
+  // After the tilings, search the model-level knobs (first-layer packing, barriers; knobs.h) on
+  // fsim's timing model with the tuned tilings in place.
+  bool knobs = true;
 };
 
 struct TunedLayer {
@@ -52,6 +56,8 @@ struct TuneReport {
   uint32_t ranked = 0;
   uint32_t trials = 0;
   double seconds = 0;
+  bool knobs_tuned = false;
+  KnobReport knobs;  // the whole model with the tuned tilings: before and after the knobs
 };
 
 Status TuneModel(const TuneOptions& options, TuneReport* report);

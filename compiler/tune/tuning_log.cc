@@ -54,10 +54,12 @@ class LineParser {
                                  std::to_string(kTuningLogVersion));
     }
     LOOM_RETURN_IF_ERROR(String("kind", true, &r->kind));
-    if (r->kind != "measured" && r->kind != "best") {
-      return Fail("kind", "expected \"measured\" or \"best\", got \"" + r->kind + "\"");
+    const bool knob = IsKnobKind(r->kind);
+    if (r->kind != "measured" && r->kind != "best" && !knob) {
+      return Fail("kind", "expected \"measured\", \"best\", \"packing\" or \"barrier\", got \"" +
+                              r->kind + "\"");
     }
-    LOOM_RETURN_IF_ERROR(String("signature", true, &r->signature));
+    LOOM_RETURN_IF_ERROR(String("signature", !knob, &r->signature));
     LOOM_RETURN_IF_ERROR(String("config", false, &r->config));
     LOOM_RETURN_IF_ERROR(String("config_hash", true, &r->config_hash));
     if (r->config_hash.size() != 16 ||
@@ -66,6 +68,27 @@ class LineParser {
                   "expected 16 lowercase hex digits, got \"" + r->config_hash + "\"");
     }
     LOOM_RETURN_IF_ERROR(String("device", false, &r->device));
+    if (knob) {
+      LOOM_RETURN_IF_ERROR(String("layer", true, &r->layer));
+      LOOM_RETURN_IF_ERROR(String("value", true, &r->value));
+      const bool packing = r->kind == "packing";
+      const char* a = packing ? "on" : "auto";
+      const char* b = packing ? "off" : "layer";
+      if (r->value != a && r->value != b) {
+        return Fail("value", std::string("a ") + r->kind + " record takes \"" + a + "\" or \"" + b +
+                                 "\", got \"" + r->value + "\"");
+      }
+    } else {
+      LOOM_RETURN_IF_ERROR(Tiling(r));
+    }
+    LOOM_RETURN_IF_ERROR(Unsigned(j_, "cycles", "cycles", 1, UINT64_MAX, true, *this, &r->cycles));
+    LOOM_RETURN_IF_ERROR(Unsigned(j_, "builtin_cycles", "builtin_cycles", 0, UINT64_MAX, false,
+                                  *this, &r->builtin_cycles));
+    return Status::Ok();
+  }
+
+ private:
+  Status Tiling(TuningRecord* r) const {
     auto t = j_.find("tiling");
     if (t == j_.end()) return Fail("tiling", "missing");
     if (!t->is_object()) return Fail("tiling", "expected an object, got " + t->dump());
@@ -77,20 +100,31 @@ class LineParser {
     LOOM_RETURN_IF_ERROR(Unsigned(*t, "tiling.vt", "vt", 1, 2, true, *this, &vt));
     r->tiling = {static_cast<uint32_t>(oc), static_cast<uint32_t>(ic), static_cast<uint32_t>(oh),
                  static_cast<uint32_t>(ow), static_cast<uint32_t>(vt)};
-    LOOM_RETURN_IF_ERROR(Unsigned(j_, "cycles", "cycles", 1, UINT64_MAX, true, *this, &r->cycles));
-    LOOM_RETURN_IF_ERROR(Unsigned(j_, "builtin_cycles", "builtin_cycles", 0, UINT64_MAX, false,
-                                  *this, &r->builtin_cycles));
     return Status::Ok();
   }
 
- private:
   const json& j_;
   std::string where_;
 };
 
 }  // namespace
 
+bool IsKnobKind(const std::string& kind) { return kind == "packing" || kind == "barrier"; }
+
 std::string FormatRecord(const TuningRecord& r) {
+  if (IsKnobKind(r.kind)) {
+    json j = {{"version", kTuningLogVersion},
+              {"kind", r.kind},
+              {"layer", r.layer},
+              {"value", r.value},
+              {"config", r.config},
+              {"config_hash", r.config_hash},
+              {"cycles", r.cycles},
+              {"device", r.device}};
+    if (!r.signature.empty()) j["signature"] = r.signature;
+    if (r.builtin_cycles) j["builtin_cycles"] = r.builtin_cycles;
+    return j.dump();
+  }
   json j = {{"version", kTuningLogVersion},
             {"kind", r.kind},
             {"signature", r.signature},
@@ -141,18 +175,23 @@ Status ReadTuningLog(const std::string& path, std::vector<TuningRecord>* out) {
 tensorize::ScheduleTable BestSchedules(const std::vector<TuningRecord>& records,
                                        const std::string& config_hash, size_t* other_config) {
   std::map<std::string, const TuningRecord*> best;
+  std::map<std::pair<std::string, std::string>, const TuningRecord*> knobs;  // (kind, layer)
   size_t other = 0;
   for (const TuningRecord& r : records) {
     if (r.config_hash != config_hash) {
       ++other;
       continue;
     }
-    const TuningRecord*& b = best[r.signature];
+    const TuningRecord*& b = IsKnobKind(r.kind) ? knobs[{r.kind, r.layer}] : best[r.signature];
     if (b == nullptr || r.cycles < b->cycles) b = &r;
   }
   if (other_config) *other_config = other;
   tensorize::ScheduleTable table;
   for (const auto& [sig, r] : best) table.conv2d[sig] = r->tiling;
+  for (const auto& [key, r] : knobs) {
+    if (r->kind == "packing" && r->value == "off") table.unpacked.insert(r->layer);
+    if (r->kind == "barrier" && r->value == "layer") table.layer_barriers.insert(r->layer);
+  }
   return table;
 }
 

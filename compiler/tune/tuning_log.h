@@ -6,6 +6,13 @@
 //    "config_hash":"3fa2...","tiling":{"oc":4,"ic":4,"oh":14,"ow":14,"vt":2},
 //    "cycles":123456,"device":"fsim"}
 //
+// and the model-level knobs, keyed by layer name, whose cycles are the whole model's:
+//
+//   {"version":1,"kind":"packing","layer":"/conv1/Conv","value":"off","config_hash":"3fa2...",
+//    "cycles":9670000,"device":"fsim"}
+//   {"version":1,"kind":"barrier","layer":"/layer2/.../Conv","value":"layer",...}
+//
+// Logs written before the knobs existed hold only the first two kinds and load unchanged.
 // The parser rejects a malformed line naming the file, the line and the field; it never throws.
 #ifndef LOOM_COMPILER_TUNE_TUNING_LOG_H_
 #define LOOM_COMPILER_TUNE_TUNING_LOG_H_
@@ -22,11 +29,15 @@ namespace loom::tune {
 constexpr int kTuningLogVersion = 1;
 
 struct TuningRecord {
-  std::string kind = "measured";  // "measured" or "best"
-  std::string signature;
-  std::string config;       // config name, for people; the hash is the key
-  std::string config_hash;  // HwConfig::HashHex()
-  tensorize::Conv2dTiling tiling;
+  std::string kind = "measured";   // "measured" or "best" (tilings), "packing" or "barrier" (knobs)
+  std::string signature;           // tilings: required; knobs: optional, for people
+  std::string config;              // config name, for people; the hash is the key
+  std::string config_hash;         // HwConfig::HashHex()
+  tensorize::Conv2dTiling tiling;  // tilings only
+  std::string layer;               // knobs: the layer's name (graph node)
+  // knobs: "on" / "off" (first-layer packing of the layer), "auto" / "layer" (the barrier before
+  // it: the weakest that keeps the order, or always the layer barrier)
+  std::string value;
   uint64_t cycles = 0;
   std::string device;           // what measured it: "fsim", "tsim", "remote://..."
   uint64_t builtin_cycles = 0;  // "best" records: the built-in search's tiling on that device
@@ -41,8 +52,12 @@ Status ParseTuningLog(const std::string& text, const std::string& source,
                       std::vector<TuningRecord>* out);
 Status ReadTuningLog(const std::string& path, std::vector<TuningRecord>* out);
 
-// The fastest record per signature among those for `config_hash`; records for other configs are
-// skipped (counted in *other_config when not null), so their layers take the built-in search.
+// Whether the kind is a model-level knob ("packing", "barrier") rather than a tiling.
+bool IsKnobKind(const std::string& kind);
+
+// The fastest record per signature (tilings) and per kind and layer (knobs) among those for
+// `config_hash`; records for other configs are skipped (counted in *other_config when not null),
+// so their layers take the built-in search and the default knobs.
 tensorize::ScheduleTable BestSchedules(const std::vector<TuningRecord>& records,
                                        const std::string& config_hash,
                                        size_t* other_config = nullptr);

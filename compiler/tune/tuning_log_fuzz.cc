@@ -22,7 +22,8 @@ namespace {
 bool Same(const loom::tune::TuningRecord& a, const loom::tune::TuningRecord& b) {
   return a.kind == b.kind && a.signature == b.signature && a.config == b.config &&
          a.config_hash == b.config_hash && a.tiling == b.tiling && a.cycles == b.cycles &&
-         a.device == b.device && a.builtin_cycles == b.builtin_cycles;
+         a.device == b.device && a.builtin_cycles == b.builtin_cycles && a.layer == b.layer &&
+         a.value == b.value;
 }
 
 }  // namespace

@@ -74,13 +74,13 @@ TEST_P(AddTest, MatchesInt8KernelOnFsim) {
   m.arena = a;
   m.arena.insert(m.arena.end(), b.begin(), b.end());
   m.arena.resize(3 * bytes, 0x55);
-  m.constants = IdentityWeights(c);
 
   AddLayer l;
   l.name = k.name;
   l.elems = static_cast<uint32_t>(bytes / c.inp_elem_bytes());
   l.mult_a = k.mult_a;
   l.mult_b = k.mult_b;
+  m.constants = AddWeights(c, l);
   l.shift = k.shift;
   l.clip_lo = k.clip_lo;
   l.clip_hi = k.clip_hi;
@@ -115,7 +115,11 @@ INSTANTIATE_TEST_SUITE_P(
                       AddCase{"many_tiles", 8, 20, 9, 7, 1200, -900, 11, -128, 127, 0},
                       AddCase{"small_tiles_relu", 16, 40, 5, 5, 21000, 32767, 15, 0, 127, 7},
                       AddCase{"relu6_unit", 8, 8, 3, 3, 1, 1, 0, 0, 90, 5},
-                      AddCase{"negative_mult", 16, 16, 2, 3, -32768, 17, 9, -100, 100, 0}),
+                      AddCase{"negative_mult", 16, 16, 2, 3, -32768, 17, 9, -100, 100, 0},
+                      // Digit edges: hi = 128 (two micro-ops of 64), lo = -128, lo = 127 with
+                      // hi = -1, and a whole multiple of 256 (lo = 0).
+                      AddCase{"digit_edges", 8, 8, 3, 5, 32640, -129, 12, -128, 127, 0},
+                      AddCase{"multiple_of_256", 16, 16, 3, 3, 512, -7680, 10, -128, 127, 4}),
     [](const ::testing::TestParamInfo<AddCase>& i) { return std::string(i.param.name); });
 
 TEST(AddLayer, RejectsBadParameters) {
@@ -270,7 +274,7 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   ap.shift = 1;
   ASSERT_TRUE(q::Add(blk, ap, y.data(), y.data(), z.data()).ok());
 
-  // Accelerator: arena [x | y | z]; constants [identity | diagonal weights | bias | mult].
+  // Accelerator: arena [x | y | z]; constants [identity | diagonal weights | bias | mult | add].
   Machine m{c, {}, {}, {}};
   m.arena = x;
   m.arena.resize(in_bytes + 2 * out_bytes, 0x33);
@@ -315,7 +319,12 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   add.shift = ap.shift;
   add.a = add.b = l.output;
   add.output = static_cast<uint32_t>((in_bytes + out_bytes) / ie);
-  add.identity = 0;
+  const size_t we = c.wgt_elem_bytes();  // the add's digit weights after the channel vectors
+  const size_t add_at = (m.constants.size() + we - 1) / we * we;
+  const std::vector<int8_t> add_w = AddWeights(c, add);
+  m.constants.resize(add_at);
+  m.constants.insert(m.constants.end(), add_w.begin(), add_w.end());
+  add.weights = static_cast<uint32_t>(add_at / we);
   ASSERT_TRUE(EmitAdd(c, add, &code, 5).ok());
   SettleBarrier(c, 0, barrier, &code);  // SettleBarrier makes it a layer barrier
   EXPECT_TRUE(code.insns[barrier + 1].deps.pop_next);

@@ -32,4 +32,18 @@ if "$loom" compile "$model.onnx" -o "$dir/bad.loom" --tuning-log "$dir/bad.json"
 fi
 grep -q "bad.json:1: field 'tiling.vt': value 3 outside \[1, 2\]" "$dir/bad.err" ||
   fail "unexpected error: $(cat "$dir/bad.err")"
+# The packing knob on the stem block (7x7/2 over 3 channels): both values logged, and a log whose
+# "off" record is the faster one compiles the layer unpacked.
+stem="$src/tests/e2e/models/resnet_stem"
+"$loom" tune "$stem.onnx" --calibration "${stem}_calibration.npy" -o "$dir/stem.json" \
+  --trials 2 >"$dir/stem.txt" 2>"$dir/stem.err" || fail "loom tune (stem) failed: $(cat "$dir/stem.err")"
+[[ $(grep -c '"kind":"packing"' "$dir/stem.json") -eq 2 ]] || fail "no packing records in the log"
+grep -q "^model knobs" "$dir/stem.txt" || fail "no knob totals in the tune report"
+grep '"kind":"packing"' "$dir/stem.json" | grep '"value":"off"' |
+  sed 's/"cycles":[0-9]*/"cycles":1/' >"$dir/unpacked.json"
+"$loom" compile "$stem.onnx" --calibration "${stem}_calibration.npy" -o "$dir/unpacked.loom" \
+  --tuning-log "$dir/unpacked.json" --no-sqnr >"$dir/unpacked.txt" 2>"$dir/unpacked.err" ||
+  fail "loom compile (unpacked) failed: $(cat "$dir/unpacked.err")"
+grep -q "1 layers left unpacked" "$dir/unpacked.err" || fail "the log left no layer unpacked"
+if grep -q "s2d" "$dir/unpacked.txt"; then fail "the layer was packed anyway"; fi
 echo "tune_cli: ok"

@@ -12,6 +12,7 @@
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/tune/knobs.h"
 #include "compiler/tune/search.h"
 #include "compiler/tune/tune.h"
 #include "compiler/tune/tuning_log.h"
@@ -26,10 +27,10 @@ namespace {
 std::string Src(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
 const char kBlock[] = "tests/e2e/models/resnet_basic";
 
-pipeline::CompileOptions BlockOptions() {
+pipeline::CompileOptions BlockOptions(const std::string& block = kBlock) {
   pipeline::CompileOptions o;
-  o.model_path = Src(std::string(kBlock) + ".onnx");
-  o.calibration = {Src(std::string(kBlock) + "_calibration.npy")};
+  o.model_path = Src(block + ".onnx");
+  o.calibration = {Src(block + "_calibration.npy")};
   o.config = "1x16x16";
   o.measure_sqnr = false;
   return o;
@@ -39,12 +40,16 @@ struct Compiled {
   package::LowerReport lowering;
   std::vector<package::Conv2dLowering> convs;
   std::vector<uint8_t> bytes;
+  std::vector<std::string> packed;  // first-layer packing's layers
 };
 
-Status Compile(const tensorize::ScheduleTable* schedules, Compiled* out) {
-  pipeline::CompileOptions o = BlockOptions();
+Status Compile(const tensorize::ScheduleTable* schedules, Compiled* out,
+               const std::string& block = kBlock) {
+  pipeline::CompileOptions o = BlockOptions(block);
+  o.schedules = schedules;  // its packing knob applies in the pipeline
   pipeline::CompileResult r;
   LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &r));
+  out->packed = r.packed_layers;
   package::LowerOptions lo;
   lo.schedules = schedules;
   lo.on_conv2d = [out](const package::Conv2dLowering& c) { out->convs.push_back(c); };
@@ -53,10 +58,11 @@ Status Compile(const tensorize::ScheduleTable* schedules, Compiled* out) {
   return package::SerializePackage(spec, &out->bytes);
 }
 
-Status RunOn(const std::string& device, const Compiled& c, std::vector<runtime::HostTensor>* out) {
+Status RunOn(const std::string& device, const Compiled& c, std::vector<runtime::HostTensor>* out,
+             const std::string& block = kBlock) {
   LOOM_RETURN_IF_ERROR(runtime::RegisterHostRuntime());
   NpyArray in;
-  LOOM_RETURN_IF_ERROR(ReadNpy(Src(std::string(kBlock) + "_input.npy"), &in));
+  LOOM_RETURN_IF_ERROR(ReadNpy(Src(block + "_input.npy"), &in));
   runtime::HostTensor x;
   x.type = DType::kF32;
   x.shape = in.shape;
@@ -103,6 +109,7 @@ TEST(TuneModel, NeverSlowerThanTheBuiltInSearchAndLogsEveryTrial) {
   for (const TuningRecord& r : t.records) {
     EXPECT_EQ(r.config_hash, t.report.config_hash);
     EXPECT_EQ(r.device, "fsim");
+    if (IsKnobKind(r.kind)) continue;  // the model-level knobs' records (KnobsTest below)
     (r.kind == "best" ? best : measured) += 1;
   }
   EXPECT_EQ(best, t.report.layers.size());
@@ -185,7 +192,10 @@ TEST(TuneModel, TunesOnTsimThroughTheDriverInterface) {
   }
   std::vector<TuningRecord> records;
   ASSERT_TRUE(ReadTuningLog(o.log_path, &records).ok());
-  for (const TuningRecord& r : records) EXPECT_EQ(r.device, "tsim");
+  for (const TuningRecord& r : records) {
+    // The knobs are measured on the whole model on fsim's timing model, whatever the device.
+    EXPECT_EQ(r.device, IsKnobKind(r.kind) ? "fsim" : "tsim");
+  }
 }
 
 // Every convolution forced onto a tiling the built-in search did not choose (another thread count
@@ -228,6 +238,91 @@ TEST(TuneModel, TunedPackagesAreBitIdenticalOnCpuFsimAndTsim) {
       for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].data, ref[i].data);
     }
   }
+}
+
+// The model-level knobs. First-layer packing: the stem block's 7x7/2 convolution over 3 channels
+// is packed by default; the knob measures it both ways, logs both with the model's cycles, and a
+// log choosing "off" compiles it unpacked, with the same outputs on cpu and fsim.
+TEST(KnobsTest, PackingIsMeasuredBothWaysAndTheLogAppliesIt) {
+  const std::string stem = "tests/e2e/models/resnet_stem";
+  tensorize::ScheduleTable table;
+  std::vector<TuningRecord> records;
+  KnobReport rep;
+  const Status s = TuneKnobs(
+      BlockOptions(stem), &table, [&](TuningRecord r) { records.push_back(std::move(r)); }, nullptr,
+      &rep);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Compiled packed;
+  ASSERT_TRUE(Compile(nullptr, &packed, stem).ok());
+  ASSERT_EQ(packed.packed.size(), 1u);
+  const std::string layer = packed.packed[0];
+  std::map<std::string, uint64_t> cycles;
+  TuningRecord on_rec, off_rec;
+  for (const TuningRecord& r : records) {
+    if (r.kind != "packing") continue;
+    EXPECT_EQ(r.layer, layer);
+    cycles[r.value] = r.cycles;
+    (r.value == "on" ? on_rec : off_rec) = r;
+  }
+  ASSERT_EQ(cycles.size(), 2u);
+  EXPECT_GT(cycles["off"], 0u);
+  EXPECT_LE(rep.after, rep.before);
+  EXPECT_EQ(rep.before, cycles["on"]);
+
+  tensorize::ScheduleTable off;
+  off.unpacked.insert(layer);
+  uint64_t measured = 0;
+  ASSERT_TRUE(ModelCycles(BlockOptions(stem), off, nullptr, &measured).ok());
+  EXPECT_EQ(measured, cycles["off"]);
+  Compiled unpacked;
+  ASSERT_TRUE(Compile(&off, &unpacked, stem).ok());
+  EXPECT_TRUE(unpacked.packed.empty());
+  // Through the log, as `loom compile --tuning-log` reads it.
+  on_rec.config_hash = off_rec.config_hash = "0123456789abcdef";
+  on_rec.cycles = off_rec.cycles + 1;  // "off" wins
+  const tensorize::ScheduleTable from_log = BestSchedules({on_rec, off_rec}, "0123456789abcdef");
+  EXPECT_EQ(from_log.unpacked, off.unpacked);
+
+  std::vector<runtime::HostTensor> ref;
+  ASSERT_TRUE(RunOn("cpu", packed, &ref, stem).ok());
+  for (const char* device : {"cpu", "fsim"}) {
+    std::vector<runtime::HostTensor> out;
+    ASSERT_TRUE(RunOn(device, unpacked, &out, stem).ok()) << device;
+    ASSERT_EQ(out.size(), ref.size());
+    for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].data, ref[i].data) << device;
+  }
+}
+
+// Barriers: the bottleneck block's downsample reads the block input, not the layer before it, so
+// it gets the buffer barrier; forcing the layer barrier there changes the program, not the outputs.
+TEST(KnobsTest, AForcedLayerBarrierKeepsTheOutputs) {
+  const std::string block = "tests/e2e/models/resnet_bottleneck";
+  uint64_t cycles = 0;
+  std::vector<std::string> buffer;
+  ASSERT_TRUE(ModelCycles(BlockOptions(block), {}, nullptr, &cycles, &buffer).ok());
+  ASSERT_FALSE(buffer.empty()) << "no layer of the block has the buffer barrier";
+  tensorize::ScheduleTable forced;
+  forced.layer_barriers.insert(buffer.begin(), buffer.end());
+  uint64_t forced_cycles = 0;
+  std::vector<std::string> left;
+  ASSERT_TRUE(ModelCycles(BlockOptions(block), forced, nullptr, &forced_cycles, &left).ok());
+  EXPECT_TRUE(left.empty());
+  EXPECT_NE(forced_cycles, cycles);  // the program changed
+
+  Compiled builtin, c;
+  ASSERT_TRUE(Compile(nullptr, &builtin, block).ok());
+  ASSERT_TRUE(Compile(&forced, &c, block).ok());
+  for (const package::LayerLowering& l : c.lowering.layers) {
+    if (forced.layer_barriers.count(l.name)) {
+      EXPECT_EQ(l.barrier, "layer") << l.name;
+    }
+  }
+  std::vector<runtime::HostTensor> ref;
+  ASSERT_TRUE(RunOn("cpu", builtin, &ref, block).ok());
+  std::vector<runtime::HostTensor> out;
+  ASSERT_TRUE(RunOn("fsim", c, &out, block).ok());
+  ASSERT_EQ(out.size(), ref.size());
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].data, ref[i].data);
 }
 
 }  // namespace

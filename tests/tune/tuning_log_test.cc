@@ -57,7 +57,15 @@ TEST(TuningLog, RejectsMalformedLinesNamingLineAndField) {
       {"version", R"({"version":2})", "t.json:2: field 'version': log version 2"},
       {"no version", R"({"kind":"best"})", "t.json:2: field 'version': missing"},
       {"kind", Line(ok_tiling).replace(Line(ok_tiling).find("measured"), 8, "guess"),
-       "field 'kind': expected \"measured\" or \"best\""},
+       "field 'kind': expected \"measured\", \"best\", \"packing\" or \"barrier\""},
+      {"knob value",
+       R"({"version":1,"kind":"barrier","layer":"x","value":"on","config_hash":")" +
+           std::string(kHash) + R"(","cycles":5})",
+       "field 'value': a barrier record takes \"auto\" or \"layer\", got \"on\""},
+      {"knob layer",
+       R"({"version":1,"kind":"packing","value":"on","config_hash":")" + std::string(kHash) +
+           R"(","cycles":5})",
+       "field 'layer': missing"},
       {"hash", Line(ok_tiling).replace(Line(ok_tiling).find(kHash), 16, "XYZ"),
        "field 'config_hash': expected 16 lowercase hex digits"},
       {"negative", Line(R"({"oc":-1,"ic":1,"oh":1,"ow":1,"vt":1})"),
@@ -105,6 +113,54 @@ TEST(TuningLog, BestSchedulesTakesTheFastestRecordOfTheConfig) {
   EXPECT_EQ(t.Find("conv2d a")->oc, 2u);
   EXPECT_EQ(t.Find("conv2d b")->oc, 4u);
   EXPECT_EQ(t.Find("conv2d c"), nullptr);
+}
+
+TuningRecord Knob(const char* kind, const char* layer, const char* value, const char* hash,
+                  uint64_t cycles) {
+  TuningRecord r;
+  r.kind = kind;
+  r.layer = layer;
+  r.value = value;
+  r.config_hash = hash;
+  r.cycles = cycles;
+  r.device = "fsim";
+  return r;
+}
+
+// Knob records round-trip without a tiling, and a log of tilings only (written before the knobs
+// existed) still loads.
+TEST(TuningLog, KnobRecordsRoundTripBesideOldTilingRecords) {
+  const std::string old_line =
+      R"({"version":1,"kind":"best","signature":"conv2d a","config":"1x16x16","config_hash":")" +
+      std::string(kHash) +
+      R"(","tiling":{"oc":2,"ic":1,"oh":6,"ow":56,"vt":2},"cycles":555526,"builtin_cycles":556032,"device":"fsim"})";
+  TuningRecord knob = Knob("packing", "/conv1/Conv", "off", kHash, 900);
+  knob.builtin_cycles = 1000;
+  std::vector<TuningRecord> out;
+  ASSERT_TRUE(ParseTuningLog(old_line + "\n" + FormatRecord(knob) + "\n", "t.json", &out).ok());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tiling, (tensorize::Conv2dTiling{2, 1, 6, 56, 2}));
+  EXPECT_EQ(out[1].kind, "packing");
+  EXPECT_EQ(out[1].layer, "/conv1/Conv");
+  EXPECT_EQ(out[1].value, "off");
+  EXPECT_EQ(out[1].cycles, 900u);
+  EXPECT_EQ(out[1].builtin_cycles, 1000u);
+  EXPECT_EQ(FormatRecord(out[1]), FormatRecord(knob));
+}
+
+TEST(TuningLog, BestSchedulesTakesTheFastestValueOfEachKnob) {
+  const std::vector<TuningRecord> records = {
+      Knob("packing", "c1", "on", kHash, 500),   Knob("packing", "c1", "off", kHash, 600),
+      Knob("packing", "c2", "on", kHash, 500),   Knob("packing", "c2", "off", kHash, 400),
+      Knob("barrier", "d", "auto", kHash, 500),  Knob("barrier", "d", "layer", kHash, 450),
+      Knob("barrier", "e", "layer", kOther, 10),  // another config
+      Knob("barrier", "f", "auto", kHash, 300),  Knob("barrier", "f", "layer", kHash, 310)};
+  size_t other = 0;
+  const tensorize::ScheduleTable t = BestSchedules(records, kHash, &other);
+  EXPECT_EQ(other, 1u);
+  EXPECT_EQ(t.unpacked, (std::set<std::string>{"c2"}));
+  EXPECT_EQ(t.layer_barriers, (std::set<std::string>{"d"}));
+  EXPECT_TRUE(t.conv2d.empty());
 }
 
 }  // namespace
