@@ -5,7 +5,7 @@
                 c1 = ReLU(conv 3x3 (8 -> 16)); d = ReLU(conv 3x3 stride 2 (16 -> 16), 3x3)
                 u  = ConvTranspose 2x2 stride 2 (16 -> 16) of d, back to 6x6
                 s  = ReLU(u + conv 1x1 (16 -> 16) of c1)      (the lateral connection)
-                v  = ConvTranspose 3x3 stride 2 pad 1 output_padding 1 (16 -> 8) of s, 12x12
+                v  = ReLU(ConvTranspose 3x3 stride 2 pad 1 output_padding 1 (16 -> 8) of s), 12x12
                 y  = conv 3x3 (8 -> 8) of v
 
 Both ConvTransposes carry a bias. Written with the onnx helpers (opset 13); the fp32 reference
@@ -80,8 +80,9 @@ def main():
         helper.make_node('Conv', ['r1', 'wl', 'bl'], ['lat'], kernel_shape=[1, 1]),
         helper.make_node('Add', ['u', 'lat'], ['sum']),
         helper.make_node('Relu', ['sum'], ['s']),
-        helper.make_node('ConvTranspose', ['s', 'wt2', 'bt2'], ['v'], name='up3x3',
+        helper.make_node('ConvTranspose', ['s', 'wt2', 'bt2'], ['t'], name='up3x3',
                          kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4, output_padding=[1, 1]),
+        helper.make_node('Relu', ['t'], ['v']),
         helper.make_node('Conv', ['v', 'w3', 'b3'], ['y'], kernel_shape=[3, 3], pads=[1] * 4),
     ]
     inits = [numpy_helper.from_array(a, n) for a, n in
@@ -103,7 +104,7 @@ def main():
     r1 = np.maximum(conv(t, w1, b1), 0)
     r2 = np.maximum(conv(r1, w2, b2, stride=2), 0)
     s = np.maximum(conv_transpose(r2, wt1, bt1, 2, 0, 0) + conv(r1, wl, bl), 0)
-    expected = conv(conv_transpose(s, wt2, bt2, 2, 1, 1), w3, b3)
+    expected = conv(np.maximum(conv_transpose(s, wt2, bt2, 2, 1, 1), 0), w3, b3)
     np.save(os.path.join(HERE, NAME + '_expected.npy'), expected.astype(np.float32))
     print(f'{NAME}: {path} ({os.path.getsize(path)} bytes)')
 
