@@ -102,13 +102,15 @@ const FusionRule kRules[] = {
     {"Conv", "Add", FoldBiasAdd},  // Conv -> Add(per-channel constant)  =>  Conv, bias += constant
     {"Conv", "Relu", FuseRelu},    // Conv -> Relu                       =>  Conv {activation=relu}
     {"Conv", "Clip", FuseClip},    // Conv -> Clip(lo, hi)               =>  Conv {activation=clip}
-    {"ConvTranspose", "Add", FoldBiasAdd},  // ConvTranspose -> Add(per-channel) => bias += it
-    {"ConvTranspose", "Relu", FuseRelu},    // ConvTranspose -> Relu  =>  {activation=relu}
-    {"ConvTranspose", "Clip", FuseClip},    // ConvTranspose -> Clip  =>  {activation=clip}
     {"Gemm", "Relu", FuseRelu},    // Gemm -> Relu                       =>  Gemm {activation=relu}
     {"Gemm", "Clip", FuseClip},    // Gemm -> Clip(lo, hi)               =>  Gemm {activation=clip}
     {"Add", "Relu", FuseRelu},     // Add -> Relu                        =>  Add {activation=relu}
     {"Add", "Clip", FuseClip},     // Add -> Clip(lo, hi)                =>  Add {activation=clip}
+
+    // ConvTranspose takes Conv's epilogues (its bias is per output channel too).
+    {"ConvTranspose", "Add", FoldBiasAdd},  // -> Add(per-channel constant)  =>  bias += constant
+    {"ConvTranspose", "Relu", FuseRelu},    // -> Relu                       =>  {activation=relu}
+    {"ConvTranspose", "Clip", FuseClip},    // -> Clip(lo, hi)               =>  {activation=clip}
 };
 
 // Tries every rule for `consumer`, over each of its inputs the rule could have come through.
