@@ -3,11 +3,11 @@
 // shift, and y * a is the producer with its weights' output channels scaled:
 //
 //   Conv(x, W, B?) -> BN                =>  Conv(x, W * a[m], B * a + shift)
-//   ConvTranspose(x, W, B?) -> BN       =>  ConvTranspose(x, W[:, m] * a[m], B * a + shift)
-//                                           (group 1; W is [C, M, K...])
 //   Gemm(A, B, C?) -> BN                =>  Gemm(A, B * a[n], beta * C * a + shift) {beta = 1}
 //   MatMul(A[M,K], B[K,N]) -> BN        =>  Add(MatMul(A, B * a[n]), shift)
 //   Add(MatMul(A, B), C) -> BN          =>  Add(MatMul(A, B * a[n]), C * a + shift)
+//   ConvTranspose(x, W, B?) -> BN       =>  ConvTranspose(x, W[:, m] * a[m], B * a + shift)
+//                                           (group 1; W is [C, M, K...])
 //
 // Requires: the BN's statistics and the producer's weights (and bias, if any) are constants; the
 // producer's output has the BN as its only reader and is not a graph output; no fused activation
@@ -195,10 +195,12 @@ struct FoldRule {
 // The patterns of the header comment, in the same order.
 const FoldRule kRules[] = {
     {"Conv", FoldIntoConv},       // Conv -> BN       =>  Conv with scaled W, new bias
-    {"ConvTranspose", FoldIntoConvTranspose},  // group 1 -> BN => W scaled along axis 1, new bias
     {"Gemm", FoldIntoGemm},       // Gemm -> BN       =>  Gemm with scaled B, new C
     {"MatMul", FoldIntoMatMul},   // MatMul -> BN     =>  MatMul with scaled B, then Add
     {"Add", FoldIntoMatMulBias},  // MatMul+Add -> BN =>  scaled B, new bias in the Add
+
+    // ConvTranspose (group 1) -> BN  =>  ConvTranspose with W scaled along axis 1, new bias
+    {"ConvTranspose", FoldIntoConvTranspose},
 };
 
 }  // namespace
