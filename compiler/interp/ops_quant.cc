@@ -222,6 +222,21 @@ Status ExecQResize(ExecContext& ctx) {
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
+Status ExecQZeroInsert(ExecContext& ctx) {
+  q::ZeroInsertParams p;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
+  p.stride_h = static_cast<uint32_t>(ctx.node().GetInt("stride_h", 1));
+  p.stride_w = static_cast<uint32_t>(ctx.node().GetInt("stride_w", 1));
+  q::ActShape y;
+  ir::Tensor xb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.output_tensor(0).shape(), &y)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, y, &yb)));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(q::ZeroInsert(kBlocking, p, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
+  return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
+}
+
 Status ExecQQuantize(ExecContext& ctx) {
   const ir::Tensor& x = ctx.input_tensor(0);
   ir::Tensor& y = ctx.output_tensor(0);
@@ -249,10 +264,17 @@ struct Entry {
 };
 
 const Entry kQuantOps[] = {
-    {"q.conv2d", ExecQConv2d},     {"q.add", ExecQAdd},           {"q.mul", ExecQMul},
-    {"q.max_pool", ExecQMaxPool},  {"q.avg_pool", ExecQAvgPool},  {"q.concat", ExecQConcat},
-    {"q.resize", ExecQResize},     {"q.quantize", ExecQQuantize}, {"q.dequantize", ExecQDequantize},
+    {"q.conv2d", ExecQConv2d},
+    {"q.add", ExecQAdd},
+    {"q.mul", ExecQMul},
+    {"q.max_pool", ExecQMaxPool},
+    {"q.avg_pool", ExecQAvgPool},
+    {"q.concat", ExecQConcat},
+    {"q.resize", ExecQResize},
+    {"q.quantize", ExecQQuantize},
+    {"q.dequantize", ExecQDequantize},
     {"q.relayout", ExecQRelayout},
+    {"q.zero_insert", ExecQZeroInsert},
 };
 
 }  // namespace

@@ -19,7 +19,8 @@ Status ExecConvTranspose(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
   kernels::ConvParams p;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::ConvParamsFrom(ctx.node(), x.rank, &p)));
-  return ctx.Wrap(kernels::ConvTranspose(p, x, w, has_b ? &b : nullptr, y));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::ConvTranspose(p, x, w, has_b ? &b : nullptr, y)));
+  return ctx.Wrap(ApplyFusedActivation(ctx.node(), y));  // a Relu/Clip the fusion pass folded in
 }
 
 Status ExecResize(ExecContext& ctx) {

@@ -6,8 +6,8 @@
 // Ops are ONNX ops in a canonical form the importer produces (docs/compiler.md lists it): every
 // geometry attribute explicit, auto_pad resolved into pads, axes non-negative, Reshape's target
 // shape an attribute with no 0/-1, Softmax with opset-13 semantics, Clip/Pad/Q/DQ parameters as
-// the opset-13 inputs or attributes listed below. Fused activations are attributes on Conv, Gemm
-// and Add: activation = "relu" | "clip" (+ clip_min, clip_max).
+// the opset-13 inputs or attributes listed below. Fused activations are attributes on Conv,
+// ConvTranspose, Gemm and Add: activation = "relu" | "clip" (+ clip_min, clip_max).
 #ifndef LOOM_COMPILER_IR_OP_REGISTRY_H_
 #define LOOM_COMPILER_IR_OP_REGISTRY_H_
 

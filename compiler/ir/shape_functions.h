@@ -63,6 +63,7 @@ Status QMaxPool(InferContext& ctx);
 Status QAvgPool(InferContext& ctx);
 Status QConcat(InferContext& ctx);
 Status QResize(InferContext& ctx);
+Status QZeroInsert(InferContext& ctx);
 Status QQuantize(InferContext& ctx);
 Status QDequantize(InferContext& ctx);
 Status QRelayout(InferContext& ctx);

@@ -228,22 +228,31 @@ Status QConcat(InferContext& ctx) {
   return Status::Ok();
 }
 
-Status QResize(InferContext& ctx) {
+namespace {
+
+// q.resize and q.zero_insert: the plane scaled by the integer factors named `fh` and `fw`.
+Status ScaledPlane(InferContext& ctx, const char* fh_name, const char* fw_name) {
   LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
   Shape out = ctx.input(0).shape;
-  const int64_t fh = ctx.node().GetInt("factor_h", 0), fw = ctx.node().GetInt("factor_w", 0);
+  const int64_t fh = ctx.node().GetInt(fh_name, 0), fw = ctx.node().GetInt(fw_name, 0);
   if (fh < 1 || fw < 1 || fh > INT32_MAX || fw > INT32_MAX) {
-    return ctx.Error("factor_h " + std::to_string(fh) + " and factor_w " + std::to_string(fw) +
-                     " must be in [1, 2^31)");
+    return ctx.Error(std::string(fh_name) + " " + std::to_string(fh) + " and " + fw_name + " " +
+                     std::to_string(fw) + " must be in [1, 2^31)");
   }
   if (!CheckedMul(out[2], fh, &out[2]) || !CheckedMul(out[3], fw, &out[3]) || out[2] > UINT32_MAX ||
       out[3] > UINT32_MAX) {
-    return ctx.Error("resized height or width beyond 32 bits");
+    return ctx.Error("scaled height or width beyond 32 bits");
   }
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
+
+}  // namespace
+
+Status QResize(InferContext& ctx) { return ScaledPlane(ctx, "factor_h", "factor_w"); }
+
+Status QZeroInsert(InferContext& ctx) { return ScaledPlane(ctx, "stride_h", "stride_w"); }
 
 Status QQuantize(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32}));

@@ -66,6 +66,7 @@ Status ConvTranspose(InferContext& ctx) {
     LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 2, {DType::kF32}));
     if (ctx.input(2).shape != Shape{m}) return ctx.Error("bias must be [M]");
   }
+  LOOM_RETURN_IF_ERROR(CheckActivationAttrs(ctx));
   ctx.SetOutput(0, DType::kF32, std::move(out));
   return Status::Ok();
 }

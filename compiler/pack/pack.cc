@@ -7,8 +7,8 @@ namespace loom::pack {
 namespace {
 
 // Ops that compute on blocked activations (all their 4-D i8 operands and results are blocked).
-const std::set<std::string> kBlockedOps = {"q.conv2d",   "q.add",    "q.mul",   "q.max_pool",
-                                           "q.avg_pool", "q.concat", "q.resize"};
+const std::set<std::string> kBlockedOps = {"q.conv2d",   "q.add",    "q.mul",    "q.max_pool",
+                                           "q.avg_pool", "q.concat", "q.resize", "q.zero_insert"};
 
 bool IsActivation4D(const ir::Graph& g, ir::ValueId id) {
   if (id == ir::kNoValue) return false;

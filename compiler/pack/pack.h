@@ -1,11 +1,11 @@
 // graph-pack: gives the quantized graph's 4-D int8 activations the accelerator's blocked layout
 // (runtime/kernels/int8/qops.h: [N/B][C/c][H][W][B][c], channel block c = HwConfig block_in,
 // which must equal block_out). Every non-constant 4-D i8 value read or written by q.conv2d, q.add,
-// q.mul, q.max_pool, q.avg_pool, q.concat or q.resize becomes Layout::kBlocked (q.quantize then
-// writes blocked data directly and q.dequantize reads it). A q.relayout blocked -> plain is
-// inserted only where a consumer needs plain int8 data (a reshaping q.relayout, or an int8 graph
-// output). Weight constants stay logical: the package writer packs them with qops.h's Pack*
-// functions.
+// q.mul, q.max_pool, q.avg_pool, q.concat, q.resize or q.zero_insert becomes Layout::kBlocked
+// (q.quantize then writes blocked data directly and q.dequantize reads it). A q.relayout blocked
+// -> plain is inserted only where a consumer needs plain int8 data (a reshaping q.relayout, or an
+// int8 graph output). Weight constants stay logical: the package writer packs them with qops.h's
+// Pack* functions.
 //
 // Requires: a verified quantized graph. Idempotent.
 #ifndef LOOM_COMPILER_PACK_PACK_H_

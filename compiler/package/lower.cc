@@ -426,6 +426,11 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.factor_h = static_cast<uint32_t>(n.GetInt("factor_h", 1));
     p.factor_w = static_cast<uint32_t>(n.GetInt("factor_w", 1));
     op->params = p;
+  } else if (n.op == "q.zero_insert") {
+    ZeroInsertParams p;
+    p.stride_h = static_cast<uint32_t>(n.GetInt("stride_h", 1));
+    p.stride_w = static_cast<uint32_t>(n.GetInt("stride_w", 1));
+    op->params = p;
   } else if (n.op == "q.quantize") {
     op->params = QuantizeParams{};
   } else if (n.op == "q.dequantize") {
@@ -629,15 +634,27 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
                                   Where(n) + ": identity weights", &l.identity));
     LOOM_RETURN_IF_ERROR(tensorize::EmitConcat(c_, l, code));
     layer->tiling = "copy";
-  } else if (n.op == "q.resize") {
-    const auto& p = std::get<ResizeParams>(op.params);
+  } else if (n.op == "q.resize" || n.op == "q.zero_insert") {
+    // A zero insertion is the resize's copy pattern with only the phase (0, 0) copied.
+    const bool zeros = n.op == "q.zero_insert";
+    uint32_t fh = 0, fw = 0;
+    if (zeros) {
+      const auto& p = std::get<ZeroInsertParams>(op.params);
+      fh = p.stride_h;
+      fw = p.stride_w;
+    } else {
+      const auto& p = std::get<ResizeParams>(op.params);
+      fh = p.factor_h;
+      fw = p.factor_w;
+    }
     const TensorSpec &x = T(op.inputs[0]), &y = T(op.outputs[0]);
     if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
-      return Internal(Where(n) + ": accelerator resize on unblocked tensors");
+      return Internal(Where(n) + ": accelerator " + n.op + " on unblocked tensors");
     }
     allow(Identity());
-    tensorize::ResizeLayer l = tensorize::ResizeGeometry(
-        c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3], p.factor_h, p.factor_w);
+    tensorize::ResizeLayer l = tensorize::ResizeGeometry(c_, op.name, x.shape[0], x.shape[1],
+                                                         x.shape[2], x.shape[3], fh, fw);
+    l.zeros = zeros;
     LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.data));
     LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
     LOOM_RETURN_IF_ERROR(ElemAddr(T(Identity()).offset, c_.wgt_elem_bytes(),

@@ -42,6 +42,9 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
                   pkg::CreateMul(b, v.b_mult, v.b_offset, v.b_lo, v.b_hi, v.mult, &r).Union()};
         } else if constexpr (std::is_same_v<T, ResizeParams>) {
           return {pkg::OpParams::Resize, pkg::CreateResize(b, v.factor_h, v.factor_w).Union()};
+        } else if constexpr (std::is_same_v<T, ZeroInsertParams>) {
+          return {pkg::OpParams::ZeroInsert,
+                  pkg::CreateZeroInsert(b, v.stride_h, v.stride_w).Union()};
         } else if constexpr (std::is_same_v<T, MaxPoolParams>) {
           const pkg::Window w = ToFb(v.window);
           return {pkg::OpParams::MaxPool, pkg::CreateMaxPool(b, &w).Union()};

@@ -53,6 +53,9 @@ struct MulParams {
 struct ResizeParams {
   uint32_t factor_h = 2, factor_w = 2;
 };
+struct ZeroInsertParams {
+  uint32_t stride_h = 2, stride_w = 2;
+};
 struct MaxPoolParams { Window window; };
 struct AvgPoolParams { Window window; bool count_include_pad = false; Requant requant; };
 struct ConcatParams { std::vector<int32_t> mults, shifts; };
@@ -63,7 +66,7 @@ struct FloatAttr { std::string name; std::vector<int64_t> ints; std::vector<floa
 struct FloatOpParams { std::string op; std::vector<FloatAttr> attrs; };
 using OpParams = std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
                               QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams,
-                              MulParams, ResizeParams>;
+                              MulParams, ResizeParams, ZeroInsertParams>;
 
 struct OpSpec {
   std::string name;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "compiler/ir/op_registry.h"
+#include "compiler/passes/conv_transpose_as_conv.h"
 #include "compiler/tensorize/concat.h"
 #include "compiler/tensorize/conv2d.h"
 #include "compiler/tensorize/eltwise.h"
@@ -169,16 +170,18 @@ bool ConcatLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std:
   return true;
 }
 
+// q.resize and q.zero_insert share the copy pattern (a zero insertion copies phase (0, 0) only).
 bool ResizeLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
+  const bool zeros = n.op == "q.zero_insert";
   uint32_t x[4];
   uint32_t fh = 0, fw = 0;
-  if (!Nchw(g, n.input(0), x) || !CheckedCast(n.GetInt("factor_h", 0), &fh) ||
-      !CheckedCast(n.GetInt("factor_w", 0), &fw)) {
+  if (!Nchw(g, n.input(0), x) || !CheckedCast(n.GetInt(zeros ? "stride_h" : "factor_h", 0), &fh) ||
+      !CheckedCast(n.GetInt(zeros ? "stride_w" : "factor_w", 0), &fw)) {
     *why = "not a 4-D activation with 32-bit factors";
     return false;
   }
-  const tensorize::ResizeLayer l =
-      tensorize::ResizeGeometry(c, n.name, x[0], x[1], x[2], x[3], fh, fw);
+  tensorize::ResizeLayer l = tensorize::ResizeGeometry(c, n.name, x[0], x[1], x[2], x[3], fh, fw);
+  l.zeros = zeros;
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;
@@ -261,8 +264,9 @@ const Rule kRules[] = {
     {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; 16-bit immediates
     {"q.concat", ConcatLowers},  // copies of channel blocks (+ ALU rescale); block-aligned inputs
     {"q.resize", ResizeLowers},  // identity copy, one micro-op per output phase; rows fit buffers
-    {"q.max_pool", MaxPoolLowers},  // ALU max; zero padding must not win; rows fit the buffers
-    {"q.avg_pool", AvgPoolLowers},  // ALU sums + requant; one divisor; 16-bit multiplier
+    {"q.zero_insert", ResizeLowers},  // resize's copy of phase (0, 0) only; rows fit buffers
+    {"q.max_pool", MaxPoolLowers},    // ALU max; zero padding must not win; rows fit the buffers
+    {"q.avg_pool", AvgPoolLowers},    // ALU sums + requant; one divisor; 16-bit multiplier
 };
 
 int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }
@@ -274,6 +278,10 @@ std::string NoRuleReason(const ir::Graph& g, const ir::Node& n) {
   if (n.op == "q.quantize" || n.op == "q.dequantize") return "float <-> int8 boundary";
   if (n.op == "q.relayout") return "int8 layout change (blocked <-> plain)";
   if (n.op.rfind("q.", 0) == 0) return "no accelerator lowering for " + n.op;
+  if (n.op == "ConvTranspose") {  // what keeps it from zero insertion + q.conv2d
+    const std::string why = passes::ConvTransposeAsConv(g, n, nullptr);
+    if (!why.empty()) return why + ": stays float32 between dequantize and quantize";
+  }
   for (ir::ValueId v : n.outputs) {
     if (v == ir::kNoValue) continue;
     const DType t = g.value(v).dtype;
@@ -296,6 +304,13 @@ int64_t NodeMacs(const ir::Graph& g, const ir::Node& n) {
     int64_t per_output = 1;
     for (size_t d = 1; d < w.size(); ++d) per_output = SaturatingMul(per_output, w[d]);
     return SaturatingMul(out, per_output);
+  }
+  if (n.op == "ConvTranspose") {
+    // Every input element meets M/group x K1 x .. x Ks weights (w: [C, M/group, K...]).
+    const ir::Shape& w = g.value(n.input(1)).shape;
+    int64_t per_input = 1;
+    for (size_t d = 1; d < w.size(); ++d) per_input = SaturatingMul(per_input, w[d]);
+    return SaturatingMul(Elems(g, n.input(0)), per_input);
   }
   if (n.op == "Gemm" || n.op == "MatMul") {
     const ir::Shape& a = g.value(n.input(0)).shape;

@@ -5,9 +5,10 @@
 //   q.add       always
 //   q.max_pool  when every pad is 0, or its input is known non-negative (the producer's
 //               clip_lo >= 0), because the accelerator pads with 0 where the kernel skips padding
-//   q.mul, q.concat, q.resize, q.avg_pool: when their tensorize layer's Check passes
+//   q.mul, q.concat, q.resize, q.zero_insert, q.avg_pool: when their tensorize layer's Check passes
 //   everything else (q.quantize, q.dequantize, q.relayout, float ops): cpu, with the
-//   reason (a float<->int8 boundary, no int8 kernel, a non-int8 dtype, ...)
+//   reason (a float<->int8 boundary, no int8 kernel, a non-int8 dtype, what keeps a
+//   ConvTranspose from zero insertion + conv, ...)
 // Optionally (PartitionOptions::segment_cost) a cost model then moves accelerator segments that
 // do not pay for their launch and transfers to the CPU (segment_cost.cc).
 // Also computes each node's MACs and the offload ratio by node count and by MACs.

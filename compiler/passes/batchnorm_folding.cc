@@ -6,6 +6,8 @@
 //   Gemm(A, B, C?) -> BN                =>  Gemm(A, B * a[n], beta * C * a + shift) {beta = 1}
 //   MatMul(A[M,K], B[K,N]) -> BN        =>  Add(MatMul(A, B * a[n]), shift)
 //   Add(MatMul(A, B), C) -> BN          =>  Add(MatMul(A, B * a[n]), C * a + shift)
+//   ConvTranspose(x, W, B?) -> BN       =>  ConvTranspose(x, W[:, m] * a[m], B * a + shift)
+//                                           (group 1; W is [C, M, K...])
 //
 // Requires: the BN's statistics and the producer's weights (and bias, if any) are constants; the
 // producer's output has the BN as its only reader and is not a graph output; no fused activation
@@ -110,6 +112,23 @@ bool FoldIntoConv(ir::Graph& g, ir::Node& conv, ir::Node& bn, const Affine& f) {
   return true;
 }
 
+// ConvTranspose's weights are [C, M/group, K...]: with group 1 the BN's channels run along axis 1.
+bool FoldIntoConvTranspose(ir::Graph& g, ir::Node& ct, ir::Node& bn, const Affine& f) {
+  const ir::Tensor* w = ConstantInput(g, ct, 1);
+  const ir::Tensor* b = ConstantInput(g, ct, 2);
+  if (!w || (ct.has_input(2) && !b) || ct.GetInt("group", 1) != 1 || w->shape().size() < 3 ||
+      w->shape()[1] != static_cast<int64_t>(f.a.size())) {
+    return false;
+  }
+  const std::string base = g.value(ct.outputs[0]).name();
+  ct.inputs[1] = g.AddConstant(base + ".bn_weight", ScaleAlong(*w, 1, f.a));
+  const ir::Tensor bias = BiasTimesAPlusShift(b, 1.0f, f);
+  if (ct.inputs.size() < 3) ct.inputs.resize(3, ir::kNoValue);
+  ct.inputs[2] = g.AddConstant(base + ".bn_bias", bias);
+  Retire(g, bn, ct.outputs[0]);
+  return true;
+}
+
 bool FoldIntoGemm(ir::Graph& g, ir::Node& gemm, ir::Node& bn, const Affine& f) {
   const ir::Tensor* w = ConstantInput(g, gemm, 1);
   const ir::Tensor* c = ConstantInput(g, gemm, 2);
@@ -179,6 +198,9 @@ const FoldRule kRules[] = {
     {"Gemm", FoldIntoGemm},       // Gemm -> BN       =>  Gemm with scaled B, new C
     {"MatMul", FoldIntoMatMul},   // MatMul -> BN     =>  MatMul with scaled B, then Add
     {"Add", FoldIntoMatMulBias},  // MatMul+Add -> BN =>  scaled B, new bias in the Add
+
+    // ConvTranspose (group 1) -> BN  =>  ConvTranspose with W scaled along axis 1, new bias
+    {"ConvTranspose", FoldIntoConvTranspose},
 };
 
 }  // namespace

@@ -106,6 +106,11 @@ const FusionRule kRules[] = {
     {"Gemm", "Clip", FuseClip},    // Gemm -> Clip(lo, hi)               =>  Gemm {activation=clip}
     {"Add", "Relu", FuseRelu},     // Add -> Relu                        =>  Add {activation=relu}
     {"Add", "Clip", FuseClip},     // Add -> Clip(lo, hi)                =>  Add {activation=clip}
+
+    // ConvTranspose takes Conv's epilogues (its bias is per output channel too).
+    {"ConvTranspose", "Add", FoldBiasAdd},  // -> Add(per-channel constant)  =>  bias += constant
+    {"ConvTranspose", "Relu", FuseRelu},    // -> Relu                       =>  {activation=relu}
+    {"ConvTranspose", "Clip", FuseClip},    // -> Clip(lo, hi)               =>  {activation=clip}
 };
 
 // Tries every rule for `consumer`, over each of its inputs the rule could have come through.

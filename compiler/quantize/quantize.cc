@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "compiler/ir/op_registry.h"
+#include "compiler/passes/conv_transpose_as_conv.h"
+#include "compiler/passes/rewrite_util.h"
 #include "compiler/quantize/requant.h"
 #include "runtime/core/checked_math.h"
 
@@ -30,6 +33,7 @@ class Rewriter {
  private:
   using RewriteFn = Status (Rewriter::*)(Node& n, bool* done);
   Status RewriteConv(Node& n, bool* done);
+  Status RewriteConvTranspose(Node& n, bool* done);
   Status RewriteGemm(Node& n, bool* done);
   Status RewriteMatMul(Node& n, bool* done);
   Status MatMulOverRows(Node& n, const std::vector<float>& w, int64_t o, int64_t k,
@@ -317,6 +321,47 @@ Status Rewriter::RewriteConv(Node& n, bool* done) {
   d.kh = ws[2];
   d.kw = ws[3];
   if (b != ir::kNoValue) d.bias = FloatData(*g_.value(b).constant);
+  return EmitConv(n, d, done);
+}
+
+// ConvTranspose -> q.zero_insert (x's scale; skipped at stride 1) + a stride-1 q.conv2d with the
+// flipped, channel-swapped weights and the ConvTranspose's output scale
+// (passes/conv_transpose_as_conv.h derives the pads).
+Status Rewriter::RewriteConvTranspose(Node& n, bool* done) {
+  passes::ZeroInsertConv zc;
+  if (!IsActivation(n.input(0)) || !passes::ConvTransposeAsConv(g_, n, &zc).empty()) {
+    return Status::Ok();
+  }
+  DenseLike d;
+  d.x = n.input(0);
+  if (zc.stride_h * zc.stride_w > 1) {
+    const ValueId xq = Int8Of(d.x, &n);
+    const ir::Value xv = g_.value(xq);
+    const Shape zs{xv.shape[0], xv.shape[1], xv.shape[2] * zc.stride_h, xv.shape[3] * zc.stride_w};
+    // The float stand-in is never computed: the convolution finds its int8 twin and reads that.
+    d.x = g_.AddValue(Base(n) + ".zeros", DType::kF32, zs);
+    const ValueId zq = g_.AddValue(Base(n) + ".zeros.q", DType::kI8, zs);
+    g_.value(zq).quant = xv.quant;
+    g_.AddNode(
+        "q.zero_insert", {xq}, {zq},
+        {{"stride_h", Attribute::Int(zc.stride_h)}, {"stride_w", Attribute::Int(zc.stride_w)}},
+        Base(n) + ".zero_insert", &n);
+    twin_[d.x] = zq;
+  }
+  // A QDQ model's per-channel weight scales run along the ConvTranspose's output axis, 1.
+  std::optional<ir::QuantParams> hint;
+  if (const auto& q = g_.value(n.input(1)).quant; q && q->per_axis() && q->axis == 1) {
+    hint = *q;
+    hint->axis = 0;
+    d.w_hint = &*hint;
+  }
+  d.w = std::move(zc.weights);
+  d.o = zc.o;
+  d.c = zc.c;
+  d.kh = zc.kh;
+  d.kw = zc.kw;
+  d.pads = zc.pads;
+  if (const ir::Tensor* b = passes::ConstantInput(g_, n, 2)) d.bias = FloatData(*b);
   return EmitConv(n, d, done);
 }
 
@@ -840,6 +885,7 @@ Status Rewriter::Run() {
   // Source op -> its rewrite (each one-line rule is documented in quantize.h).
   static const std::map<std::string, RewriteFn> kRules = {
       {"Conv", &Rewriter::RewriteConv},
+      {"ConvTranspose", &Rewriter::RewriteConvTranspose},
       {"Gemm", &Rewriter::RewriteGemm},
       {"MatMul", &Rewriter::RewriteMatMul},
       {"Add", &Rewriter::RewriteAdd},

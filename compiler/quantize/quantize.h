@@ -6,6 +6,8 @@
 //
 // Rewritten (everything else stays a float op, fed by q.dequantize and feeding q.quantize):
 //   Conv 2-D (group 1 or depthwise, dilations 1, each pad < kernel)      -> q.conv2d
+//   ConvTranspose 2-D (group 1, dilations 1, pads the zero insertion absorbs)
+//        -> q.zero_insert (x's scale; none at stride 1) + stride-1 q.conv2d (flipped weights)
 //   Gemm (alpha 1, transA 0, beta 1 or no C, constant B/C), MatMul [N,K]x[K,O] constant B
 //        -> q.conv2d on [N,K,1,1]; after a Flatten of [N,C,H,W] a q.conv2d with an HxW kernel
 //   Add of two same-shape 4-D activations (relu/clip fused)               -> q.add

@@ -78,12 +78,14 @@ Status EmitResize(const HwConfig& config, const ResizeLayer& l, AccelCode* code,
 
   // Thread r's micro-ops: phase (ry, rx) reads the row's element x at its start and writes output
   // row ry, column x * fw + rx; the GEMM's loops add the row (outer) and column (inner) offsets.
+  // The reset zeroes every phase; a zero insertion then copies phase (0, 0), the first, only.
   std::vector<isa::Uop> uops;
   for (uint32_t r = 0; r < kThreads; ++r) {
     for (uint32_t ry = 0; ry < l.factor_h; ++ry)
       for (uint32_t rx = 0; rx < l.factor_w; ++rx)
         uops.push_back({r * half_acc + ry * l.factor_w * l.w + rx, r * half_inp, 0});
   }
+  const uint32_t copied = l.zeros ? 1 : phases;
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
@@ -107,6 +109,7 @@ Status EmitResize(const HwConfig& config, const ResizeLayer& l, AccelCode* code,
     g.src_factor_in = 1;
     Insn reset = g;
     reset.reset = true;
+    g.uop_end = r * phases + copied;
     reset.deps.pop_next = t >= kThreads;  // the store of tile t - 2 has drained region r
     code->Emit(reset);
     g.deps.pop_prev = true;

@@ -8,6 +8,10 @@
 // elements, one GEMM whose fh·fw micro-ops (one per output phase (ry, rx)) walk the rows
 // (outer loop) and columns (inner loop) writing each input element to its fh·fw positions, and
 // one STORE of the R·fh·W·fw elements that land in ACC already in output order.
+//
+// q.zero_insert (qops.h ZeroInsert, the input of a ConvTranspose run as a stride-1 convolution) is
+// the same pattern with only the micro-op of phase (0, 0): the other phases keep the GEMM reset's
+// zero, which is the real zero of a symmetric int8 tensor.
 #ifndef LOOM_COMPILER_TENSORIZE_RESIZE_H_
 #define LOOM_COMPILER_TENSORIZE_RESIZE_H_
 
@@ -23,6 +27,7 @@ struct ResizeLayer {
   uint32_t n_blocks = 1, c_blocks = 1;  // ceil(N/B), ceil(C/c)
   uint32_t h = 1, w = 1;                // the input's plane
   uint32_t factor_h = 2, factor_w = 2;
+  bool zeros = false;     // zero insertion: copy phase (0, 0) only, the others stay 0
   uint32_t data = 0;      // arena, in INP elements
   uint32_t output = 0;    // arena, in OUT elements
   uint32_t identity = 0;  // constants, in WGT elements

@@ -209,6 +209,10 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       return q::ResizeNearest(blk, {Act(in(0)), p->factor_h(), p->factor_w()}, i8(in(0)),
                               i8(out(0)));
     }
+    case pkg::OpParams::ZeroInsert: {
+      const pkg::ZeroInsert* p = op.params_as_ZeroInsert();
+      return q::ZeroInsert(blk, {Act(in(0)), p->stride_h(), p->stride_w()}, i8(in(0)), i8(out(0)));
+    }
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
       for (fbu i = 0; i < op.inputs()->size(); ++i) {

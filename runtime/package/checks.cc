@@ -470,20 +470,26 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       }
       return Status::Ok();
     }
-    case pkg::OpParams::Resize: {
-      const pkg::Resize* p = op.params_as_Resize();
+    case pkg::OpParams::Resize:
+    case pkg::OpParams::ZeroInsert: {
+      // Both scale the plane by integer factors: a nearest resize, or a zero insertion (1.7).
+      const bool resize = op.params_type() == pkg::OpParams::Resize;
+      const uint32_t fh =
+          resize ? op.params_as_Resize()->factor_h() : op.params_as_ZeroInsert()->stride_h();
+      const uint32_t fw =
+          resize ? op.params_as_Resize()->factor_w() : op.params_as_ZeroInsert()->stride_w();
+      const char* what = resize ? "resize factors" : "zero-insertion strides";
       LOOM_RETURN_IF_ERROR(arity(1, 1));
       LOOM_RETURN_IF_ERROR(expect(ins[0], I8, Blk, "input"));
       LOOM_RETURN_IF_ERROR(expect(outs[0], I8, Blk, "output"));
-      if (p->factor_h() == 0 || p->factor_w() == 0) {
-        return InvalidArgument("{}: resize factors {} x {} must be at least 1", where,
-                               p->factor_h(), p->factor_w());
+      if (fh == 0 || fw == 0) {
+        return InvalidArgument("{}: {} {} x {} must be at least 1", where, what, fh, fw);
       }
-      const uint64_t oh = uint64_t{Dim(ins[0], 2)} * p->factor_h();
-      const uint64_t ow = uint64_t{Dim(ins[0], 3)} * p->factor_w();
+      const uint64_t oh = uint64_t{Dim(ins[0], 2)} * fh;
+      const uint64_t ow = uint64_t{Dim(ins[0], 3)} * fw;
       if (oh > UINT32_MAX || ow > UINT32_MAX) {
-        return InvalidArgument("{}: resized output {} x {} exceeds 32-bit dimensions", where, oh,
-                               ow);
+        return InvalidArgument("{}: output {} x {} of {} {} x {} exceeds 32-bit dimensions", where,
+                               oh, ow, what, fh, fw);
       }
       return shape_is(
           outs[0],

@@ -18,7 +18,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // Every rewrite has something to match here: Identity/Dropout, a constant subgraph, Conv+BN,
-// Conv+bias Add+Relu6, a BN after Gemm, MatMul+BN, MatMul+Add+BN, Add+Relu, unused nodes.
+// Conv+bias Add+Relu6, a BN after Gemm, MatMul+BN, MatMul+Add+BN, Add+Relu, ConvTranspose+BN+Relu
+// (a decoder's upsampling), unused nodes.
 constexpr char kNet[] = R"(
 graph @net(%x: f32[2,3,6,6], %v: f32[2,4]) {
   %w1: f32[4,3,3,3] = const splat(1.0)
@@ -37,11 +38,17 @@ graph @net(%x: f32[2,3,6,6], %v: f32[2,4]) {
   %cg: f32[4] = const splat(1.0)
   %wm: f32[4,4] = const splat(1.0)
   %cm: f32[1,4] = const splat(1.0)
+  %wt: f32[4,4,2,2] = const splat(1.0)
   %id: f32[2,3,6,6] = Identity(%x)
   %c1: f32[2,4,6,6] = Conv(%id, %w1, %b1) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1],
                                            strides = [1, 1]}
   %n1: f32[2,4,6,6] = BatchNormalization(%c1, %s, %bb, %m, %var) {epsilon = 0.001}
   %r1: f32[2,4,6,6] = Relu(%n1)
+  %ct: f32[2,4,12,12] = ConvTranspose(%r1, %wt) {dilations = [1, 1], group = 1,
+                                                 output_padding = [0, 0], pads = [0, 0, 0, 0],
+                                                 strides = [2, 2]}
+  %nt: f32[2,4,12,12] = BatchNormalization(%ct, %s, %bb, %m, %var) {epsilon = 0.001}
+  %rt: f32[2,4,12,12] = Relu(%nt)
   %c2: f32[2,4,6,6] = Conv(%r1, %w2) {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0],
                                       strides = [1, 1]}
   %a2: f32[2,4,6,6] = Add(%c2, %bias2)
@@ -60,7 +67,7 @@ graph @net(%x: f32[2,3,6,6], %v: f32[2,4]) {
   %sum: f32[2,4] = Add(%gn, %ksum)
   %out: f32[2,4] = Relu(%sum)
   %unused: f32[2,4] = Sigmoid(%out)
-  return %out, %mn, %mb
+  return %out, %mn, %mb, %rt
 }
 )";
 
@@ -132,9 +139,11 @@ TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
   std::map<std::string, int> ops;
   for (const ir::Node* n : g.nodes()) ++ops[n->op];
   // Conv+BN+Relu and Conv+Add+Clip fold to two Convs; Gemm+BN to one Gemm whose Add+Relu stays an
-  // Add with a fused relu; MatMul+BN becomes MatMul+Add; MatMul+Add+BN stays MatMul+Add.
+  // Add with a fused relu; MatMul+BN becomes MatMul+Add; MatMul+Add+BN stays MatMul+Add;
+  // ConvTranspose+BN+Relu becomes one ConvTranspose.
   EXPECT_EQ(ops, (std::map<std::string, int>{{"Add", 3},
                                              {"Conv", 2},
+                                             {"ConvTranspose", 1},
                                              {"Gemm", 1},
                                              {"GlobalAveragePool", 1},
                                              {"MatMul", 2},

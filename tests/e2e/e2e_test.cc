@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/interp/interpreter.h"
@@ -38,7 +39,7 @@ std::vector<Model> Blocks() {
   std::vector<Model> v;
   for (const char* b : {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire",
                         "mbv3_bneck", "effnet_mbconv", "lraspp_head", "regnet_block", "vit_block",
-                        "resnet_stem", "upsample_block"}) {
+                        "resnet_stem", "upsample_block", "deconv_block"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy", p + "_expected.npy"});
   }
@@ -194,6 +195,56 @@ TEST(UpsampleBlock, ResizeRunsOnTheAccelerator) {
     return;
   }
   FAIL() << "no upsample_block";
+}
+
+// Both ConvTransposes (2x2 stride 2; 3x3 stride 2 pad 1 output_padding 1 with a fused ReLU) run
+// on the accelerator as a zero insertion and a stride-1 convolution
+// (passes/conv_transpose_as_conv.h), in one accelerator segment; the int8 output's cosine to the
+// fp32 reference is reported.
+TEST(DeconvBlock, ConvTransposeRunsOnTheAccelerator) {
+  const Model m = [] {
+    for (const Model& b : Blocks()) {
+      if (b.name == "deconv_block") return b;
+    }
+    return Model{};
+  }();
+  ASSERT_EQ(m.name, "deconv_block");
+  NpyArray in, want;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  ASSERT_TRUE(ReadNpy(Src(m.expected), &want).ok());
+  for (const char* config : {"1x8x8", "1x16x16"}) {
+    SCOPED_TRACE(config);
+    const Compiled& c = Get(m, config);
+    ASSERT_FALSE(c.bytes.empty());
+    int inserts = 0;
+    std::set<std::string> accel_segments;
+    for (const package::LayerLowering& l : c.lowering.layers) {
+      if (l.op == "q.zero_insert") ++inserts;
+      if (l.op == "q.zero_insert" || l.op == "q.conv2d") {
+        EXPECT_TRUE(l.accel) << l.name << " stayed on the CPU";
+      }
+      if (l.accel) accel_segments.insert(l.segment);
+    }
+    EXPECT_EQ(inserts, 2);
+    for (const ir::Node* n : c.result.graph.nodes()) EXPECT_NE(n->op, "ConvTranspose");
+    EXPECT_EQ(accel_segments.size(), 1u);
+    const DeviceRun r = RunOn("fsim", c, FloatInput(in, 0, in.shape[0]));
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    ASSERT_EQ(r.out[0].data.size(), want.bytes.size());
+    const float* a = reinterpret_cast<const float*>(r.out[0].data.data());
+    const float* b = reinterpret_cast<const float*>(want.bytes.data());
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t i = 0; i < want.bytes.size() / 4; ++i) {
+      ab += double{a[i]} * b[i];
+      aa += double{a[i]} * a[i];
+      bb += double{b[i]} * b[i];
+    }
+    const double cosine = ab / std::sqrt(aa * bb);
+    RecordProperty(std::string("cosine_") + config, std::to_string(cosine));
+    std::cout << "deconv_block on " << config << ": cosine to fp32 " << cosine << ", fsim "
+              << r.total.cycles << " cycles\n";
+    EXPECT_GT(cosine, 0.99);
+  }
 }
 
 // The cpu device on its fast int8 kernels (the best this CPU has, and AVX2 where the CPU runs it:

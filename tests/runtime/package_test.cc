@@ -311,6 +311,19 @@ TEST(PackageBad, OpWrongDtypeAndArity) {
   EXPECT_THAT(s.message(), HasSubstr("expects 4 inputs and 1 outputs"));
 }
 
+// A ZeroInsert (1.7) is checked like a Resize: strides at least 1, the output its scaled plane.
+TEST(PackageBad, ZeroInsertStridesAndShape) {
+  package::PackageSpec spec = ConvSpec();
+  spec.segments[1].ops[0].params = package::ZeroInsertParams{0, 2};  // in place of the pool
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("zero-insertion strides 0 x 2 must be at least 1"));
+  spec.segments[1].ops[0].params = package::ZeroInsertParams{2, 2};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must have shape"));
+}
+
 // Float operators: the loader's table names what the runtime lacks and checks operand counts;
 // only operands past an op's required ones may be omitted (-1).
 TEST(PackageBad, FloatOpTableAndOperandCounts) {

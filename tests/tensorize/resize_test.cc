@@ -1,7 +1,8 @@
-// q.resize on the accelerator: the emitted copy pattern, run on fsim, must equal the int8 CPU
-// kernel (runtime/kernels/int8/resize.cc) byte for byte, padding lanes included — x2, other
-// integer factors, partial channel and batch blocks, tiles of a few rows and tiles that cut
-// through planes.
+// q.resize and q.zero_insert on the accelerator: the emitted copy pattern, run on fsim, must equal
+// the int8 CPU kernels (runtime/kernels/int8/resize.cc, zero_insert.cc) byte for byte, padding
+// lanes included — x2, other integer factors, partial channel and batch blocks, tiles of a few rows
+// and tiles that cut through planes. A zero insertion runs after a resize in the same program, so
+// the ACC it resets holds the resize's values, not fsim's initial zeros.
 #include "compiler/tensorize/resize.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@ struct ResizeCase {
   const char* name;
   uint32_t batch, block, n, c, h, w, fh, fw;
   uint32_t max_rows;
+  bool zeros = false;  // q.zero_insert with strides fh x fw
 };
 
 void PrintTo(const ResizeCase& c, std::ostream* os) { *os << c.name; }
@@ -54,14 +56,26 @@ TEST_P(ResizeTest, MatchesInt8KernelOnFsim) {
   l.data = 0;
   l.output = static_cast<uint32_t>(out_at / eb);
   AccelCode code;
+  if (k.zeros) {  // the same layer as a resize first, into a scratch copy of the output
+    const size_t scratch_at = arena.size();
+    arena.resize(scratch_at + q::BlockedBytes(blk, os), 0x55);
+    ResizeLayer r = l;
+    r.output = static_cast<uint32_t>(scratch_at / eb);
+    ASSERT_TRUE(EmitResize(c, r, &code, k.max_rows).ok());
+    EmitLayerBarrier(&code);
+    l.zeros = true;
+  }
   const Status emitted = EmitResize(c, l, &code, k.max_rows);
   ASSERT_TRUE(emitted.ok()) << emitted.ToString();
   std::vector<int8_t> want(q::BlockedBytes(blk, os));
-  ASSERT_TRUE(q::ResizeNearest(blk, {s, k.fh, k.fw}, arena.data(), want.data()).ok());
+  ASSERT_TRUE((k.zeros ? q::ZeroInsert(blk, {s, k.fh, k.fw}, arena.data(), want.data())
+                       : q::ResizeNearest(blk, {s, k.fh, k.fw}, arena.data(), want.data()))
+                  .ok());
 
   const Status st = RunOnFsim(c, code, IdentityWeights(c), &arena);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  const std::vector<int8_t> got(arena.begin() + static_cast<std::ptrdiff_t>(out_at), arena.end());
+  const std::vector<int8_t> got(arena.begin() + static_cast<std::ptrdiff_t>(out_at),
+                                arena.begin() + static_cast<std::ptrdiff_t>(out_at + want.size()));
   EXPECT_EQ(got, want);
 }
 
@@ -89,7 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ResizeCase{"x3_by_1", 1, 8, 1, 8, 5, 4, 3, 1, 0},
                       ResizeCase{"x1_by_4", 1, 8, 1, 16, 3, 5, 1, 4, 0},
                       ResizeCase{"batch_blocks", 2, 8, 3, 10, 4, 4, 2, 2, 0},
-                      ResizeCase{"large_planes", 1, 8, 1, 8, 30, 20, 2, 2, 0}),
+                      ResizeCase{"large_planes", 1, 8, 1, 8, 30, 20, 2, 2, 0},
+                      ResizeCase{"zeros_x2", 1, 16, 1, 16, 6, 6, 2, 2, 0, true},
+                      ResizeCase{"zeros_3x2_partial_block_rows", 1, 8, 1, 12, 5, 7, 3, 2, 4, true},
+                      ResizeCase{"zeros_batch_blocks", 2, 8, 3, 10, 4, 4, 2, 2, 0, true}),
     [](const ::testing::TestParamInfo<ResizeCase>& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -96,7 +96,8 @@ Status PackChannelVector(const Blocking& b, uint32_t channels, const int32_t* va
 Status QuantizeF32(const float* x, size_t count, float scale, int8_t* q);
 Status DequantizeF32(const int8_t* q, size_t count, float scale, float* x);
 
-// --- operators (conv2d.cc, add.cc, mul.cc, resize.cc, max_pool.cc, avg_pool.cc, concat.cc) ---
+// --- operators (conv2d.cc, add.cc, mul.cc, resize.cc, zero_insert.cc, max_pool.cc, avg_pool.cc,
+// concat.cc) ---
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
 //                   w[o][i][ky][kx], mult[o]); positions outside the input read 0.
@@ -155,6 +156,16 @@ struct ResizeParams {
   uint32_t factor_h = 2, factor_w = 2;
 };
 Status ResizeNearest(const Blocking& b, const ResizeParams& p, const int8_t* x, int8_t* out);
+
+// Zero insertion, the input of a ConvTranspose run as a stride-1 convolution:
+// out[n][c][y][x] = in[n][c][y / sh][x / sw] where y % sh == 0 and x % sw == 0, else 0, for the
+// output [N, C, H * sh, W * sw] (each input pixel followed by sw - 1 zero columns and sh - 1 zero
+// rows). Same scale in and out; int8 is symmetric, so 0 is the real zero.
+struct ZeroInsertParams {
+  ActShape shape;  // the input
+  uint32_t stride_h = 2, stride_w = 2;
+};
+Status ZeroInsert(const Blocking& b, const ZeroInsertParams& p, const int8_t* x, int8_t* out);
 
 // Max over each window; padded positions do not take part (a window always holds at least one
 // real element). Same scale in and out.
