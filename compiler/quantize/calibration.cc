@@ -165,8 +165,9 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
     // the model takes it; only float32 activations are observed for scales.
     if (a.dtype != v.dtype) {
       return InvalidArgument(path + ": model input '" + v.name() + "' is " +
-                             ir::TypeToString(v.dtype, v.shape) + ", so its calibration data must be " +
-                             DTypeLongName(v.dtype) + ", not " + DTypeLongName(a.dtype));
+                             ir::TypeToString(v.dtype, v.shape) +
+                             ", so its calibration data must be " + DTypeLongName(v.dtype) +
+                             ", not " + DTypeLongName(a.dtype));
     }
     if (v.shape.empty() || v.shape[0] < 1) {
       return InvalidArgument(path + ": model input '" + v.name() + "' is " +

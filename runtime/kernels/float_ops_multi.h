@@ -2,8 +2,9 @@
 // scratch, declared for the table in float_ops.cc: LayerNormalization with its Mean and
 // InvStdDev, BatchNormalization in training mode with its running statistics, RNN / GRU / LSTM
 // (Y, Y_h, Y_c over gate scratch), DynamicQuantizeLinear with its scale and zero point, Det
-// (LU scratch), MaxPool with its Indices and Dropout with its mask. Each runs through FloatOpDef::run_multi; the scratch is sized at load from the
-// operand shapes, never allocated during a run.
+// (LU scratch), MaxPool with its Indices and Dropout with its mask. Each runs through
+// FloatOpDef::run_multi; the scratch is sized at load from the operand shapes, never allocated
+// during a run.
 #ifndef LOOM_RUNTIME_KERNELS_FLOAT_OPS_MULTI_H_
 #define LOOM_RUNTIME_KERNELS_FLOAT_OPS_MULTI_H_
 

@@ -22,7 +22,9 @@ Status OneOf(const char* op, const char* name, const std::string& value, const c
     }
     known += std::string(i ? ", " : "") + names[i];
   }
-  return InvalidArgument(std::string(op) + ": " + name + " '" + value + "' is not one of " + known);
+  // A package's string may be anything: quote at most 32 bytes of it.
+  const std::string shown = value.size() > 32 ? value.substr(0, 32) + "..." : value;
+  return InvalidArgument(std::string(op) + ": " + name + " '" + shown + "' is not one of " + known);
 }
 
 }  // namespace
@@ -40,8 +42,7 @@ Status PrepLoss(const AttrReader& a, const TensorView* const* in, size_t n, cons
   p->loss.ignore_index = a.GetInt("ignore_index", 0);
   // The kernels' operand checks read shapes and types only, so the loader can run them now.
   loss::Dims d;
-  return loss::CheckOperands("loss", *in[0], *in[1], Optional(in, n, 2), p->loss.reduction, y,
-                             &d);
+  return loss::CheckOperands("loss", *in[0], *in[1], Optional(in, n, 2), p->loss.reduction, y, &d);
 }
 
 Status RunNllLoss(const FloatOpParams& p, const TensorView* const* in, size_t n,
@@ -67,9 +68,8 @@ Status PrepPad(const AttrReader& a, const TensorView* const* in, size_t, const T
   const std::vector<int64_t> pads = a.GetInts("pads");
   const size_t want = 2 * static_cast<size_t>(in[0]->rank);
   if (pads.size() != want) {
-    return InvalidArgument("Pad: pads has " + std::to_string(pads.size()) +
-                           " entries, a rank-" + std::to_string(in[0]->rank) + " input needs " +
-                           std::to_string(want));
+    return InvalidArgument("Pad: pads has " + std::to_string(pads.size()) + " entries, a rank-" +
+                           std::to_string(in[0]->rank) + " input needs " + std::to_string(want));
   }
   for (size_t i = 0; i < want; ++i) p->pads[i] = pads[i];
   p->pad_value = a.GetFloat("value", 0.0f);
@@ -95,9 +95,18 @@ Status PrepEyeLike(const AttrReader& a, const TensorView* const* in, size_t, con
   }
   // The types the kernel has a 1 for.
   switch (t) {
-    case DType::kF32: case DType::kF64: case DType::kF16: case DType::kI8: case DType::kU8:
-    case DType::kBool: case DType::kI16: case DType::kI32: case DType::kI64: break;
-    default: return InvalidArgument("EyeLike: dtype " + dtype + " is not supported");
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kF16:
+    case DType::kI8:
+    case DType::kU8:
+    case DType::kBool:
+    case DType::kI16:
+    case DType::kI32:
+    case DType::kI64:
+      break;
+    default:
+      return InvalidArgument("EyeLike: dtype " + dtype + " is not supported");
   }
   if (y.rank != 2 || !SameShape(*in[0], y)) {
     return InvalidArgument("EyeLike: the output must be 2-D with the input's shape");

@@ -26,7 +26,8 @@ Status RunRow(const char* op, const AttrReader& attrs, std::vector<const TensorV
   FloatOpParams p;
   LOOM_RETURN_IF_ERROR(def->prepare(attrs, in.data(), in.size(), *out[0], &p));
   if (def->run_multi == nullptr) return def->run(p, in.data(), in.size(), *out[0]);
-  const size_t bytes = def->scratch_bytes ? def->scratch_bytes(p, in.data(), in.size(), *out[0]) : 0;
+  const size_t bytes =
+      def->scratch_bytes ? def->scratch_bytes(p, in.data(), in.size(), *out[0]) : 0;
   std::vector<double> scratch((bytes + 7) / 8);
   return def->run_multi(p, in.data(), in.size(), out.data(), out.size(), scratch.data());
 }

@@ -16,11 +16,16 @@ Status Need(bool ok, const char* op, const TensorView& t, const char* role, cons
 // The one element of a Clip bound, as the double ActivationParams holds (exact for i8..i32).
 double BoundOf(const TensorView& b) {
   switch (b.dtype) {
-    case DType::kI8: return b.As<const int8_t>()[0];
-    case DType::kU8: return b.As<const uint8_t>()[0];
-    case DType::kI32: return b.As<const int32_t>()[0];
-    case DType::kI64: return static_cast<double>(b.As<const int64_t>()[0]);
-    default: return b.As<const float>()[0];
+    case DType::kI8:
+      return b.As<const int8_t>()[0];
+    case DType::kU8:
+      return b.As<const uint8_t>()[0];
+    case DType::kI32:
+      return b.As<const int32_t>()[0];
+    case DType::kI64:
+      return static_cast<double>(b.As<const int64_t>()[0]);
+    default:
+      return b.As<const float>()[0];
   }
 }
 

@@ -45,7 +45,8 @@ inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f
   return v;
 }
 
-// Attributes from a map: ints, floats and strings by name, as a package's FloatAttr list holds them.
+// Attributes from a map: ints, floats and strings by name, as a package's FloatAttr list holds
+// them.
 class MapAttrs final : public AttrReader {
  public:
   std::map<std::string, std::vector<int64_t>> ints;

@@ -1,6 +1,7 @@
 // Quantization: the requantization arithmetic's guarantees, graph packing and partitioning rules,
 // and the end-to-end accuracy of the digits example on the int8 kernels.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-
-#include <unistd.h>
 
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/interp/interpreter.h"
@@ -283,7 +282,7 @@ TEST(Calibration, IntegerInputsTakeSamplesOfTheirOwnType) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(r.calibration_samples, 2);
   EXPECT_FALSE(r.random_calibration);
-  ASSERT_TRUE(pipeline::WritePackage(r.graph, r.config, o, nullptr).ok());
+  ASSERT_TRUE(pipeline::WritePackage(r.graph, r.config, o, r, nullptr).ok());
 
   o.calibration[1] = "idx=" + tmp + "idx_f32.npy";
   s = pipeline::CompileModel(o, &r);

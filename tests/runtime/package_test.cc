@@ -142,8 +142,7 @@ TEST(Package, StringAttributesAreCheckedAtLoad) {
   attrs[0].ints = {1};
   s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("Pad attribute 'mode' holds both the string 'edge' and "
-                                     "numbers"));
+  EXPECT_THAT(s.message(), HasSubstr("Pad attribute 'mode' holds both a string and numbers"));
   // Without the attribute, ONNX's default (constant) applies; the pads then must fit the shapes.
   attrs.erase(attrs.begin());
   s = Load(Bytes(spec));
