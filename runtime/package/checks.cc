@@ -620,8 +620,8 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
       // order of the lookups.
       const bool numbers = (a->ints() && a->ints()->size()) || (a->floats() && a->floats()->size());
       if (a->text() != nullptr && numbers) {
-        return InvalidArgument("{}: {} attribute '{}' holds both a string and numbers", where,
-                               name, attr);
+        return InvalidArgument("{}: {} attribute '{}' holds both a string and numbers", where, name,
+                               attr);
       }
     }
   }
