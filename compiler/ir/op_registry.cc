@@ -188,9 +188,9 @@ std::vector<OpDef> BuildTable() {
        2,
        1,
        1,
-       {{"mult_a", K::kInt, true},
-        {"mult_b", K::kInt, true},
-        {"shift", K::kInt, true},
+       {{"mult_a", K::kInt, true, kImmLo, kImmHi},
+        {"mult_b", K::kInt, true, kImmLo, kImmHi},
+        {"shift", K::kInt, true, -31, 31},
         kClipLo,
         kClipHi},
        shape::QAdd,
@@ -200,11 +200,11 @@ std::vector<OpDef> BuildTable() {
        2,
        1,
        1,
-       {{"mult", K::kInt, true},
-        {"b_mult", K::kInt, true},
-        {"b_offset", K::kInt, true},
-        {"b_lo", K::kInt, true},
-        {"b_hi", K::kInt, true},
+       {{"mult", K::kInt, true, kImmLo, kImmHi},
+        {"b_mult", K::kInt, true, kImmLo, kImmHi},
+        {"b_offset", K::kInt, true, kImmLo, kImmHi},
+        {"b_lo", K::kInt, true, kImmLo, kImmHi},
+        {"b_hi", K::kInt, true, kImmLo, kImmHi},
         kPreShift,
         kPostShift,
         kClipLo,
@@ -239,7 +239,7 @@ std::vector<OpDef> BuildTable() {
        1,
        1,
        1,
-       {{"factor_h", K::kInt, true}, {"factor_w", K::kInt, true}},
+       {{"factor_h", K::kInt, true, 1, UINT32_MAX}, {"factor_w", K::kInt, true, 1, UINT32_MAX}},
        shape::QResize,
        "int8 nearest-neighbour upsampling by integer factors, same scale in and out"},
       {"q.zero_insert",
@@ -256,7 +256,7 @@ std::vector<OpDef> BuildTable() {
        -1,
        1,
        1,
-       {{"mults", K::kInts, true}, {"shifts", K::kInts, true}},
+       {{"mults", K::kInts, true, kImmLo, kImmHi}, {"shifts", K::kInts, true, -31, 31}},
        shape::QConcat,
        "int8 channel concatenation, each input rescaled to the output scale"},
       {"q.quantize", 1, 1, 1, 1, {}, shape::QQuantize, "f32 -> i8 with the output's scale"},
@@ -393,6 +393,18 @@ Status CheckNodeSignature(const Graph& g, const Node& n) {
       return InvalidArgument(NodeLabel(g, n) + ": attribute '" + spec.name + "' is " +
                              AttributeKindName(a->kind()) + ", expected " +
                              AttributeKindName(spec.kind));
+    }
+    if (a->kind() != K::kInt && a->kind() != K::kInts) continue;
+    const std::vector<int64_t> one = {a->i()};
+    const std::vector<int64_t>& values = a->kind() == K::kInts ? a->ints() : one;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < spec.lo || values[i] > spec.hi) {
+        return InvalidArgument(
+            NodeLabel(g, n) + ": attribute '" + spec.name + "'" +
+            (a->kind() == K::kInts ? "[" + std::to_string(i) + "]" : std::string()) + " = " +
+            std::to_string(values[i]) + " is outside [" + std::to_string(spec.lo) + ", " +
+            std::to_string(spec.hi) + "], what the package and the accelerator hold");
+      }
     }
   }
   for (const auto& [name, attr] : n.attrs) {

@@ -11,6 +11,7 @@
 #ifndef LOOM_COMPILER_IR_OP_REGISTRY_H_
 #define LOOM_COMPILER_IR_OP_REGISTRY_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,10 @@ struct AttrSpec {
   const char* name;
   Attribute::Kind kind;
   bool required;
+  // An int or ints attribute's values must lie in [lo, hi]: the q.* ops' fields that the package
+  // stores narrower than int64 say how narrow, so no value is truncated on the way.
+  int64_t lo = INT64_MIN;
+  int64_t hi = INT64_MAX;
 };
 
 struct OpDef {
@@ -75,7 +80,7 @@ constexpr const char* kTargetAttr = "target";
 const OpDef* FindOp(std::string_view name);
 
 // Arity and attribute checks against the op's row (op known, counts in range, required
-// attributes present, kinds right, no unknown attributes).
+// attributes present, kinds right, integers in their range, no unknown attributes).
 Status CheckNodeSignature(const Graph& g, const Node& n);
 // CheckNodeSignature, then the shape function. `out` gets one entry per node output.
 Status InferOutputTypes(const Graph& g, const Node& n, std::vector<ValueType>* out);

@@ -23,11 +23,14 @@ inline const AttrSpec kCeilMode{"ceil_mode", K::kInt, true};
 inline const AttrSpec kActivation{"activation", K::kString, false};
 inline const AttrSpec kClipMin{"clip_min", K::kFloat, false};
 inline const AttrSpec kClipMax{"clip_max", K::kFloat, false};
-// Integer requantization (q.* ops).
-inline const AttrSpec kPreShift{"pre_shift", K::kInt, true};
-inline const AttrSpec kPostShift{"post_shift", K::kInt, true};
-inline const AttrSpec kClipLo{"clip_lo", K::kInt, true};
-inline const AttrSpec kClipHi{"clip_hi", K::kInt, true};
+// Integer requantization (q.* ops), in the ranges the package loader accepts: shifts in
+// [-31, 31], clips inside int8, multipliers in the ALU's signed 16-bit immediate.
+inline constexpr int64_t kImmLo = -32768;
+inline constexpr int64_t kImmHi = 32767;
+inline const AttrSpec kPreShift{"pre_shift", K::kInt, true, -31, 31};
+inline const AttrSpec kPostShift{"post_shift", K::kInt, true, -31, 31};
+inline const AttrSpec kClipLo{"clip_lo", K::kInt, true, -128, 127};
+inline const AttrSpec kClipHi{"clip_hi", K::kInt, true, -128, 127};
 // Reduction family.
 inline const AttrSpec kAxis{"axis", K::kInt, true};
 inline const AttrSpec kAxes{"axes", K::kInts, true};

@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "compiler/ir/op_registry.h"
 #include "compiler/partition/partition.h"
 #include "compiler/tensorize/concat.h"
 #include "compiler/tensorize/conv2d.h"
@@ -373,6 +374,10 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     }
   }
   for (ir::ValueId v : n.outputs) op->outputs.push_back(v == ir::kNoValue ? -1 : arena_.at(v));
+  // The q.* branches below narrow int64 attributes to the package's 32-bit fields; the op table
+  // bounds each one (ir/op_registry.cc). The pass manager's verifier checks them after every pass,
+  // but the lowering takes any graph (tools and tests build them directly), so it checks too.
+  if (n.op.rfind("q.", 0) == 0) LOOM_RETURN_IF_ERROR(ir::CheckNodeSignature(g_, n));
   if (n.op == "q.conv2d") {
     Conv2dParams p;
     LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
@@ -473,6 +478,9 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
         case ir::Attribute::Kind::kInts: fa.ints = a.ints(); break;
         case ir::Attribute::Kind::kFloat: fa.floats = {a.f()}; break;
         case ir::Attribute::Kind::kFloats: fa.floats = a.floats(); break;
+        case ir::Attribute::Kind::kString:
+          fa.text = a.s();
+          break;
         default:
           return Unimplemented(Where(n) + ": attribute " + name + " of kind " +
                                ir::AttributeKindName(a.kind()) + " on a CPU float op");

@@ -65,8 +65,9 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
         } else {
           std::vector<fb::Offset<pkg::FloatAttr>> attrs;
           for (const FloatAttr& a : v.attrs) {
+            const fb::Offset<fb::String> text = a.text ? b.CreateString(*a.text) : 0;
             attrs.push_back(pkg::CreateFloatAttr(b, b.CreateString(a.name), b.CreateVector(a.ints),
-                                                 b.CreateVector(a.floats)));
+                                                 b.CreateVector(a.floats), text));
           }
           return {pkg::OpParams::FloatOp,
                   pkg::CreateFloatOp(b, b.CreateString(v.op), b.CreateVector(attrs)).Union()};

@@ -8,7 +8,9 @@
 #define LOOM_COMPILER_PACKAGE_WRITER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -62,7 +64,23 @@ struct ConcatParams { std::vector<int32_t> mults, shifts; };
 struct QuantizeParams {};
 struct DequantizeParams {};
 struct RelayoutParams {};
-struct FloatAttr { std::string name; std::vector<int64_t> ints; std::vector<float> floats; };
+// Numbers, or (package 1.7) one string in `text`; never both. The constructors keep the
+// {name, ints, floats} brace form working without naming `text`.
+struct FloatAttr {
+  FloatAttr() = default;
+  FloatAttr(std::string n, std::vector<int64_t> i, std::vector<float> f)
+      : name(std::move(n)), ints(std::move(i)), floats(std::move(f)) {}
+  static FloatAttr Text(std::string n, std::string value) {
+    FloatAttr a;
+    a.name = std::move(n);
+    a.text = std::move(value);
+    return a;
+  }
+  std::string name;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::optional<std::string> text;
+};
 struct FloatOpParams { std::string op; std::vector<FloatAttr> attrs; };
 using OpParams = std::variant<Conv2dParams, AddParams, MaxPoolParams, AvgPoolParams, ConcatParams,
                               QuantizeParams, DequantizeParams, RelayoutParams, FloatOpParams,

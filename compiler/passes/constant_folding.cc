@@ -1,6 +1,8 @@
 // constant-folding: evaluates every node whose inputs are all constants (omitted optional inputs
 // are fine) with the reference interpreter, and turns its outputs into constants in place: the
-// output values keep their ids, names and types, gain data, and lose their producer.
+// output values keep their ids, names and types, gain data, and lose their producer. Nodes without
+// inputs (the window generators, MelWeightMatrix: the IR admits no random op) fold too, so no
+// package has to run them.
 //
 // Transforms: such nodes disappear; their outputs become constants. Folding cascades in one walk
 // because nodes are visited in topological order.
@@ -31,7 +33,7 @@ Status ConstantFolding(ir::Graph& g, const PassOptions& options) {
         break;
       }
     }
-    if (!all_constant || n->inputs.empty()) continue;
+    if (!all_constant) continue;
     int64_t bytes = 0;
     for (ir::ValueId out : n->outputs) {
       const ir::Value& v = g.value(out);

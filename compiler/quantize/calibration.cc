@@ -161,14 +161,18 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
     const std::string& path = it->second;
     NpyArray a;
     LOOM_RETURN_IF_ERROR(ReadNpy(path, &a));
-    if (a.dtype != DType::kF32) {
-      return InvalidArgument(path + ": calibration data must be float32, is " +
-                             DTypeLongName(a.dtype));
-    }
-    if (v.dtype != DType::kF32 || v.shape.empty() || v.shape[0] < 1) {
+    // Samples have the input's own type: an index or mask input (int64, bool, ...) is fed as
+    // the model takes it; only float32 activations are observed for scales.
+    if (a.dtype != v.dtype) {
       return InvalidArgument(path + ": model input '" + v.name() + "' is " +
                              ir::TypeToString(v.dtype, v.shape) +
-                             "; calibration needs an f32 input with a batch axis");
+                             ", so its calibration data must be " + DTypeLongName(v.dtype) +
+                             ", not " + DTypeLongName(a.dtype));
+    }
+    if (v.shape.empty() || v.shape[0] < 1) {
+      return InvalidArgument(path + ": model input '" + v.name() + "' is " +
+                             ir::TypeToString(v.dtype, v.shape) +
+                             "; calibration samples stack on a batch axis, which it lacks");
     }
     const ir::Shape want_rest(v.shape.begin() + 1, v.shape.end());
     const ir::Shape got_rest(a.shape.empty() ? a.shape.begin() : a.shape.begin() + 1,
@@ -185,10 +189,19 @@ Status LoadCalibrationSet(const ir::Graph& g, const std::vector<std::string>& sp
                              std::to_string(samples));
     }
     samples = s;
+    // A bool byte other than 0 or 1 is no value the kernels may read.
+    if (a.dtype == DType::kBool) {
+      for (size_t k = 0; k < a.bytes.size(); ++k) {
+        if (a.bytes[k] > 1) {
+          return InvalidArgument(path + ": element " + std::to_string(k) + " is " +
+                                 std::to_string(a.bytes[k]) + "; a bool array holds 0 or 1");
+        }
+      }
+    }
     std::vector<ir::Tensor> tensors;
     for (int64_t i = 0; i < s; ++i) {
       ir::Tensor t;
-      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(DType::kF32, v.shape, &t)
+      LOOM_RETURN_IF_ERROR(ir::Tensor::Create(v.dtype, v.shape, &t)
                                .WithContext(path + ": sample of input '" + v.name() + "'"));
       // The file holds s samples of exactly this size (checked above), so the copy stays inside.
       if (t.byte_size()) {

@@ -4,8 +4,10 @@
 //   percentile  range = the P-th percentile of |x| (default P = 99.99), from a 2048-bin histogram
 //               per value whose range doubles (merging bins) when a larger |x| arrives
 // Sample inputs come from .npy files (N samples stacked on axis 0; NAME=FILE.npy for several
-// inputs) or, when none are given, are random N(0, 1) (kDefaultSamples of them, fixed seed) with a
-// warning: a model whose inputs are not roughly standard-normal then gets poor scales.
+// inputs; each file of its input's own element type, so an int64 index or bool mask input is
+// calibrated on the values it will see) or, when none are given, are random N(0, 1)
+// (kDefaultSamples of them, fixed seed) with a warning: a model whose inputs are not roughly
+// standard-normal then gets poor scales.
 #ifndef LOOM_COMPILER_QUANTIZE_CALIBRATION_H_
 #define LOOM_COMPILER_QUANTIZE_CALIBRATION_H_
 

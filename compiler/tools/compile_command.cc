@@ -134,8 +134,10 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
       ->required();
   c->add_option("--config", args->options.config, "HwConfig name or path (default 1x16x16)");
   c->add_option("--board", args->options.board, "board name or path (gives the config)");
-  c->add_option("--calibration", args->options.calibration,
-                "calibration samples: FILE.npy, or NAME=FILE.npy per input (N samples on axis 0)");
+  c->add_option(
+      "--calibration", args->options.calibration,
+      "calibration samples: FILE.npy, or NAME=FILE.npy per input (N samples on axis 0, each "
+      "of its input's element type: float32, int64, bool, ...)");
   c->add_option("--calibration-method", args->method,
                 "minmax, percentile (default) or mse (the range of least squared error)");
   c->add_option("--percentile", args->options.percentile,

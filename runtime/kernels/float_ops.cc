@@ -4,7 +4,9 @@
 
 #include "runtime/kernels/float_ops_multi.h"
 #include "runtime/kernels/float_ops_quant.h"
+#include "runtime/kernels/float_ops_strings.h"
 #include "runtime/kernels/float_ops_typed.h"
+#include "runtime/kernels/index_common.h"
 #include "runtime/kernels/math_attrs.h"
 #include "runtime/kernels/op_attrs.h"
 #include "runtime/kernels/vision_attrs.h"
@@ -63,20 +65,6 @@ Status PrepLeakyRelu(const AttrReader& a, const TensorView* const*, size_t, cons
                      FloatOpParams* p) {
   p->act.kind = ActivationKind::kLeakyRelu;
   p->act.alpha = a.GetFloat("alpha", 0.01f);
-  return Status::Ok();
-}
-// Clip's bounds are optional scalar inputs (ONNX opset 11 on), constant or fed at run time; their
-// shapes are known now, their values only when the op runs.
-Status PrepClip(const AttrReader&, const TensorView* const* in, size_t n, const TensorView&,
-                FloatOpParams* p) {
-  p->act.kind = ActivationKind::kClip;
-  for (size_t i = 1; i <= 2; ++i) {
-    const TensorView* b = Optional(in, n, i);
-    if (b != nullptr && b->NumElements() != 1) {
-      return InvalidArgument("Clip: bound " + std::to_string(i) + " (" + (i == 1 ? "min" : "max") +
-                             ") has " + std::to_string(b->NumElements()) + " elements, not 1");
-    }
-  }
   return Status::Ok();
 }
 Status PrepSoftmax(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
@@ -146,14 +134,6 @@ Status RunActivation(const FloatOpParams& p, const TensorView* const* in, size_t
                      const TensorView& y) {
   return Activation(p.act, *in[0], y);
 }
-Status RunClip(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
-  ActivationParams ap = p.act;
-  ap.min = -3.4028235e38;
-  ap.max = 3.4028235e38;
-  if (const TensorView* lo = Optional(in, n, 1)) ap.min = lo->As<const float>()[0];
-  if (const TensorView* hi = Optional(in, n, 2)) ap.max = hi->As<const float>()[0];
-  return Activation(ap, *in[0], y);
-}
 Status RunSoftmax(const FloatOpParams& p, const TensorView* const* in, size_t,
                   const TensorView& y) {
   return Softmax(*in[0], p.axis, y);
@@ -177,10 +157,6 @@ Status RunGemm(const FloatOpParams& p, const TensorView* const* in, size_t n, co
 }
 Status RunMatMul(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
   return MatMul(*in[0], *in[1], y);
-}
-Status RunMaxPool(const FloatOpParams& p, const TensorView* const* in, size_t,
-                  const TensorView& y) {
-  return MaxPool(p.pool, *in[0], y, nullptr);
 }
 Status RunAvgPool(const FloatOpParams& p, const TensorView* const* in, size_t,
                   const TensorView& y) {
@@ -255,8 +231,16 @@ Status RunGridSample(const FloatOpParams& p, const TensorView* const* in, size_t
 // --- reduction family (kernels_reduce.h) -----------------------------------------------------
 
 template <ReduceOp kOp>
-Status PrepReduce(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+Status PrepReduce(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView& y,
                   FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(SameTypes("Reduce", in, n, y));
+  // The kernel sums integers in int64 but has no integer L2 or logarithm.
+  constexpr bool kFloatOnly =
+      kOp == ReduceOp::kL2 || kOp == ReduceOp::kLogSum || kOp == ReduceOp::kLogSumExp;
+  if (kFloatOnly && y.dtype != DType::kF32 && y.dtype != DType::kF64) {
+    return InvalidArgument(std::string("Reduce: ") + DTypeName(y.dtype) +
+                           " has no L2 or log reduction (f32, f64)");
+  }
   p->reduce = kOp;
   const std::vector<int64_t> axes = a.GetInts("axes");
   if (axes.empty()) return InvalidArgument("Reduce: axes is missing or empty");
@@ -270,8 +254,9 @@ Status PrepHardmax(const AttrReader& a, const TensorView* const* in, size_t, con
                    FloatOpParams* p) {
   return ResolveAxis("Hardmax", a.GetInt("axis", -1), in[0]->rank, &p->axis);
 }
-Status PrepCumSum(const AttrReader& a, const TensorView* const* in, size_t, const TensorView&,
+Status PrepCumSum(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView& y,
                   FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(SameTypes("CumSum", in, n, y));
   p->exclusive = a.GetInt("exclusive", 0) != 0;
   p->reverse = a.GetInt("reverse", 0) != 0;
   return ResolveAxis("CumSum", a.GetInt("axis", 0), in[0]->rank, &p->axis);
@@ -282,8 +267,9 @@ Status PrepMvn(const AttrReader& a, const TensorView* const* in, size_t, const T
   if (axes.empty()) return InvalidArgument("MeanVarianceNormalization: axes is missing or empty");
   return ReduceAxesMask(axes.data(), static_cast<int>(axes.size()), in[0]->rank, &p->reduce_axes);
 }
-Status PrepEinsum(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView&,
+Status PrepEinsum(const AttrReader& a, const TensorView* const* in, size_t n, const TensorView& y,
                   FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(SameTypes("Einsum", in, n, y));
   const std::vector<int64_t> labels = a.GetInts("labels");
   const std::vector<int64_t> out = a.GetInts("out_labels");
   return EinsumSpecFrom(labels.data(), labels.size(), out.data(), out.size(), in,
@@ -395,8 +381,14 @@ Status PrepOneHot(const AttrReader& a, const TensorView* const*, size_t, const T
   p->axis = static_cast<int>(axis);
   return Status::Ok();
 }
+// x and y of one type (any), the second operand indices (i32 or i64).
+Status DataAndIndex(const char* op, const TensorView* const* in, const TensorView& y) {
+  LOOM_RETURN_IF_ERROR(SameTypes(op, in, 1, y));
+  return index_detail::CheckIndexType(op, *in[1]);
+}
 Status PrepReverseSequence(const AttrReader& a, const TensorView* const* in, size_t,
-                           const TensorView&, FloatOpParams* p) {
+                           const TensorView& y, FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(DataAndIndex("ReverseSequence", in, y));
   int64_t b = 0, t = 0;
   LOOM_RETURN_IF_ERROR(IntIn(a, "ReverseSequence", "batch_axis", 1, 0, in[0]->rank, &b));
   LOOM_RETURN_IF_ERROR(IntIn(a, "ReverseSequence", "time_axis", 0, 0, in[0]->rank, &t));
@@ -454,8 +446,9 @@ Status RunShape(const FloatOpParams& p, const TensorView* const* in, size_t, con
 Status RunSize(const FloatOpParams&, const TensorView* const* in, size_t, const TensorView& y) {
   return SizeOf(*in[0], y);
 }
-Status PrepMaxUnpool(const AttrReader& a, const TensorView* const*, size_t, const TensorView& y,
+Status PrepMaxUnpool(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
                      FloatOpParams* p) {
+  LOOM_RETURN_IF_ERROR(DataAndIndex("MaxUnpool", in, y));
   const std::vector<int64_t> dims = a.GetInts("index_shape");
   if (dims.size() != static_cast<size_t>(y.rank)) {
     return InvalidArgument("MaxUnpool: index_shape needs one dim per output dim (" +
@@ -479,6 +472,8 @@ Status RunReverseSequence(const FloatOpParams& p, const TensorView* const* in, s
 // only in training.
 // The `dtypes` of rows whose kernel only moves bytes (copy, transpose, concat).
 constexpr const char* kEveryType = "f32 f64 f16 i8 u8 i16 i32 i64 bool u16 u32 u64";
+// The reductions' and CumSum's: they accumulate floats in double, integers in int64.
+constexpr const char* kNumeric = "f32 f64 i32 i64";
 
 // --- recurrent, signal and misc family (kernels_seq.h) ----------------------------------------
 
@@ -521,11 +516,13 @@ constexpr FloatOpDef kFloatOps[] = {
     {"Flatten", 1, 0, false, true, "", "axis", PrepCopy, RunCopy, kEveryType},
     // Inference: a copy. Inputs ratio and training_mode are accepted and ignored (the importer
     // refuses training_mode that would drop anything).
-    {"Dropout", 1, 2, false, true, "", "seed", PrepNothing, RunCopy},
+    {"Dropout", 1, 2, false, true, "", "seed", multi::PrepDropout, nullptr, "f32 bool", 1,
+     multi::RunDropout},  // ratio, training_mode; mask
     {"Relu", 1, 0, false, true, "", "", PrepRelu, RunActivation},
     {"Sigmoid", 1, 0, false, true, "", "", PrepSigmoid, RunActivation},
     {"LeakyRelu", 1, 0, false, true, "alpha", "", PrepLeakyRelu, RunActivation},
-    {"Clip", 1, 2, false, true, "", "", PrepClip, RunClip},  // min, max: scalar inputs
+    {"Clip", 1, 2, false, true, "", "", typed::PrepClip, typed::RunClip,
+     "f32 i8 u8 i32 i64"},  // min, max: scalar inputs of x's type
     {"Softmax", 1, 0, false, true, "axis", "", PrepSoftmax, RunSoftmax},
     {"Transpose", 1, 0, false, true, "perm", "", PrepTranspose, RunTranspose, kEveryType},
     {"BatchNormalization", 5, 0, false, true, "epsilon", "momentum", PrepBatchNorm, RunBatchNorm},
@@ -540,7 +537,7 @@ constexpr FloatOpDef kFloatOps[] = {
     {"Gemm", 2, 1, false, false, "alpha beta transA transB", "", PrepGemm, RunGemm},  // C
     {"MatMul", 2, 0, false, false, "", "", PrepNothing, RunMatMul},
     {"MaxPool", 1, 0, false, false, "kernel_shape strides dilations pads storage_order",
-     "ceil_mode", PrepPool, RunMaxPool},
+     "ceil_mode", multi::PrepMaxPool, nullptr, "f32 u8 i8 i64", 1, multi::RunMaxPool},  // Indices
     // No dilations: AvgPool has none (ONNX <= 18), so a package with them is refused.
     {"AveragePool", 1, 0, false, false, "kernel_shape strides pads count_include_pad", "ceil_mode",
      PrepPool, RunAvgPool},
@@ -560,25 +557,32 @@ constexpr FloatOpDef kFloatOps[] = {
     {"LRN", 1, 0, false, true, "size alpha beta bias", "", PrepLrn, RunLrn},
     {"GlobalMaxPool", 1, 0, false, false, "", "", PrepNothing, RunGlobalMaxPool},
     // Reduction family. keepdims is already in y's shape. ArgMax / ArgMin are rows of the typed
-    // family below; TopK and the losses run in the interpreter.
-    {"ReduceSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSum>, RunReduce},
-    {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>, RunReduce},
-    {"ReduceMax", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMax>, RunReduce},
-    {"ReduceMin", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMin>, RunReduce},
-    {"ReduceProd", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kProd>, RunReduce},
-    {"ReduceL1", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL1>, RunReduce},
-    {"ReduceL2", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL2>, RunReduce},
+    // family below; TopK and the losses are rows of the string-attribute family.
+    {"ReduceSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSum>, RunReduce,
+     kNumeric},
+    {"ReduceMean", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMean>, RunReduce,
+     kNumeric},
+    {"ReduceMax", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMax>, RunReduce,
+     kNumeric},
+    {"ReduceMin", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kMin>, RunReduce,
+     kNumeric},
+    {"ReduceProd", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kProd>, RunReduce,
+     kNumeric},
+    {"ReduceL1", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL1>, RunReduce,
+     kNumeric},
+    {"ReduceL2", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kL2>, RunReduce,
+     kNumeric},
     {"ReduceLogSum", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kLogSum>,
-     RunReduce},
+     RunReduce, kNumeric},
     {"ReduceLogSumExp", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kLogSumExp>,
-     RunReduce},
+     RunReduce, kNumeric},
     {"ReduceSumSquare", 1, 0, false, false, "axes", "keepdims", PrepReduce<ReduceOp::kSumSquare>,
-     RunReduce},
+     RunReduce, kNumeric},
     {"LogSoftmax", 1, 0, false, true, "axis", "", PrepLogSoftmax, RunLogSoftmax},
     {"Hardmax", 1, 0, false, true, "axis", "", PrepHardmax, RunHardmax},
-    {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum},
+    {"CumSum", 1, 0, false, true, "axis exclusive reverse", "", PrepCumSum, RunCumSum, kNumeric},
     {"MeanVarianceNormalization", 1, 0, false, true, "axes", "", PrepMvn, RunMvn},
-    {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum},
+    {"Einsum", 1, 0, true, false, "labels out_labels", "", PrepEinsum, RunEinsum, "f32 f64"},
     // Elementwise math and activations. The arithmetic rows take every type their kernel does
     // (typed::PrepBinary checks them at load); the comparisons, logic, Where, IsNaN / IsInf rows
     // are the typed family below; the float functions are float32 rows.
@@ -644,8 +648,9 @@ constexpr FloatOpDef kFloatOps[] = {
     {"Trilu", 1, 0, false, true, "upper k", "", PrepTrilu, RunTrilu, kEveryType},
     {"OneHot", 2, 0, false, false, "axis", "depth", PrepOneHot, RunOneHot, kEveryType},
     {"ReverseSequence", 2, 0, false, true, "batch_axis time_axis", "", PrepReverseSequence,
-     RunReverseSequence},
-    {"MaxUnpool", 2, 0, false, false, "index_shape", "shape", PrepMaxUnpool, RunMaxUnpool},
+     RunReverseSequence, kEveryType},
+    {"MaxUnpool", 2, 0, false, false, "index_shape", "shape", PrepMaxUnpool, RunMaxUnpool,
+     kEveryType},
     // i64 outputs.
     {"Shape", 1, 0, false, false, "start", "end", PrepShape, RunShape, kEveryType},
     {"Size", 1, 0, false, false, "", "", PrepNothing, RunSize, kEveryType},
@@ -713,6 +718,17 @@ constexpr FloatOpDef kFloatOps[] = {
      typed::RunArgReduce, typed::kAnyType},
     {"ArgMin", 1, 0, false, false, "axis select_last_index", "keepdims",
      typed::PrepArgReduce<false>, typed::RunArgReduce, typed::kAnyType},
+    // String attributes (package 1.7) and TopK's two outputs (float_ops_strings.h).
+    {"NegativeLogLikelihoodLoss", 2, 1, false, false, "reduction ignore_index", "",
+     strings::PrepLoss, strings::RunNllLoss, "f32 i32 i64"},  // weight
+    {"SoftmaxCrossEntropyLoss", 2, 1, false, false, "reduction ignore_index", "", strings::PrepLoss,
+     nullptr, "f32 i32 i64", 1, strings::RunSoftmaxCrossEntropy},  // weight; log_prob
+    {"Pad", 1, 0, false, false, "mode pads value", "", strings::PrepPad, strings::RunPad,
+     kEveryType},
+    {"EyeLike", 1, 0, false, false, "k dtype", "", strings::PrepEyeLike, strings::RunEyeLike,
+     kEveryType},
+    {"TopK", 1, 0, false, false, "axis largest", "k sorted", strings::PrepTopK, nullptr, "f32 i64",
+     1, strings::RunTopK, strings::TopKScratch},  // values; indices
     // ONNX's quantized operators (float_ops_quant.h); zero points take the quantized type.
     {"QuantizeLinear", 3, 0, false, true, "axis", "", quant::PrepLinear, quant::RunQuantizeLinear,
      quant::kQuantTypes},

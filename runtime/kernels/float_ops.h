@@ -44,6 +44,11 @@ class AttrReader {
   virtual int64_t GetInt(std::string_view name, int64_t fallback) const = 0;
   virtual float GetFloat(std::string_view name, float fallback) const = 0;
   virtual std::vector<float> GetFloats(std::string_view name) const = 0;  // Resize's scales, roi
+  // A string attribute (package 1.7: Pad's mode, a loss's reduction); a numeric one reads as
+  // absent.
+  virtual std::string GetString(std::string_view name, std::string_view fallback) const = 0;
+  // Whether the attribute is present at all (a loss's ignore_index has no neutral default).
+  virtual bool Has(std::string_view name) const = 0;
 };
 
 // Kernel parameters of one float operator, resolved at load (axes non-negative, defaults filled
@@ -87,6 +92,12 @@ struct FloatOpParams {
   RecurrentParams recurrent;  // RNN, GRU, LSTM
   int gates = 0;              // RNN 1, GRU 3, LSTM 4
   float momentum = 0.9f;      // BatchNormalizationTraining
+  // Rows with string attributes (float_ops_strings.h); EyeLike uses k, TopK axis.
+  LossParams loss;  // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+  PadMode pad_mode = PadMode::kConstant;
+  int64_t pads[2 * kMaxRank] = {};  // Pad: all begins, then all ends
+  double pad_value = 0.0;
+  bool largest = true;  // TopK
   // Integer and bool rows (float_ops_typed.h); ArgMax / ArgMin use axis.
   bool arg_max = false;      // ArgMax (else ArgMin)
   bool select_last = false;  // ArgMax / ArgMin: the last of equal extremes

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "runtime/kernels/op_attrs.h"
 #include "runtime/kernels/seq_attrs.h"
 
 namespace loom::kernels::multi {
@@ -109,6 +110,40 @@ size_t DetScratch(const FloatOpParams&, const TensorView* const* in, size_t, con
 Status RunDet(const FloatOpParams&, const TensorView* const* in, size_t,
               const TensorView* const* out, size_t, void* scratch) {
   return Det(*in[0], *out[0], static_cast<double*>(scratch));
+}
+
+Status PrepMaxPool(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,
+                   FloatOpParams* p) {
+  const DType t = in[0]->dtype;
+  if (t != y.dtype || (t != DType::kF32 && t != DType::kU8 && t != DType::kI8)) {
+    return InvalidArgument(std::string("MaxPool: x is ") + DTypeName(t) + ", y " +
+                           DTypeName(y.dtype) + "; both f32, u8 or i8");
+  }
+  return PoolParamsFrom(a, in[0]->rank, &p->pool);
+}
+Status RunMaxPool(const FloatOpParams& p, const TensorView* const* in, size_t,
+                  const TensorView* const* out, size_t m, void*) {
+  return MaxPool(p.pool, *in[0], *out[0], m > 1 ? out[1] : nullptr);
+}
+
+Status PrepDropout(const AttrReader&, const TensorView* const* in, size_t, const TensorView& y,
+                   FloatOpParams*) {
+  if (in[0]->dtype != DType::kF32 || y.dtype != DType::kF32) {
+    return InvalidArgument("Dropout: x and y must be f32");
+  }
+  return Status::Ok();
+}
+Status RunDropout(const FloatOpParams&, const TensorView* const* in, size_t,
+                  const TensorView* const* out, size_t m, void*) {
+  LOOM_RETURN_IF_ERROR(Copy(*in[0], *out[0]));
+  if (m < 2) return Status::Ok();
+  const TensorView& mask = *out[1];
+  if (mask.dtype != DType::kBool || !SameShape(mask, *in[0])) {
+    return InvalidArgument("Dropout: the mask must be bool of x's shape");
+  }
+  uint8_t* d = mask.As<uint8_t>();
+  for (int64_t i = 0; i < mask.NumElements(); ++i) d[i] = 1;
+  return Status::Ok();
 }
 
 }  // namespace loom::kernels::multi

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/op_attrs.h"
 
 namespace loom::kernels {
 namespace {
@@ -158,6 +159,32 @@ TEST(FloatOpsMulti, DetAsksForMTimesMDoubles) {
   Buf<float> rect({2, 3}), one({1});
   TensorView rv = rect.view(), ov = one.view();
   EXPECT_THAT(RunMulti("Det", MapAttrs{}, {&rv}, {&ov}).message(), HasSubstr("[..., M, M]"));
+}
+
+// MaxPool writes its Indices when the package gives it the output, on u8 as on f32; Dropout its
+// all-true mask.
+TEST(FloatOpsMulti, MaxPoolIndicesAndDropoutMask) {
+  Buf<uint8_t> x({1, 1, 2, 4}, {1, 9, 3, 4, 5, 6, 8, 2}), y({1, 1, 1, 2}), want_y({1, 1, 1, 2});
+  Buf<int64_t> idx({1, 1, 1, 2}), want_idx({1, 1, 1, 2});
+  TensorView xv = x.view(), yv = y.view(), iv = idx.view(), wy = want_y.view(),
+             wi = want_idx.view();
+  MapAttrs a;
+  a.ints["kernel_shape"] = {2, 2};
+  a.ints["strides"] = {2, 2};
+  PoolParams p;
+  ASSERT_TRUE(PoolParamsFrom(a, 4, &p).ok());
+  ASSERT_TRUE(MaxPool(p, xv, wy, &wi).ok());
+  ASSERT_TRUE(RunMulti("MaxPool", a, {&xv}, {&yv, &iv}).ok());
+  EXPECT_EQ(y.data, want_y.data);
+  EXPECT_EQ(idx.data, want_idx.data);
+  EXPECT_EQ(idx.data, (std::vector<int64_t>{1, 6}));
+
+  Buf<float> d({2, 2}, {1, -2, 3, -4}), dy({2, 2});
+  std::vector<uint8_t> mask(4, 0);  // bool bytes
+  TensorView dv = d.view(), dyv = dy.view(), mv = View(DType::kBool, mask.data(), {2, 2});
+  ASSERT_TRUE(RunMulti("Dropout", MapAttrs(), {&dv}, {&dyv, &mv}).ok());
+  EXPECT_EQ(dy.data, d.data);
+  EXPECT_EQ(mask, (std::vector<uint8_t>{1, 1, 1, 1}));
 }
 
 }  // namespace

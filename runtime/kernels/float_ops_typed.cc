@@ -13,7 +13,49 @@ Status Need(bool ok, const char* op, const TensorView& t, const char* role, cons
                          ", must be " + want);
 }
 
+// The one element of a Clip bound, as the double ActivationParams holds (exact for i8..i32).
+double BoundOf(const TensorView& b) {
+  switch (b.dtype) {
+    case DType::kI8:
+      return b.As<const int8_t>()[0];
+    case DType::kU8:
+      return b.As<const uint8_t>()[0];
+    case DType::kI32:
+      return b.As<const int32_t>()[0];
+    case DType::kI64:
+      return static_cast<double>(b.As<const int64_t>()[0]);
+    default:
+      return b.As<const float>()[0];
+  }
+}
+
 }  // namespace
+
+Status PrepClip(const AttrReader&, const TensorView* const* in, size_t n, const TensorView& y,
+                FloatOpParams* p) {
+  p->act.kind = ActivationKind::kClip;
+  LOOM_RETURN_IF_ERROR(Need(in[0]->dtype == y.dtype, "Clip", y, "the output", "x's type"));
+  for (size_t i = 1; i < n && i <= 2; ++i) {
+    const TensorView* b = in[i];
+    if (b == nullptr) continue;
+    if (b->NumElements() != 1) {
+      return InvalidArgument("Clip: bound " + std::to_string(i) + " (" + (i == 1 ? "min" : "max") +
+                             ") has " + std::to_string(b->NumElements()) + " elements, not 1");
+    }
+    LOOM_RETURN_IF_ERROR(Need(b->dtype == y.dtype, "Clip", *b, i == 1 ? "min" : "max", "x's type"));
+  }
+  return Status::Ok();
+}
+
+Status RunClip(const FloatOpParams& p, const TensorView* const* in, size_t n, const TensorView& y) {
+  ActivationParams ap = p.act;
+  // No bound: wider than every type the row takes, so nothing is clipped.
+  ap.min = -3.4028235e38;
+  ap.max = 3.4028235e38;
+  if (n > 1 && in[1] != nullptr) ap.min = BoundOf(*in[1]);
+  if (n > 2 && in[2] != nullptr) ap.max = BoundOf(*in[2]);
+  return Activation(ap, *in[0], y);
+}
 
 template <BinaryOp kOp>
 Status PrepBinary(const AttrReader& a, const TensorView* const* in, size_t, const TensorView& y,

@@ -42,7 +42,7 @@ Status RunRow(const char* op, const AttrReader& attrs, std::vector<const TensorV
   const FloatOpDef* def = FindFloatOp(op);
   if (def == nullptr) return NotFound(op);
   for (const TensorView* t : in) {
-    if (!FloatOpTakes(*def, t->dtype)) return Unimplemented("type not in the row");
+    if (t != nullptr && !FloatOpTakes(*def, t->dtype)) return Unimplemented("type not in the row");
   }
   if (!FloatOpTakes(*def, y.dtype)) return Unimplemented("type not in the row");
   FloatOpParams p;
@@ -143,6 +143,20 @@ TEST(FloatOpsTyped, LogicWhereCastAndArgReduce) {
   EXPECT_THAT(last.data, ElementsAre(2, 2));
   ASSERT_TRUE(RunRow("ArgMin", lastmax, {&mv}, lastv).ok());
   EXPECT_THAT(last.data, ElementsAre(0, 1));
+}
+
+// Clip on int8 reads its bounds as int8; a bound of another type than x is refused at prepare.
+TEST(FloatOpsTyped, ClipOnIntegersReadsBoundsOfTheirType) {
+  Buf<int8_t> x({5}, {-128, -3, 0, 4, 127}), lo({}, {-2}), hi({}, {3}), y({5});
+  TensorView xv = x.view(), lov = lo.view(), hiv = hi.view(), yv = y.view();
+  ASSERT_TRUE(RunRow("Clip", MapAttrs{}, {&xv, &lov, &hiv}, yv).ok());
+  EXPECT_THAT(y.data, ElementsAre(-2, -2, 0, 3, 3));
+  ASSERT_TRUE(RunRow("Clip", MapAttrs{}, {&xv, nullptr, &hiv}, yv).ok());
+  EXPECT_THAT(y.data, ElementsAre(-128, -3, 0, 3, 3));
+  Buf<float> flo({}, {-2.0f});
+  TensorView flov = flo.view();
+  const Status s = RunRow("Clip", MapAttrs{}, {&xv, &flov}, yv);
+  EXPECT_THAT(s.message(), HasSubstr("Clip: min is f32, must be x's type"));
 }
 
 }  // namespace

@@ -45,12 +45,14 @@ inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f
   return v;
 }
 
-// Attributes from a map: ints and floats by name, as a package's FloatAttr list holds them.
+// Attributes from a map: ints, floats and strings by name, as a package's FloatAttr list holds
+// them.
 class MapAttrs final : public AttrReader {
  public:
   std::map<std::string, std::vector<int64_t>> ints;
   std::map<std::string, float> floats;
   std::map<std::string, std::vector<float>> float_lists;
+  std::map<std::string, std::string> strings;
   std::vector<int64_t> GetInts(std::string_view name) const override {
     auto it = ints.find(std::string(name));
     return it == ints.end() ? std::vector<int64_t>{} : it->second;
@@ -66,6 +68,14 @@ class MapAttrs final : public AttrReader {
   std::vector<float> GetFloats(std::string_view name) const override {
     auto it = float_lists.find(std::string(name));
     return it == float_lists.end() ? std::vector<float>{} : it->second;
+  }
+  std::string GetString(std::string_view name, std::string_view fallback) const override {
+    auto it = strings.find(std::string(name));
+    return it == strings.end() ? std::string(fallback) : it->second;
+  }
+  bool Has(std::string_view name) const override {
+    const std::string n(name);
+    return ints.count(n) || floats.count(n) || float_lists.count(n) || strings.count(n);
   }
 };
 

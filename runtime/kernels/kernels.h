@@ -195,6 +195,8 @@ enum class PadMode : uint8_t { kConstant, kReflect, kEdge };
 // (constant mode). `value` fills constant mode, converted to x's dtype. Any dtype.
 Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
            const TensorView& y);
+// Pad's checks of types and shapes alone (no data read): what a loader can refuse up front.
+Status PadShapes(const TensorView& x, const int64_t* pads, PadMode mode, const TensorView& y);
 
 // --- quantization --------------------------------------------------------------------------------
 

@@ -88,8 +88,7 @@ void EncodeValue(DType t, double value, uint8_t* out) {
 
 }  // namespace
 
-Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
-           const TensorView& y) {
+Status PadShapes(const TensorView& x, const int64_t* pads, PadMode mode, const TensorView& y) {
   if (x.dtype != y.dtype || x.rank != y.rank) {
     return InvalidArgument("pad: x and y must have the same dtype and rank");
   }
@@ -113,6 +112,13 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
       }
     }
   }
+  return Status::Ok();
+}
+
+Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
+           const TensorView& y) {
+  LOOM_RETURN_IF_ERROR(PadShapes(x, pads, mode, y));
+  const int r = x.rank;
   const size_t es = DTypeSize(x.dtype);
   uint8_t fill[8];
   EncodeValue(x.dtype, value, fill);

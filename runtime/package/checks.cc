@@ -92,6 +92,11 @@ class FloatAttrs final : public kernels::AttrReader {
     if (a == nullptr || a->floats() == nullptr) return {};
     return {a->floats()->begin(), a->floats()->end()};
   }
+  std::string GetString(std::string_view name, std::string_view fallback) const override {
+    const pkg::FloatAttr* a = Find(name);
+    return std::string(a && a->text() ? a->text()->string_view() : fallback);
+  }
+  bool Has(std::string_view name) const override { return Find(name) != nullptr; }
 
  private:
   const pkg::FloatAttr* Find(std::string_view name) const {
@@ -515,6 +520,11 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         }
         channels += Dim(ins[i], 1);
         LOOM_RETURN_IF_ERROR(CheckShift(p->shifts()->Get(i), "shift", where));
+        // The accelerator multiplies by an ALU immediate (16 bits signed), the cpu device must
+        // compute what it computes.
+        if (const int32_t m = p->mults()->Get(i); m < -32768 || m > 32767) {
+          return InvalidArgument("{}: input {} multiplier {} outside int16", where, i, m);
+        }
       }
       if (channels != Dim(outs[0], 1)) {
         return InvalidArgument("{}: input channels do not add up to the output's", where);
@@ -611,6 +621,13 @@ Status PackageChecker::CheckFloatOp(const pkg::Op& op, const std::vector<const p
       if (!kernels::AttrListed(f->reads, attr) && !kernels::AttrListed(f->ignores, attr)) {
         return Unimplemented("{}: {} attribute '{}' is not supported by the runtime ({} reads {})",
                              where, name, attr, name, f->reads[0] ? f->reads : "no attributes");
+      }
+      // One kind per attribute: a string beside numbers would leave which one counts to the
+      // order of the lookups.
+      const bool numbers = (a->ints() && a->ints()->size()) || (a->floats() && a->floats()->size());
+      if (a->text() != nullptr && numbers) {
+        return InvalidArgument("{}: {} attribute '{}' holds both a string and numbers", where, name,
+                               attr);
       }
     }
   }

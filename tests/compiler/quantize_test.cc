@@ -1,10 +1,12 @@
 // Quantization: the requantization arithmetic's guarantees, graph packing and partitioning rules,
 // and the end-to-end accuracy of the digits example on the int8 kernels.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -251,6 +253,85 @@ TEST(Calibration, FilesMustBeRegular) {
   EXPECT_NE(s.message().find("/dev/zero is a character device"), std::string::npos) << s.message();
 }
 
+// `loom compile --calibration` on a model with an int64 input (Gather's indices): each file has
+// its input's own type, and a file of another type or shape is refused naming both.
+TEST(Calibration, IntegerInputsTakeSamplesOfTheirOwnType) {
+  const std::string tmp = ::testing::TempDir() + "calib_int_" + std::to_string(getpid()) + "_";
+  NpyArray x{DType::kF32, {2, 4, 3, 3}, std::vector<uint8_t>(2 * 36 * 4)};
+  for (size_t i = 0; i < 72; ++i) {
+    const float v = static_cast<float>(i % 9) - 4.0f;
+    std::memcpy(x.bytes.data() + 4 * i, &v, 4);
+  }
+  const int64_t picks[4] = {3, 0, 1, 2};  // two samples of idx [2]
+  NpyArray idx{DType::kI64, {4}, std::vector<uint8_t>(32)};
+  std::memcpy(idx.bytes.data(), picks, 32);
+  NpyArray idx_f32{DType::kF32, {4}, std::vector<uint8_t>(16)};
+  NpyArray idx_3{DType::kI64, {3}, std::vector<uint8_t>(24)};
+  ASSERT_TRUE(WriteNpy(tmp + "x.npy", x).ok());
+  ASSERT_TRUE(WriteNpy(tmp + "idx.npy", idx).ok());
+  ASSERT_TRUE(WriteNpy(tmp + "idx_f32.npy", idx_f32).ok());
+  ASSERT_TRUE(WriteNpy(tmp + "idx_3.npy", idx_3).ok());
+
+  pipeline::CompileOptions o;
+  o.model_path = std::string(LOOM_SOURCE_DIR) + "/tests/compiler/inputs/int_input.onnx";
+  o.config = "1x8x8";
+  o.calibration = {"x=" + tmp + "x.npy", "idx=" + tmp + "idx.npy"};
+  o.output_path = tmp + "int_input.loom";
+  pipeline::CompileResult r;
+  Status s = pipeline::CompileModel(o, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(r.calibration_samples, 2);
+  EXPECT_FALSE(r.random_calibration);
+  ASSERT_TRUE(pipeline::WritePackage(r.graph, r.config, o, r, nullptr).ok());
+
+  o.calibration[1] = "idx=" + tmp + "idx_f32.npy";
+  s = pipeline::CompileModel(o, &r);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("idx_f32.npy: model input 'idx' is i64[2], so its calibration data "
+                             "must be int64, not float32"),
+            std::string::npos)
+      << s.message();
+  o.calibration[1] = "idx=" + tmp + "idx_3.npy";
+  s = pipeline::CompileModel(o, &r);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("idx_3.npy: shape [3] does not stack samples of input 'idx' [2]"),
+            std::string::npos)
+      << s.message();
+  // Without files an integer input has nothing to be calibrated on.
+  o.calibration.clear();
+  s = pipeline::CompileModel(o, &r);
+  EXPECT_NE(s.message().find("random calibration needs f32 inputs (give --calibration)"),
+            std::string::npos)
+      << s.message();
+  for (const char* f : {"x.npy", "idx.npy", "idx_f32.npy", "idx_3.npy", "int_input.loom"}) {
+    std::remove((tmp + f).c_str());
+  }
+}
+
+// A bool input's samples are bytes 0 or 1; anything else is no bool the kernels may read.
+TEST(Calibration, BoolSamplesAreZeroOrOne) {
+  ir::Graph g;
+  ASSERT_TRUE(ir::ParseGraph(R"(graph @g(%m: bool[1,4]) {
+  %y: bool[1,4] = Not(%m)
+  return %y
+})",
+                             &g)
+                  .ok());
+  const std::string path = ::testing::TempDir() + "calib_bool_" + std::to_string(getpid()) + ".npy";
+  ASSERT_TRUE(WriteNpy(path, NpyArray{DType::kBool, {1, 4}, {0, 1, 2, 1}}).ok());
+  std::vector<quantize::Sample> set;
+  const Status s = quantize::LoadCalibrationSet(g, {path}, &set);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("element 2 is 2; a bool array holds 0 or 1"), std::string::npos)
+      << s.message();
+  ASSERT_TRUE(WriteNpy(path, NpyArray{DType::kBool, {2, 4}, {0, 1, 0, 1, 1, 1, 0, 0}}).ok());
+  ASSERT_TRUE(quantize::LoadCalibrationSet(g, {path}, &set).ok());
+  ASSERT_EQ(set.size(), 2u);
+  EXPECT_EQ(set[1][0].dtype(), DType::kBool);
+  EXPECT_EQ(set[1][0].bytes()[1], 1);
+  std::remove(path.c_str());
+}
+
 // IR text through packing and partitioning for the default config, then lowered into *spec.
 Status PartitionAndLower(const char* text, partition::PartitionReport* r,
                          package::PackageSpec* spec) {
@@ -282,6 +363,39 @@ TEST(Lowering, WindowFieldsAreNotTruncated) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("q.max_pool) -> %p: strides[0] = 4294967296 does not fit the "
                              "package's 32-bit field"),
+            std::string::npos)
+      << s.message();
+}
+
+// The q.* attributes the package stores in 32 bits (and the accelerator in a 16-bit immediate) are
+// bounded by the op table: a value past them is an error naming the node, attribute and value,
+// never a truncated multiplier in the package.
+TEST(Lowering, QuantizedAttributesAreRangeChecked) {
+  partition::PartitionReport r;
+  package::PackageSpec spec;
+  Status s = PartitionAndLower(R"(graph @g(%a: f32[1,16,4,4], %b: f32[1,16,4,4]) {
+  %qa: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%a)
+  %qb: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%b)
+  %s: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.add(%qa, %qb) {clip_hi = 127, clip_lo = -128, mult_a = 4294967297, mult_b = 1, shift = 0}
+  %y: f32[1,16,4,4] = q.dequantize(%s)
+  return %y
+})",
+                               &r, &spec);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("(q.add) -> %s: attribute 'mult_a' = 4294967297 is outside [-32768, "
+                             "32767]"),
+            std::string::npos)
+      << s.message();
+  s = PartitionAndLower(R"(graph @g(%a: f32[1,16,4,4], %b: f32[1,16,4,4]) {
+  %qa: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%a)
+  %qb: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%b)
+  %c: i8[1,32,4,4] quant(scale=0.1, zero_point=0) = q.concat(%qa, %qb) {mults = [1, 1], shifts = [0, 40]}
+  %y: f32[1,32,4,4] = q.dequantize(%c)
+  return %y
+})",
+                        &r, &spec);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("(q.concat) -> %c: attribute 'shifts'[1] = 40 is outside [-31, 31]"),
             std::string::npos)
       << s.message();
 }

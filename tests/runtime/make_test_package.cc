@@ -89,6 +89,10 @@ Status PackageCorpus(std::vector<File>* out) {
     LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
     out->push_back({std::string("valid_typed_") + pkg::EnumNameDType(t) + ".loom", bytes});
   }
+  // Schema 1.7's string attributes (Pad's mode), so mutations reach FloatAttr.text's checks.
+  LOOM_RETURN_IF_ERROR(testing::BuildPadCpuModel(c, "reflect", &spec));
+  LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
+  out->push_back({"valid_string_attr.loom", bytes});
   return Status::Ok();
 }
 

@@ -117,6 +117,41 @@ TEST(PackageBad, TypedTensorsMisalignedOrMissized) {
               HasSubstr("size 24 bytes does not match its shape, dtype and layout (12"));
 }
 
+// Schema 1.7: a float op's string attribute (Pad's mode) is written, read back and checked at load:
+// a value the kernel does not know, and an attribute holding a string beside numbers, are refused
+// naming the op and the attribute.
+TEST(Package, StringAttributesAreCheckedAtLoad) {
+  package::PackageSpec spec;
+  for (const char* mode : {"constant", "reflect", "edge"}) {
+    ASSERT_TRUE(BuildPadCpuModel(Config(), mode, &spec).ok());
+    std::vector<uint8_t> bytes = Bytes(spec);
+    std::unique_ptr<Package> p;
+    const Status s = Package::LoadMemory(bytes.data(), bytes.size(), &p);
+    ASSERT_TRUE(s.ok()) << mode << ": " << s.ToString();
+    const pkg::FloatOp* op = p->root().segments()->Get(0)->ops()->Get(0)->params_as_FloatOp();
+    ASSERT_NE(op->attrs()->Get(0)->text(), nullptr);
+    EXPECT_EQ(op->attrs()->Get(0)->text()->str(), mode);
+  }
+  ASSERT_TRUE(BuildPadCpuModel(Config(), "wrap", &spec).ok());
+  Status s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("op 0 'pad': Pad: mode 'wrap' is not one of constant, "
+                                     "reflect, edge"));
+  ASSERT_TRUE(BuildPadCpuModel(Config(), "edge", &spec).ok());
+  auto& attrs = std::get<package::FloatOpParams>(spec.segments[0].ops[0].params).attrs;
+  attrs[0].ints = {1};
+  s = Load(Bytes(spec));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Pad attribute 'mode' holds both a string and numbers"));
+  // Without the attribute, ONNX's default (constant) applies; the pads then must fit the shapes.
+  attrs.erase(attrs.begin());
+  s = Load(Bytes(spec));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  attrs[0].ints = {1, 1, 0, 2};
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("pad: y.shape[1] must be x's plus its pads"));
+}
+
 // A float-op row names the types its kernel takes; anything else is refused at load, naming
 // the op, the operand and both types, instead of failing inside the kernel at run time.
 TEST(PackageBad, FloatOpOperandTypesAreCheckedAtLoad) {

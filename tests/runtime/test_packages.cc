@@ -331,6 +331,29 @@ Status BuildTypedCpuModel(const HwConfig& config, pkg::DType dtype, PackageSpec*
   return Status::Ok();
 }
 
+Status BuildPadCpuModel(const HwConfig& config, const std::string& mode, PackageSpec* spec) {
+  *spec = PackageSpec{};
+  spec->config = config;
+  Builder b{config, spec, q::Blocking{config.batch, config.block_in}, std::mt19937(1)};
+  const int32_t x = b.Tensor("x", pkg::DType::Float32, TensorLayout::Plain, {2, 3},
+                             package::Storage::Arena, 1.0f, 24);
+  const int32_t y = b.Tensor("y", pkg::DType::Float32, TensorLayout::Plain, {3, 5},
+                             package::Storage::Arena, 1.0f, 60);
+  SegmentSpec s;
+  s.name = "cpu";
+  OpSpec pad;
+  pad.name = "pad";
+  pad.params = package::FloatOpParams{
+      "Pad", {package::FloatAttr::Text("mode", mode), {"pads", {1, 1, 0, 1}, {}}}};
+  pad.inputs = {x};
+  pad.outputs = {y};
+  s.ops.push_back(pad);
+  spec->segments.push_back(s);
+  spec->inputs.push_back(BindingSpec{"x", x, {2, 3}});
+  spec->outputs.push_back(BindingSpec{"y", y, {3, 5}});
+  return Status::Ok();
+}
+
 Status BuildOversizedPackages(const HwConfig& config, std::vector<OversizedPackage>* out) {
   ConvModelOptions o;
   o.hw = 4;  // small files for the corpus

@@ -43,6 +43,11 @@ Status BuildCpuOnlyModel(const HwConfig& config, package::PackageSpec* spec);
 // bytes are 0x01 each -> output "y" [4, 2]. Runs the data-movement float-op rows on each type.
 Status BuildTypedCpuModel(const HwConfig& config, pkg::DType dtype, package::PackageSpec* spec);
 
+// A CPU-only model with a string attribute (schema 1.7): input "x" f32 [2, 3] -> Pad with `mode`
+// (FloatAttr.text), pads [1, 1, 0, 1] -> output "y" f32 [3, 5].
+Status BuildPadCpuModel(const HwConfig& config, const std::string& mode,
+                        package::PackageSpec* spec);
+
 // Packages whose size fields ask for more than they hold or than a device allows, each refused by
 // the loader with `code` and a message containing `message`: the package tests check them, and
 // make_test_package --corpus writes them to the fuzz seed corpus (bad_<name>.loom).

@@ -92,6 +92,17 @@ def cast_types():
                  name="cast_types")
 
 
+def int_input():
+    """An int64 input beside a float one (Gather's indices): `loom compile` calibrates it on
+    int64 samples. No random weights, so the seeded generator's sequence stays as it was."""
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, [2])
+    nodes = [
+        helper.make_node("Gather", ["x", "idx"], ["g"], name="pick", axis=1),
+        helper.make_node("Relu", ["g"], ["y"], name="relu"),
+    ]
+    return model(nodes, [f32("x", 1, 4, 3, 3), idx], [f32("y", 1, 2, 3, 3)], name="int_input")
+
+
 def single(op, inputs, outputs, inits=(), opset=13, **attrs):
     names = [i.name for i in inputs] + [t.name for t in inits]
     node = helper.make_node(op, names, [o.name for o in outputs], name=op.lower(), **attrs)
@@ -105,6 +116,7 @@ def main():
         "tiny_cnn": tiny_cnn(),
         "cast_types": cast_types(),
         "symbolic_batch": symbolic_batch(),
+        "int_input": int_input(),
         "conv_same_upper": single("Conv", [f32("x", 1, 1, 5, 5)], [f32("y", 1, 2, 3, 3)],
                                   [const("w", rand(2, 1, 3, 3))], auto_pad="SAME_UPPER",
                                   strides=[2, 2]),
