@@ -17,9 +17,9 @@ namespace {
 // c[m x n] = a[m x k] * b[k x n], row-major.
 void Gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
 #if LOOM_HAVE_BLAS
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(k), b,
-              static_cast<int>(n), 0.0f, c, static_cast<int>(n));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(k), b, static_cast<int>(n), 0.0f, c,
+              static_cast<int>(n));
 #else
   for (int64_t i = 0; i < m; ++i) {
     float* row = c + i * n;
