@@ -88,7 +88,7 @@ void Im2Col(const kernels::ConvParams& p, const float* x, int64_t channels, int6
 bool HaveBlas() { return true; }
 
 Status BlasConv(const kernels::ConvParams& p, const TensorView& x, const TensorView& w,
-                const TensorView* bias, const TensorView& y, bool* done) {
+                const TensorView* bias, const TensorView& y, bool constant_w, bool* done) {
   *done = false;
   if (p.spatial != 2 || !AllF32(x, w, y) || p.group < 1) return Status::Ok();
   if (!kernels::internal::CheckConvShapes(p, x, w, y).ok()) return Status::Ok();
@@ -111,7 +111,8 @@ Status BlasConv(const kernels::ConvParams& p, const TensorView& x, const TensorV
       p.dilations[0] == 1 && p.dilations[1] == 1 && WinogradPays(ws)) {
     for (int64_t i = 0; i < n; ++i) {
       Winograd3x3(ws, x.As<const float>() + i * c * h * wd, w.As<const float>(),
-                  bias != nullptr ? bias->As<const float>() : nullptr, y.As<float>() + i * m * hw);
+                  bias != nullptr ? bias->As<const float>() : nullptr, y.As<float>() + i * m * hw,
+                  constant_w);
     }
     *done = true;
     return Status::Ok();
@@ -219,7 +220,7 @@ Status BlasMatMul(const TensorView& a, const TensorView& b, const TensorView& y,
 bool HaveBlas() { return false; }
 
 Status BlasConv(const kernels::ConvParams&, const TensorView&, const TensorView&, const TensorView*,
-                const TensorView&, bool* done) {
+                const TensorView&, bool, bool* done) {
   *done = false;
   return Status::Ok();
 }

@@ -34,9 +34,10 @@ float* Scratch(int slot, size_t count);
 bool WinogradPays(const Winograd3x3Shape& s);
 
 // y[m][oh][ow] = bias[m] + sum over c, ky, kx of w[m][c][ky][kx] * x[c][oy + ky - pt][ox + kx - pl]
-// (0 outside x) for one image. bias may be null. Needs a BLAS build (blas_ops.h's HaveBlas()).
+// (0 outside x) for one image. bias may be null. With `constant_w` (w is a graph constant) and a
+// ReuseConstantWork alive on this thread, w's transform is kept for the next call.
 void Winograd3x3(const Winograd3x3Shape& s, const float* x, const float* w, const float* bias,
-                 float* y);
+                 float* y, bool constant_w);
 
 }  // namespace loom::interp
 

@@ -88,7 +88,8 @@ void AbsHistogram::Add(const float* x, int64_t n, bool vector) {
     Grow(std::fabs(static_cast<double>(x[i])));
   }
 #if defined(__x86_64__)
-  const double m = vector && HaveAvx2() ? FiniteAbsMaxAvx2(x + i, n - i) : FiniteAbsMax(x + i, n - i);
+  const double m =
+      vector && HaveAvx2() ? FiniteAbsMaxAvx2(x + i, n - i) : FiniteAbsMax(x + i, n - i);
 #else
   const double m = FiniteAbsMax(x + i, n - i);
 #endif
@@ -140,7 +141,8 @@ __attribute__((target("avx2,popcnt"))) uint64_t AbsHistogram::AddAvx2(const floa
                          _mm256_blendv_epi8(spare, b, _mm256_castps_si256(nonzero)));
       const int fin_bits = _mm256_movemask_ps(fin), nz_bits = _mm256_movemask_ps(nonzero);
       finite += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(fin_bits)));
-      zeros += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(fin_bits & ~nz_bits)));
+      zeros +=
+          static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(fin_bits & ~nz_bits)));
       int near = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(lo, hi))) ^ 0xff;
       near &= nz_bits;
       while (near != 0) {  // rare: next to a bin edge the division decides

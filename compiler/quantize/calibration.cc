@@ -173,6 +173,7 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
     if (t.dtype() == DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
   };
   std::vector<ir::Tensor> outputs;
+  const interp::ReuseConstantWork reuse;  // g is const and outlives the loop
   for (size_t i = 0; i < samples.size(); ++i) {
     for (size_t k = 0; k < samples[i].size(); ++k) observe(g.inputs()[k], samples[i][k]);
     LOOM_RETURN_IF_ERROR(interp::Run(g, samples[i], &outputs, observe)
