@@ -35,8 +35,9 @@ std::vector<float> Direct(const Winograd3x3Shape& s, const std::vector<float>& x
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t iy = oy + ky - s.pt, ix = ox + kx - s.pl;
               if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-              acc += static_cast<double>(w[static_cast<size_t>(((m * s.c + c) * 3 + ky) * 3 + kx)]) *
-                     x[static_cast<size_t>((c * s.h + iy) * s.w + ix)];
+              acc +=
+                  static_cast<double>(w[static_cast<size_t>(((m * s.c + c) * 3 + ky) * 3 + kx)]) *
+                  x[static_cast<size_t>((c * s.h + iy) * s.w + ix)];
             }
           }
         }
@@ -77,9 +78,9 @@ TEST(Winograd, MatchesDirectSum) {
   // Small channel counts are fine here (WinogradPays only decides speed); sizes that leave
   // partial tiles, pads of 0-2 on every side, rows longer than one 16-tile chunk.
   const Winograd3x3Shape shapes[] = {
-      Shape(3, 8, 8, 4, 1, 1, 1, 1),     Shape(2, 7, 9, 3, 0, 2, 1, 0),
-      Shape(5, 5, 5, 2, 2, 2, 2, 2),     Shape(4, 6, 40, 5, 1, 1, 1, 1),
-      Shape(1, 3, 3, 1, 0, 0, 0, 0),     Shape(6, 11, 37, 7, 2, 0, 0, 2)};
+      Shape(3, 8, 8, 4, 1, 1, 1, 1), Shape(2, 7, 9, 3, 0, 2, 1, 0),
+      Shape(5, 5, 5, 2, 2, 2, 2, 2), Shape(4, 6, 40, 5, 1, 1, 1, 1),
+      Shape(1, 3, 3, 1, 0, 0, 0, 0), Shape(6, 11, 37, 7, 2, 0, 0, 2)};
   uint32_t seed = 5;
   for (const Winograd3x3Shape& s : shapes) {
     const std::string what = "c" + std::to_string(s.c) + " " + std::to_string(s.h) + "x" +
