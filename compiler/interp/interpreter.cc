@@ -1,8 +1,5 @@
 #include "compiler/interp/interpreter.h"
 
-#include <string>
-#include <unordered_map>
-
 #include "compiler/interp/op_table.h"
 
 namespace loom::interp {
@@ -52,7 +49,7 @@ Status ApplyFusedActivation(const ir::Node& n, const kernels::TensorView& y) {
 
 namespace {
 
-ExecFn SearchExecutor(std::string_view op) {
+ExecFn FindExecutor(std::string_view op) {
   if (ExecFn f = FindNnExecutor(op)) return f;
   if (ExecFn f = FindQuantExecutor(op)) return f;
   if (ExecFn f = FindShapeExecutor(op)) return f;
@@ -65,25 +62,14 @@ ExecFn SearchExecutor(std::string_view op) {
   return FindTensorExecutor(op);
 }
 
-// The tables above are searched by comparing names (a few percent of a calibration image when
-// done for every node of every image); each answer is remembered, per thread (no lock).
-ExecFn FindExecutor(std::string_view op) {
-  thread_local std::unordered_map<std::string, ExecFn> found;
-  const std::string key(op);
-  auto it = found.find(key);
-  if (it == found.end()) it = found.emplace(key, SearchExecutor(op)).first;
-  return it->second;
-}
-
 }  // namespace
 
 bool HasExecutor(std::string_view op) { return FindExecutor(op) != nullptr; }
 
-namespace {
-
-Status EvaluateWith(ExecFn fn, const ir::Graph& g, const ir::Node& n,
+Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
                     const std::vector<const ir::Tensor*>& inputs,
                     std::vector<ir::Tensor>* outputs) {
+  const ExecFn fn = FindExecutor(n.op);
   if (fn == nullptr) {
     return Unimplemented(ir::NodeLabel(g, n) + ": the interpreter cannot execute " + n.op);
   }
@@ -96,14 +82,6 @@ Status EvaluateWith(ExecFn fn, const ir::Graph& g, const ir::Node& n,
   }
   ExecContext ctx(g, n, inputs, outputs);
   return fn(ctx);
-}
-
-}  // namespace
-
-Status EvaluateNode(const ir::Graph& g, const ir::Node& n,
-                    const std::vector<const ir::Tensor*>& inputs,
-                    std::vector<ir::Tensor>* outputs) {
-  return EvaluateWith(FindExecutor(n.op), g, n, inputs, outputs);
 }
 
 Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
@@ -144,7 +122,7 @@ Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
   for (const ir::Node* n : g.nodes()) {
     args.clear();
     for (ir::ValueId in : n->inputs) args.push_back(in == ir::kNoValue ? nullptr : tensor_of(in));
-    LOOM_RETURN_IF_ERROR(EvaluateWith(FindExecutor(n->op), g, *n, args, &results));
+    LOOM_RETURN_IF_ERROR(EvaluateNode(g, *n, args, &results));
     for (size_t i = 0; i < n->outputs.size(); ++i) {
       if (observe) observe(n->outputs[i], results[i]);
       values[n->outputs[i]] = std::move(results[i]);
