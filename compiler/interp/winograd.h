@@ -7,7 +7,9 @@
 // fewer multiplications is what is left to gain.
 //
 // The transforms hold only 0, ±1 and ±1/2, so the result is the direct sum up to float rounding
-// (a little more than the direct sum's: each product now sums a few transformed terms).
+// (a little more than the direct sum's: each product now sums a few transformed terms). One
+// difference beyond rounding: an infinite or NaN input reaches every output of the 2x2 tiles that
+// read it (inf - inf), where the direct sum keeps it to the windows that contain it.
 #ifndef LOOM_COMPILER_INTERP_WINOGRAD_H_
 #define LOOM_COMPILER_INTERP_WINOGRAD_H_
 
