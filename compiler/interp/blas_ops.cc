@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "compiler/interp/winograd.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/matmul_common.h"
 
@@ -87,7 +88,7 @@ void Im2Col(const kernels::ConvParams& p, const float* x, int64_t channels, int6
 bool HaveBlas() { return true; }
 
 Status BlasConv(const kernels::ConvParams& p, const TensorView& x, const TensorView& w,
-                const TensorView* bias, const TensorView& y, bool* done) {
+                const TensorView* bias, const TensorView& y, bool constant_w, bool* done) {
   *done = false;
   if (p.spatial != 2 || !AllF32(x, w, y) || p.group < 1) return Status::Ok();
   if (!kernels::internal::CheckConvShapes(p, x, w, y).ok()) return Status::Ok();
@@ -103,7 +104,20 @@ Status BlasConv(const kernels::ConvParams& p, const TensorView& x, const TensorV
                       p.pads_begin[0] == 0 && p.pads_begin[1] == 0 && p.pads_end[0] == 0 &&
                       p.pads_end[1] == 0;
   if (!GemmSizes(mg, hw, k) || n == 0) return Status::Ok();
-  std::vector<float> col(direct ? 0 : static_cast<size_t>(k * hw));
+  Winograd3x3Shape ws;
+  ws.c = c, ws.h = h, ws.w = wd, ws.m = m, ws.oh = oh, ws.ow = ow;
+  ws.pt = p.pads_begin[0], ws.pl = p.pads_begin[1];
+  if (g == 1 && kh == 3 && kw == 3 && p.strides[0] == 1 && p.strides[1] == 1 &&
+      p.dilations[0] == 1 && p.dilations[1] == 1 && WinogradPays(ws)) {
+    for (int64_t i = 0; i < n; ++i) {
+      Winograd3x3(ws, x.As<const float>() + i * c * h * wd, w.As<const float>(),
+                  bias != nullptr ? bias->As<const float>() : nullptr, y.As<float>() + i * m * hw,
+                  constant_w);
+    }
+    *done = true;
+    return Status::Ok();
+  }
+  float* col = direct ? nullptr : Scratch(0, static_cast<size_t>(k * hw));
   const float* xd = x.As<const float>();
   const float* wd_ = w.As<const float>();
   const float* bd = bias != nullptr ? bias->As<const float>() : nullptr;
@@ -113,8 +127,8 @@ Status BlasConv(const kernels::ConvParams& p, const TensorView& x, const TensorV
       const float* xg = xd + (i * c + gi * cg) * h * wd;
       const float* b = xg;
       if (!direct) {
-        Im2Col(p, xg, cg, h, wd, kh, kw, oh, ow, col.data());
-        b = col.data();
+        Im2Col(p, xg, cg, h, wd, kh, kw, oh, ow, col);
+        b = col;
       }
       float* yg = yd + (i * m + gi * mg) * hw;
       // The bias first, then y = W * col + y: one pass over y fewer than adding it after.
@@ -206,7 +220,7 @@ Status BlasMatMul(const TensorView& a, const TensorView& b, const TensorView& y,
 bool HaveBlas() { return false; }
 
 Status BlasConv(const kernels::ConvParams&, const TensorView&, const TensorView&, const TensorView*,
-                const TensorView&, bool* done) {
+                const TensorView&, bool, bool* done) {
   *done = false;
   return Status::Ok();
 }

@@ -18,10 +18,11 @@ bool HaveBlas();
 
 // ONNX Conv, 2-D, any group, stride, dilation and padding: im2col per image and group, then one
 // sgemm [M/g, C/g*kh*kw] x [C/g*kh*kw, oh*ow] (a 1x1 convolution at stride 1 without padding reads
-// x in place).
+// x in place); 3x3 stride-1 layers where it pays by Winograd (winograd.h). `constant_w`: w is a
+// graph constant, whose transform a ReuseConstantWork (interpreter.h) may keep.
 Status BlasConv(const kernels::ConvParams& p, const kernels::TensorView& x,
                 const kernels::TensorView& w, const kernels::TensorView* bias,
-                const kernels::TensorView& y, bool* done);
+                const kernels::TensorView& y, bool constant_w, bool* done);
 
 // ONNX Gemm: y = alpha * op(a) * op(b) + beta * c, c broadcast to [M, N].
 Status BlasGemm(const kernels::GemmParams& p, const kernels::TensorView& a,

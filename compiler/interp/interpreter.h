@@ -35,6 +35,21 @@ Status Run(const ir::Graph& g, const std::vector<ir::Tensor>& inputs,
 Status Run(const ir::Graph& g, const std::map<std::string, ir::Tensor>& inputs,
            std::vector<ir::Tensor>* outputs);
 
+// Calibration runs one graph over many inputs. While a ReuseConstantWork lives on a thread, the
+// interpreter keeps work it derives from constant tensors there (Winograd's transformed weights,
+// winograd.h), keyed by the constant's address, so the graph's constants must neither move nor
+// change meanwhile. Nesting is allowed (the outermost one keeps the work).
+class ReuseConstantWork {
+ public:
+  ReuseConstantWork();
+  ~ReuseConstantWork();
+  ReuseConstantWork(const ReuseConstantWork&) = delete;
+  ReuseConstantWork& operator=(const ReuseConstantWork&) = delete;
+
+ private:
+  bool outermost_;
+};
+
 // Whether the interpreter can execute `op` (every op in the IR's op table should be).
 bool HasExecutor(std::string_view op);
 

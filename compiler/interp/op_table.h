@@ -27,6 +27,13 @@ class ExecContext {
     return i < static_cast<int>(inputs_.size()) && inputs_[static_cast<size_t>(i)] != nullptr;
   }
   const ir::Tensor& input_tensor(int i) const { return *inputs_[static_cast<size_t>(i)]; }
+  // Whether input i is the graph's own constant tensor (not a copy): its bytes stay put for as
+  // long as the graph is unchanged.
+  bool input_is_graph_constant(int i) const {
+    if (!has_input(i)) return false;
+    const ir::Value& v = graph_.value(node_.inputs[static_cast<size_t>(i)]);
+    return v.is_constant() && inputs_[static_cast<size_t>(i)] == &*v.constant;
+  }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   int num_outputs() const { return static_cast<int>(outputs_->size()); }
   // Views of a required input / an output.

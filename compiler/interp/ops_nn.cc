@@ -31,7 +31,8 @@ Status ExecConv(ExecContext& ctx) {
   kernels::ConvParams p;
   LOOM_RETURN_IF_ERROR(ConvParamsOf(ctx, x.rank, &p));
   bool done = false;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(BlasConv(p, x, w, has_b ? &b : nullptr, y, &done)));
+  LOOM_RETURN_IF_ERROR(
+      ctx.Wrap(BlasConv(p, x, w, has_b ? &b : nullptr, y, ctx.input_is_graph_constant(1), &done)));
   if (!done) LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Conv(p, x, w, has_b ? &b : nullptr, y)));
   FastFusedRelu(ctx.node(), y, &done);
   return done ? Status::Ok() : ctx.Wrap(ApplyFusedActivation(ctx.node(), y));

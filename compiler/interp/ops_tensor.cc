@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/interp/float_fast.h"
 #include "compiler/interp/op_table.h"
 
 namespace loom::interp {
@@ -41,8 +42,12 @@ Status BinaryOp(ExecContext& ctx, kernels::BinaryOp op) {
   LOOM_RETURN_IF_ERROR(ctx.In(0, &a));
   LOOM_RETURN_IF_ERROR(ctx.In(1, &b));
   LOOM_RETURN_IF_ERROR(ctx.Out(0, &y));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Binary(op, a, b, y)));
-  return ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
+  bool done = false;
+  // ResNet's residual Add (+ ReLU) runs once per block per calibration image.
+  if (op == kernels::BinaryOp::kAdd) LOOM_RETURN_IF_ERROR(FastAddSameShape(a, b, y, &done));
+  if (!done) LOOM_RETURN_IF_ERROR(ctx.Wrap(kernels::Binary(op, a, b, y)));
+  FastFusedRelu(ctx.node(), y, &done);
+  return done ? Status::Ok() : ctx.Wrap(ApplyFusedActivation(ctx.node(), y));
 }
 Status ExecAdd(ExecContext& ctx) { return BinaryOp(ctx, kernels::BinaryOp::kAdd); }
 Status ExecSub(ExecContext& ctx) { return BinaryOp(ctx, kernels::BinaryOp::kSub); }

@@ -6,99 +6,11 @@
 #include <random>
 
 #include "compiler/interp/interpreter.h"
+#include "compiler/quantize/abs_histogram.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/io/npy.h"
 
 namespace loom::quantize {
-namespace {
-
-// A histogram of |x| over [0, range) with a fixed number of bins; when a value beyond the range
-// arrives the range doubles and pairs of bins merge, so no sample is ever dropped.
-class AbsHistogram {
- public:
-  static constexpr int kBins = 2048;
-  AbsHistogram() : bins_(kBins, 0) {}
-
-  void Add(const float* x, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-      const double a = std::fabs(static_cast<double>(x[i]));
-      if (!std::isfinite(a)) continue;
-      max_ = std::max(max_, a);
-      if (a >= range_) Grow(a);
-      const int b = std::min(kBins - 1, static_cast<int>(a / range_ * kBins));
-      ++bins_[static_cast<size_t>(b)];
-      ++count_;
-    }
-  }
-  double max() const { return max_; }
-  // The upper edge of the bin holding the p-th percentile (p in (0, 100]), capped at the max.
-  double Percentile(double p) const {
-    if (count_ == 0) return 0.0;
-    const double target = p / 100.0 * static_cast<double>(count_);
-    uint64_t seen = 0;
-    for (int b = 0; b < kBins; ++b) {
-      seen += bins_[static_cast<size_t>(b)];
-      if (static_cast<double>(seen) >= target) {
-        return std::min(max_, range_ * (b + 1) / kBins);
-      }
-    }
-    return max_;
-  }
-  // The clipping range c that minimizes the expected squared error of quantizing the observed
-  // values to the grid c/127 ... c: values above c pay (|x| - c)^2, values below their rounding
-  // error to the nearest step. Each bin's values are taken at its center. Candidates are every
-  // kMseStride-th bin edge and the max; ties go to the larger range.
-  double MseRange() const {
-    if (count_ == 0 || max_ == 0.0) return 0.0;
-    const double width = range_ / kBins;
-    double best = max_, best_err = Error(max_, width);
-    for (int k = kMseStride; k < kBins; k += kMseStride) {
-      const double c = width * k;
-      if (c >= max_) break;
-      const double e = Error(c, width);
-      if (e < best_err) best = c, best_err = e;
-    }
-    return best;
-  }
-
- private:
-  static constexpr int kMseStride = 4;
-  static constexpr double kLevels = 127.0;
-
-  double Error(double c, double width) const {
-    const double step = c / kLevels;
-    double err = 0.0;
-    for (int b = 0; b < kBins; ++b) {
-      const uint64_t n = bins_[static_cast<size_t>(b)];
-      if (n == 0) continue;
-      const double x = width * (b + 0.5);
-      const double d = x >= c ? x - c : x - step * std::nearbyint(x / step);
-      err += static_cast<double>(n) * d * d;
-    }
-    return err;
-  }
-
-  void Grow(double a) {
-    if (range_ == 0.0) {
-      range_ = a > 0.0 ? a * 1.0000001 : 1e-30;
-      return;
-    }
-    while (a >= range_) {
-      for (int b = 0; b < kBins / 2; ++b) {
-        bins_[static_cast<size_t>(b)] = bins_[2 * static_cast<size_t>(b)] + bins_[2 * static_cast<size_t>(b) + 1];
-      }
-      std::fill(bins_.begin() + kBins / 2, bins_.end(), 0);
-      range_ *= 2.0;
-    }
-  }
-
-  std::vector<uint64_t> bins_;
-  double range_ = 0.0;
-  double max_ = 0.0;
-  uint64_t count_ = 0;
-};
-
-}  // namespace
 
 bool ParseCalibrationMethod(const std::string& name, CalibrationMethod* out) {
   if (name == "minmax") {
@@ -274,6 +186,7 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
     if (t.dtype() == DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
   };
   std::vector<ir::Tensor> outputs;
+  const interp::ReuseConstantWork reuse;  // g is const and outlives the loop
   for (size_t i = 0; i < samples.size(); ++i) {
     for (size_t k = 0; k < samples[i].size(); ++k) observe(g.inputs()[k], samples[i][k]);
     LOOM_RETURN_IF_ERROR(interp::Run(g, samples[i], &outputs, observe)

@@ -68,7 +68,8 @@ void CheckConv(const ConvCase& k, uint32_t seed) {
   TensorView want_v = F32(want, {k.n, k.m, oh, ow}), got_v = F32(got, {k.n, k.m, oh, ow});
   ASSERT_TRUE(kernels::Conv(p, xv, wv, k.bias ? &bv : nullptr, want_v).ok()) << what;
   bool done = false;
-  ASSERT_TRUE(BlasConv(p, xv, wv, k.bias ? &bv : nullptr, got_v, &done).ok()) << what;
+  ASSERT_TRUE(BlasConv(p, xv, wv, k.bias ? &bv : nullptr, got_v, /*constant_w=*/false, &done).ok())
+      << what;
   ASSERT_EQ(done, HaveBlas()) << what;
   if (!done) return;
   ExpectClose(got, want, static_cast<float>(k.c / k.group * k.kh * k.kw + 1), what);
@@ -83,6 +84,11 @@ TEST(BlasOps, ConvMatchesReference) {
       {1, 12, 10, 7, 12, 3, 3, 2, 1, 1, 1, 1, 0, 2, 1, 12, true},  // depthwise, asymmetric pads
       {1, 8, 11, 11, 6, 3, 3, 1, 1, 2, 3, 2, 3, 2, 3, 2, true},    // grouped, dilated
       {3, 4, 5, 6, 5, 2, 3, 3, 2, 1, 1, 0, 1, 1, 0, 1, true},      // pads past the stride
+      // Winograd F(2x2, 3x3) (winograd_test.cc checks these take it): padded, odd sizes with
+      // asymmetric pads (partial tiles), no padding at batch 2.
+      {1, 64, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},
+      {1, 64, 13, 11, 72, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 1, true},
+      {2, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) CheckConv(c, seed += 10);
@@ -193,7 +199,8 @@ TEST(BlasOps, LeavesOtherCasesToTheReference) {
   cp.spatial = 1;
   std::vector<float> x(8), w(2), yc(8);
   ASSERT_TRUE(
-      BlasConv(cp, F32(x, {1, 1, 8}), F32(w, {1, 1, 2}), nullptr, F32(yc, {1, 1, 7}), &done).ok());
+      BlasConv(cp, F32(x, {1, 1, 8}), F32(w, {1, 1, 2}), nullptr, F32(yc, {1, 1, 7}), false, &done)
+          .ok());
   EXPECT_FALSE(done);
 }
 

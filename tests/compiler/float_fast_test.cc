@@ -46,6 +46,10 @@ TEST(FloatFast, MaxPoolMatchesReferenceBitForBit) {
       {1, 2, 9, 7, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 5, 4},    // ceil mode: last windows clipped
       {1, 3, 10, 11, 3, 2, 1, 3, 2, 2, 2, 1, 1, 2, 9, 4},  // dilated, asymmetric pads
       {1, 1, 5, 5, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4, 9, 9},    // windows mostly in the padding
+      // Rows wide enough for the 16-window vector interior, with scalar borders either side.
+      {1, 2, 40, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 20, 35},  // the stem pool's shape
+      {1, 1, 20, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 20, 40},  // stride 1
+      {1, 1, 12, 60, 2, 3, 1, 1, 2, 2, 0, 2, 0, 2, 10, 60},  // dilated
   };
   uint32_t seed = 1;
   for (const P& c : cases) {
@@ -96,6 +100,39 @@ TEST(FloatFast, MaxPoolLeavesOtherCasesToTheReference) {
   p.spatial = 2;  // y of the wrong shape: the reference reports it
   ASSERT_TRUE(FastMaxPool2d(p, kernels::View(DType::kF32, x.data(), {1, 1, 4, 4}),
                             kernels::View(DType::kF32, y.data(), {1, 1, 4, 1}), &done)
+                  .ok());
+  EXPECT_FALSE(done);
+}
+
+TEST(FloatFast, SameShapeAddMatchesReferenceBitForBit) {
+  for (int64_t n : {0, 1, 17, 1000}) {
+    auto a = Random(static_cast<size_t>(n), 70 + static_cast<uint32_t>(n));
+    auto b = Random(static_cast<size_t>(n), 90 + static_cast<uint32_t>(n));
+    std::vector<float> want(a.size(), 1.0f), got(a.size(), 2.0f);
+    const TensorView av = kernels::View(DType::kF32, a.data(), {1, n});
+    const TensorView bv = kernels::View(DType::kF32, b.data(), {1, n});
+    ASSERT_TRUE(kernels::Binary(kernels::BinaryOp::kAdd, av, bv,
+                                kernels::View(DType::kF32, want.data(), {1, n}))
+                    .ok());
+    bool done = false;
+    ASSERT_TRUE(
+        FastAddSameShape(av, bv, kernels::View(DType::kF32, got.data(), {1, n}), &done).ok());
+    ASSERT_TRUE(done);
+    EXPECT_TRUE(SameBits(got, want)) << n << " elements";
+  }
+  // Broadcasting and other dtypes stay with the reference.
+  std::vector<float> a(8), b(4), y(8);
+  bool done = true;
+  ASSERT_TRUE(FastAddSameShape(kernels::View(DType::kF32, a.data(), {2, 4}),
+                               kernels::View(DType::kF32, b.data(), {4}),
+                               kernels::View(DType::kF32, y.data(), {2, 4}), &done)
+                  .ok());
+  EXPECT_FALSE(done);
+  std::vector<int32_t> ai(8), bi(8), yi(8);
+  done = true;
+  ASSERT_TRUE(FastAddSameShape(kernels::View(DType::kI32, ai.data(), {8}),
+                               kernels::View(DType::kI32, bi.data(), {8}),
+                               kernels::View(DType::kI32, yi.data(), {8}), &done)
                   .ok());
   EXPECT_FALSE(done);
 }
