@@ -207,34 +207,38 @@ Status ExecQConcat(ExecContext& ctx) {
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
-Status ExecQResize(ExecContext& ctx) {
-  q::ResizeParams p;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
-  p.factor_h = static_cast<uint32_t>(ctx.node().GetInt("factor_h", 1));
-  p.factor_w = static_cast<uint32_t>(ctx.node().GetInt("factor_w", 1));
-  q::ActShape y;
+// q.resize and q.zero_insert: one activation in, a larger one out, through
+// kernel(input shape, packed input, packed output).
+template <typename Kernel>
+Status ExecScaledPlane(ExecContext& ctx, Kernel kernel) {
+  q::ActShape x, y;
   ir::Tensor xb, yb;
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &x)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.output_tensor(0).shape(), &y)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, y, &yb)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
-  LOOM_RETURN_IF_ERROR(
-      ctx.Wrap(q::ResizeNearest(kBlocking, p, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
+  LOOM_RETURN_IF_ERROR(ctx.Wrap(kernel(x, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
   return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
 }
 
+Status ExecQResize(ExecContext& ctx) {
+  return ExecScaledPlane(ctx, [&](const q::ActShape& x, const int8_t* in, int8_t* out) {
+    q::ResizeParams p;
+    p.shape = x;
+    p.factor_h = static_cast<uint32_t>(ctx.node().GetInt("factor_h", 1));
+    p.factor_w = static_cast<uint32_t>(ctx.node().GetInt("factor_w", 1));
+    return q::ResizeNearest(kBlocking, p, in, out);
+  });
+}
+
 Status ExecQZeroInsert(ExecContext& ctx) {
-  q::ZeroInsertParams p;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.shape)));
-  p.stride_h = static_cast<uint32_t>(ctx.node().GetInt("stride_h", 1));
-  p.stride_w = static_cast<uint32_t>(ctx.node().GetInt("stride_w", 1));
-  q::ActShape y;
-  ir::Tensor xb, yb;
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.output_tensor(0).shape(), &y)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, y, &yb)));
-  LOOM_RETURN_IF_ERROR(ctx.Wrap(Pack(ctx.input_tensor(0), &xb)));
-  LOOM_RETURN_IF_ERROR(
-      ctx.Wrap(q::ZeroInsert(kBlocking, p, xb.data<int8_t>(), yb.mutable_data<int8_t>())));
-  return ctx.Wrap(Unpack(yb, &ctx.output_tensor(0)));
+  return ExecScaledPlane(ctx, [&](const q::ActShape& x, const int8_t* in, int8_t* out) {
+    q::ZeroInsertParams p;
+    p.shape = x;
+    p.stride_h = static_cast<uint32_t>(ctx.node().GetInt("stride_h", 1));
+    p.stride_w = static_cast<uint32_t>(ctx.node().GetInt("stride_w", 1));
+    return q::ZeroInsert(kBlocking, p, in, out);
+  });
 }
 
 Status ExecQQuantize(ExecContext& ctx) {

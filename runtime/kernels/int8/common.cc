@@ -89,6 +89,32 @@ Status CheckNoAlias(const void* a, size_t na, const void* b, size_t nb, const ch
   return Status::Ok();
 }
 
+Status CheckScaledPlaneCall(const Blocking& b, const ActShape& in, uint32_t fh, uint32_t fw,
+                            const int8_t* x, const int8_t* out, const ScaledPlaneNames& names,
+                            ScaledPlane* sp) {
+  LOOM_RETURN_IF_ERROR(CheckBlocking(b));
+  LOOM_RETURN_IF_ERROR(CheckShape(in, names.input));
+  LOOM_RETURN_IF_ERROR(CheckNotNull(x, names.input));
+  LOOM_RETURN_IF_ERROR(CheckNotNull(out, names.output));
+  if (fh == 0 || fw == 0) {
+    return InvalidArgument(std::string(names.op) + ": " + names.factors + " " + std::to_string(fh) +
+                           " x " + std::to_string(fw) + " must be at least 1");
+  }
+  const uint64_t oh = uint64_t{in.h} * fh, ow = uint64_t{in.w} * fw;
+  if (oh > UINT32_MAX || ow > UINT32_MAX) {
+    return InvalidArgument(std::string(names.op) + ": output " + std::to_string(oh) + " x " +
+                           std::to_string(ow) + " exceeds 32-bit dimensions");
+  }
+  sp->out = in;
+  sp->out.h = static_cast<uint32_t>(oh);
+  sp->out.w = static_cast<uint32_t>(ow);
+  sp->in_bytes = BlockedBytes(b, in);
+  sp->out_bytes = BlockedBytes(b, sp->out);
+  LOOM_RETURN_IF_ERROR(CheckSize(sp->in_bytes, names.input));
+  LOOM_RETURN_IF_ERROR(CheckSize(sp->out_bytes, names.output));
+  return CheckNoAlias(x, sp->in_bytes, out, sp->out_bytes, names.op);
+}
+
 }  // namespace internal
 
 namespace {

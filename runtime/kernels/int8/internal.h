@@ -32,6 +32,23 @@ Status CheckWindow(const ActShape& in, uint32_t kh, uint32_t kw, uint32_t sh, ui
 Status CheckNotNull(const void* p, const char* what);
 Status CheckNoAlias(const void* a, size_t na, const void* b, size_t nb, const char* what);
 
+// ResizeNearest's and ZeroInsert's checks: both turn an H x W plane into (H*fh) x (W*fw) of the
+// same blocking. `names` words the messages (no text is built unless a check fails: the kernels
+// run on boards where a run must not allocate). On success *sp holds the output shape and sizes.
+struct ScaledPlaneNames {
+  const char* op;       // "ZeroInsert"
+  const char* input;    // "ZeroInsert: input"
+  const char* output;   // "ZeroInsert: output"
+  const char* factors;  // "strides"
+};
+struct ScaledPlane {
+  ActShape out;
+  size_t in_bytes = 0, out_bytes = 0;
+};
+Status CheckScaledPlaneCall(const Blocking& b, const ActShape& in, uint32_t fh, uint32_t fw,
+                            const int8_t* x, const int8_t* out, const ScaledPlaneNames& names,
+                            ScaledPlane* sp);
+
 // Conv2d's accumulator tile (batch x block int32) is bounded so kernels can keep it on the stack.
 constexpr uint32_t kConvMaxBlock = 256;
 constexpr uint32_t kConvMaxTile = 1024;

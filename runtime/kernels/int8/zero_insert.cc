@@ -2,7 +2,6 @@
 // stride-1 convolution. Each blocked element (the B x c vector of one pixel) is copied whole, so
 // padding lanes stay zero; every other position is written 0.
 #include <cstring>
-#include <string>
 
 #include "runtime/kernels/int8/internal.h"
 #include "runtime/kernels/int8/qops.h"
@@ -10,30 +9,15 @@
 namespace loom::kernels::q {
 
 Status ZeroInsert(const Blocking& b, const ZeroInsertParams& p, const int8_t* x, int8_t* out) {
-  LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
-  LOOM_RETURN_IF_ERROR(internal::CheckShape(p.shape, "ZeroInsert: input"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(x, "ZeroInsert: input"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNotNull(out, "ZeroInsert: output"));
-  if (p.stride_h == 0 || p.stride_w == 0) {
-    return InvalidArgument("ZeroInsert: strides " + std::to_string(p.stride_h) + " x " +
-                           std::to_string(p.stride_w) + " must be at least 1");
-  }
-  const uint64_t oh = uint64_t{p.shape.h} * p.stride_h, ow = uint64_t{p.shape.w} * p.stride_w;
-  if (oh > UINT32_MAX || ow > UINT32_MAX) {
-    return InvalidArgument("ZeroInsert: output " + std::to_string(oh) + " x " + std::to_string(ow) +
-                           " exceeds 32-bit dimensions");
-  }
-  ActShape os = p.shape;
-  os.h = static_cast<uint32_t>(oh);
-  os.w = static_cast<uint32_t>(ow);
-  const size_t in_bytes = BlockedBytes(b, p.shape), out_bytes = BlockedBytes(b, os);
-  LOOM_RETURN_IF_ERROR(internal::CheckSize(in_bytes, "ZeroInsert: input"));
-  LOOM_RETURN_IF_ERROR(internal::CheckSize(out_bytes, "ZeroInsert: output"));
-  LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(x, in_bytes, out, out_bytes, "ZeroInsert"));
-  std::memset(out, 0, out_bytes);
+  internal::ScaledPlane sp;
+  LOOM_RETURN_IF_ERROR(internal::CheckScaledPlaneCall(
+      b, p.shape, p.stride_h, p.stride_w, x, out,
+      {"ZeroInsert", "ZeroInsert: input", "ZeroInsert: output", "strides"}, &sp));
+  const ActShape& os = sp.out;
+  std::memset(out, 0, sp.out_bytes);
   // [N/B][C/c] planes of H x W elements of B * c bytes each, the same count in and out.
   const size_t elem = size_t{b.batch} * b.block;
-  const size_t planes = in_bytes / (elem * p.shape.h * p.shape.w);
+  const size_t planes = sp.in_bytes / (elem * p.shape.h * p.shape.w);
   for (size_t pl = 0; pl < planes; ++pl) {
     const int8_t* src = x + pl * p.shape.h * p.shape.w * elem;
     int8_t* dst = out + pl * os.h * os.w * elem;
