@@ -1,0 +1,302 @@
+// The quantizer's rules for products (rewriter.h): Conv, ConvTranspose, Gemm and MatMul become
+// q.conv2d (ConvTranspose after a q.zero_insert).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "compiler/ir/op_registry.h"
+#include "compiler/passes/conv_transpose_as_conv.h"
+#include "compiler/passes/rewrite_util.h"
+#include "compiler/quantize/requant.h"
+#include "compiler/quantize/rewriter.h"
+#include "runtime/core/checked_math.h"
+
+namespace loom::quantize::internal {
+// --- Conv, Gemm, MatMul -> q.conv2d ---
+
+Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
+  const ValueId f_out = src.outputs[0];
+  const ValueId xq = Int8Of(d.x, &src);
+  const float s_x = g_.value(xq).quant->scales[0];
+  bool given = false;
+  const float s_y = ScaleOf(f_out, &given);
+  const int64_t per_o = d.c * d.kh * d.kw;
+
+  std::vector<float> s_w(static_cast<size_t>(d.o));
+  const bool hinted = d.w_hint && d.w_hint->per_axis() && d.w_hint->axis == 0 &&
+                      static_cast<int64_t>(d.w_hint->scales.size()) == d.o;
+  ir::Tensor wq = ir::Tensor::FromVector<int8_t>(
+      DType::kI8, {d.o, d.c, d.kh, d.kw}, std::vector<int8_t>(d.w.size()));
+  int8_t* wp = wq.mutable_data<int8_t>();
+  std::vector<int32_t> bias(static_cast<size_t>(d.o), 0);
+  std::vector<double> real(static_cast<size_t>(d.o));
+  int64_t acc_bound = 0, saturated = 0;
+  float wmin = 0.0f, wmax = 0.0f;
+  for (int64_t o = 0; o < d.o; ++o) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < per_o; ++i) {
+      const float v = d.w[static_cast<size_t>(o * per_o + i)];
+      m = std::max(m, std::fabs(v));
+      wmin = std::min(wmin, v);
+      wmax = std::max(wmax, v);
+    }
+    float s = hinted ? d.w_hint->scales[static_cast<size_t>(o)] : m / 127.0f;
+    if (!(s > 0.0f)) s = 1.0f;  // an all-zero filter
+    s_w[static_cast<size_t>(o)] = s;
+    int64_t abs_sum = 0;
+    for (int64_t i = 0; i < per_o; ++i) {
+      const double q = std::clamp(std::nearbyint(double{d.w[static_cast<size_t>(o * per_o + i)]} / s),
+                                  -127.0, 127.0);
+      wp[o * per_o + i] = static_cast<int8_t>(q);
+      abs_sum += static_cast<int64_t>(std::fabs(q));
+    }
+    if (!d.bias.empty()) {
+      bool sat = false;
+      bias[static_cast<size_t>(o)] = SaturatingRound32(
+          static_cast<double>(d.bias[static_cast<size_t>(o)]) / (double{s_x} * s), &sat);
+      saturated += sat;
+    }
+    acc_bound = std::max<int64_t>(acc_bound, abs_sum * 128 + std::abs(int64_t{bias[static_cast<size_t>(o)]}));
+    real[static_cast<size_t>(o)] = double{s_x} * s / s_y;
+  }
+  ChannelRequant rq;
+  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, acc_bound, &rq).WithContext(ir::NodeLabel(g_, src)));
+  int64_t lo = 0, hi = 0;
+  Clip(src, s_y, &lo, &hi);
+
+  const std::string base = Base(src);
+  const ValueId w_id = Constant(base + ".wq", std::move(wq));
+  const ValueId b_id = d.bias.empty() ? ir::kNoValue
+                                      : Constant(base + ".bias_q", ir::Tensor::FromVector<int32_t>(
+                                                                       DType::kI32, {d.o}, bias));
+  const ValueId m_id =
+      Constant(base + ".mult", ir::Tensor::FromVector<int32_t>(DType::kI32, {d.o}, rq.mult));
+  const ir::Value& xv = g_.value(xq);
+  const Shape out{xv.shape[0], d.o, (xv.shape[2] + d.pads[0] + d.pads[2] - d.kh) / d.strides[0] + 1,
+                  (xv.shape[3] + d.pads[1] + d.pads[3] - d.kw) / d.strides[1] + 1};
+  const ValueId y = NewOutput(f_out, out, s_y);
+  g_.AddNode("q.conv2d", {xq, w_id, b_id, m_id}, {y},
+             {{"kernel", Attribute::Ints({d.kh, d.kw})},
+              {"strides", Attribute::Ints(d.strides)},
+              {"pads", Attribute::Ints(d.pads)},
+              {"depthwise", Attribute::Int(d.depthwise ? 1 : 0)},
+              {"pre_shift", Attribute::Int(rq.pre_shift)},
+              {"post_shift", Attribute::Int(rq.post_shift)},
+              {"clip_lo", Attribute::Int(lo)},
+              {"clip_hi", Attribute::Int(hi)}},
+             src.name, &src);
+  LayerInfo& l = NewLayer(src, "q.conv2d", f_out, s_y, given);
+  l.q_output = y;
+  l.input_scales = {s_x};
+  l.weight_min = wmin;
+  l.weight_max = wmax;
+  l.pre_shift = rq.pre_shift;
+  l.post_shift = rq.post_shift;
+  l.clip_lo = lo;
+  l.clip_hi = hi;
+  l.mults.assign(rq.mult.begin(), rq.mult.end());
+  l.bias_saturated = saturated;
+  if (saturated) {
+    res_->warnings.push_back(l.name + ": " + std::to_string(saturated) +
+                             " int32 bias values saturated");
+  }
+  g_.EraseNode(&src);
+  *done = true;
+  return Status::Ok();
+}
+
+namespace {
+std::vector<float> FloatData(const ir::Tensor& t) {
+  const float* p = t.data<float>();
+  return std::vector<float>(p, p + t.num_elements());
+}
+}  // namespace
+
+Status Rewriter::RewriteConv(Node& n, bool* done) {
+  const ValueId x = n.input(0), w = n.input(1), b = n.input(2);
+  if (!IsActivation(x) || !g_.value(w).is_constant() || g_.value(w).dtype != DType::kF32 ||
+      !Rank4(g_.value(w).shape)) {
+    return Status::Ok();
+  }
+  if (b != ir::kNoValue && !g_.value(b).is_constant()) return Status::Ok();
+  for (int64_t dl : n.GetInts("dilations")) {
+    if (dl != 1) return Status::Ok();
+  }
+  const Shape& ws = g_.value(w).shape;
+  const int64_t c = g_.value(x).shape[1], group = n.GetInt("group", 1);
+  DenseLike d;
+  d.depthwise = group != 1;
+  if (d.depthwise && !(group == c && ws[0] == c && ws[1] == 1)) return Status::Ok();
+  d.pads = n.GetInts("pads");
+  d.strides = n.GetInts("strides");
+  if (d.pads.size() != 4 || d.pads[0] >= ws[2] || d.pads[2] >= ws[2] || d.pads[1] >= ws[3] ||
+      d.pads[3] >= ws[3]) {
+    return Status::Ok();
+  }
+  d.x = x;
+  d.w = FloatData(*g_.value(w).constant);
+  d.w_hint = g_.value(w).quant ? &*g_.value(w).quant : nullptr;
+  d.o = ws[0];
+  d.c = ws[1];
+  d.kh = ws[2];
+  d.kw = ws[3];
+  if (b != ir::kNoValue) d.bias = FloatData(*g_.value(b).constant);
+  return EmitConv(n, d, done);
+}
+
+// ConvTranspose -> q.zero_insert (x's scale; skipped at stride 1) + a stride-1 q.conv2d with the
+// flipped, channel-swapped weights and the ConvTranspose's output scale
+// (passes/conv_transpose_as_conv.h derives the pads).
+Status Rewriter::RewriteConvTranspose(Node& n, bool* done) {
+  passes::ZeroInsertConv zc;
+  if (!IsActivation(n.input(0)) || !passes::ConvTransposeAsConv(g_, n, &zc).empty()) {
+    return Status::Ok();
+  }
+  DenseLike d;
+  d.x = n.input(0);
+  if (zc.stride_h * zc.stride_w > 1) {
+    const ValueId xq = Int8Of(d.x, &n);
+    const ir::Value xv = g_.value(xq);
+    const Shape zs{xv.shape[0], xv.shape[1], xv.shape[2] * zc.stride_h, xv.shape[3] * zc.stride_w};
+    // The float stand-in is never computed: the convolution finds its int8 twin and reads that.
+    d.x = g_.AddValue(Base(n) + ".zeros", DType::kF32, zs);
+    const ValueId zq = g_.AddValue(Base(n) + ".zeros.q", DType::kI8, zs);
+    g_.value(zq).quant = xv.quant;
+    g_.AddNode(
+        "q.zero_insert", {xq}, {zq},
+        {{"stride_h", Attribute::Int(zc.stride_h)}, {"stride_w", Attribute::Int(zc.stride_w)}},
+        Base(n) + ".zero_insert", &n);
+    twin_[d.x] = zq;
+  }
+  // A QDQ model's per-channel weight scales run along the ConvTranspose's output axis, 1.
+  std::optional<ir::QuantParams> hint;
+  if (const auto& q = g_.value(n.input(1)).quant; q && q->per_axis() && q->axis == 1) {
+    hint = *q;
+    hint->axis = 0;
+    d.w_hint = &*hint;
+  }
+  d.w = std::move(zc.weights);
+  d.o = zc.o;
+  d.c = zc.c;
+  d.kh = zc.kh;
+  d.kw = zc.kw;
+  d.pads = zc.pads;
+  if (const ir::Tensor* b = passes::ConstantInput(g_, n, 2)) d.bias = FloatData(*b);
+  return EmitConv(n, d, done);
+}
+
+namespace {
+// Dense: A [N, K] times W [O, K]; after a Flatten of [N, C, H, W], a conv with an HxW kernel.
+void DenseWeights(const ir::Tensor& b, bool trans_b, std::vector<float>* w, int64_t* o,
+                  int64_t* k) {
+  const Shape& bs = b.shape();
+  *k = trans_b ? bs[1] : bs[0];
+  *o = trans_b ? bs[0] : bs[1];
+  const float* p = b.data<float>();
+  w->assign(static_cast<size_t>(*o * *k), 0.0f);
+  for (int64_t oo = 0; oo < *o; ++oo)
+    for (int64_t kk = 0; kk < *k; ++kk)
+      (*w)[static_cast<size_t>(oo * *k + kk)] = trans_b ? p[oo * *k + kk] : p[kk * *o + oo];
+}
+}  // namespace
+
+Status Rewriter::RewriteGemm(Node& n, bool* done) {
+  const ValueId a = n.input(0), b = n.input(1), c = n.input(2);
+  if (!IsActivation(a, true) || g_.value(a).shape.size() != 2) return Status::Ok();
+  if (!g_.value(b).is_constant() || g_.value(b).dtype != DType::kF32) return Status::Ok();
+  if (n.GetInt("transA", 0) != 0 || n.GetFloat("alpha", 1.0f) != 1.0f) return Status::Ok();
+  DenseLike d;
+  int64_t k = 0;
+  DenseWeights(*g_.value(b).constant, n.GetInt("transB", 0) != 0, &d.w, &d.o, &k);
+  if (c != ir::kNoValue) {
+    const ir::Value& cv = g_.value(c);
+    const bool per_channel = cv.shape == Shape{d.o} || cv.shape == Shape{1, d.o};
+    if (!cv.is_constant() || cv.dtype != DType::kF32 || !per_channel ||
+        n.GetFloat("beta", 1.0f) != 1.0f) {
+      return Status::Ok();
+    }
+    d.bias = FloatData(*cv.constant);
+  }
+  if (g_.value(a).shape[0] > 1) return MatMulOverRows(n, d.w, d.o, k, d.bias, done);
+  d.x = a;
+  d.c = k;
+  // Flatten [N, C, H, W] -> [N, C*H*W]: the same bytes as a conv over the whole HxW image.
+  if (const Node* p = g_.Producer(a); p && p->op == "Reshape" && IsActivation(p->input(0))) {
+    const Shape& xs = g_.value(p->input(0)).shape;
+    if (xs[0] == g_.value(a).shape[0] && xs[1] * xs[2] * xs[3] == k) {
+      d.x = p->input(0);
+      d.c = xs[1];
+      d.kh = xs[2];
+      d.kw = xs[3];
+    }
+  }
+  return EmitConv(n, d, done);
+}
+
+Status Rewriter::RewriteMatMul(Node& n, bool* done) {
+  const ValueId a = n.input(0), b = n.input(1);
+  const ir::Value& bv = g_.value(b);
+  if (!bv.is_constant() || bv.dtype != DType::kF32 || bv.shape.size() != 2) return Status::Ok();
+  const ir::Value& av = g_.value(a);
+  const bool batched = av.dtype == DType::kF32 && !av.is_constant() && av.shape.size() >= 3;
+  if (!batched && (!IsActivation(a, true) || av.shape.size() != 2)) return Status::Ok();
+  DenseLike d;
+  int64_t k = 0;
+  DenseWeights(*bv.constant, false, &d.w, &d.o, &k);
+  if (batched || av.shape[0] > 1) return MatMulOverRows(n, d.w, d.o, k, {}, done);
+  d.x = a;
+  d.c = k;
+  return EmitConv(n, d, done);
+}
+
+// A dense layer over several rows -- [..., T, K] x [K, O], a transformer's projections and MLP
+// -- is a 1x1 convolution over a [1, K, rows, 1] image: the rows become pixels, which the
+// accelerator streams through one weight tile, where a [rows, K] input would run as `rows`
+// batch-1 products (0.2 % GEMM utilization on a ViT block's 49 tokens, 50-74 % this way). Float
+// Reshape/Transpose on the CPU move the rows in and out. `w` is [O, K]; `bias` [O] or empty.
+Status Rewriter::MatMulOverRows(Node& n, const std::vector<float>& w, int64_t o, int64_t k,
+                                const std::vector<float>& bias, bool* done) {
+  const ValueId a = n.input(0), f = n.outputs[0];
+  const Shape a_shape = g_.value(a).shape, f_shape = g_.value(f).shape;
+  const std::string base = Base(n);
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < a_shape.size(); ++i) rows *= a_shape[i];
+  auto step = [&](const char* op, ValueId x, const std::string& name, Shape shape,
+                  ir::AttributeMap attrs) {
+    const ValueId y = g_.AddValue(name, DType::kF32, std::move(shape));
+    g_.AddNode(op, {x}, {y}, std::move(attrs), "", &n);
+    return y;
+  };
+  const ValueId x2 =
+      step("Reshape", a, base + ".rows", {rows, k}, {{"shape", Attribute::Ints({rows, k})}});
+  const ValueId xt =
+      step("Transpose", x2, base + ".cols", {k, rows}, {{"perm", Attribute::Ints({1, 0})}});
+  const ValueId x4 = step("Reshape", xt, base + ".image", {1, k, rows, 1},
+                          {{"shape", Attribute::Ints({1, k, rows, 1})}});
+  const ValueId w4 =
+      Constant(base + ".w", ir::Tensor::FromVector<float>(DType::kF32, {o, k, 1, 1}, w));
+  const ValueId b4 =
+      bias.empty() ? ir::kNoValue
+                   : Constant(base + ".b", ir::Tensor::FromVector<float>(DType::kF32, {o}, bias));
+  const ValueId y4 = g_.AddValue(base + ".conv", DType::kF32, {1, o, rows, 1});
+  ir::AttributeMap attrs = {{"strides", Attribute::Ints({1, 1})},
+                            {"pads", Attribute::Ints({0, 0, 0, 0})},
+                            {"dilations", Attribute::Ints({1, 1})},
+                            {"group", Attribute::Int(1)}};
+  for (const char* key : {"activation", "clip_min", "clip_max"}) {  // a Gemm's fused Relu/Clip
+    if (const Attribute* act = n.FindAttr(key)) attrs[key] = *act;
+  }
+  Node* conv = g_.AddNode("Conv", {x4, w4, b4}, {y4}, std::move(attrs), n.name, &n);
+  const ValueId y2 =
+      step("Reshape", y4, base + ".out_cols", {o, rows}, {{"shape", Attribute::Ints({o, rows})}});
+  const ValueId yt =
+      step("Transpose", y2, base + ".out_rows", {rows, o}, {{"perm", Attribute::Ints({1, 0})}});
+  g_.EraseNode(&n);
+  g_.AddNode("Reshape", {yt}, {f}, {{"shape", Attribute::Ints(f_shape)}});
+  range_of_[x4] = a;  // the same values, moved
+  range_of_[y4] = f;
+  return RewriteConv(*conv, done);
+}
+
+}  // namespace loom::quantize::internal
