@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "compiler/ir/op_registry.h"
+#include "compiler/package/lowerer.h"
 #include "compiler/partition/partition.h"
 #include "compiler/tensorize/concat.h"
 #include "compiler/tensorize/conv2d.h"
@@ -17,7 +18,6 @@
 #include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/kernels/int8/qops.h"
-#include "compiler/package/lowerer.h"
 #include "runtime/package/package.h"
 
 namespace loom::package::internal {
@@ -47,8 +47,8 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
   auto allow = [&](int32_t t) {
     if (t < 0) return;
     const TensorSpec& s = T(t);
-    allowed.push_back({s.storage == Storage::Arena ? Region::kArena : Region::kConstants,
-                       s.offset, s.offset + s.size});
+    allowed.push_back({s.storage == Storage::Arena ? Region::kArena : Region::kConstants, s.offset,
+                       s.offset + s.size});
   };
   OpSpec op;
   LOOM_RETURN_IF_ERROR(MakeOp(n, &op));
@@ -60,9 +60,9 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
       return Internal(Where(n) + ": accelerator convolution on unblocked tensors");
     }
-    tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1],
-                                                         x.shape[2], x.shape[3], y.shape[1],
-                                                         Geometry(p.window));
+    tensorize::Conv2dLayer l =
+        tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3],
+                                  y.shape[1], Geometry(p.window));
     l.has_bias = op.inputs[2] >= 0;
     l.pre_shift = p.requant.pre_shift;
     l.post_shift = p.requant.post_shift;
@@ -285,11 +285,9 @@ Status Lowerer::VerifyLayer(const ir::Node& n, const AccelCode& code, size_t fir
       return a.region == r && begin >= a.begin && end <= a.end;
     });
     if (!inside) {
-      return Internal(Where(n) + ": instruction " + std::to_string(k) + " (" +
-                      isa::Disassemble(i) + ") touches " +
-                      runtime::RegionName(r) + " bytes [" +
-                      std::to_string(begin) + ", " + std::to_string(end) +
-                      ") outside the layer's tensors (compiler bug)");
+      return Internal(Where(n) + ": instruction " + std::to_string(k) + " (" + isa::Disassemble(i) +
+                      ") touches " + runtime::RegionName(r) + " bytes [" + std::to_string(begin) +
+                      ", " + std::to_string(end) + ") outside the layer's tensors (compiler bug)");
     }
   }
   return Status::Ok();

@@ -26,8 +26,8 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
   std::vector<float> s_w(static_cast<size_t>(d.o));
   const bool hinted = d.w_hint && d.w_hint->per_axis() && d.w_hint->axis == 0 &&
                       static_cast<int64_t>(d.w_hint->scales.size()) == d.o;
-  ir::Tensor wq = ir::Tensor::FromVector<int8_t>(
-      DType::kI8, {d.o, d.c, d.kh, d.kw}, std::vector<int8_t>(d.w.size()));
+  ir::Tensor wq = ir::Tensor::FromVector<int8_t>(DType::kI8, {d.o, d.c, d.kh, d.kw},
+                                                 std::vector<int8_t>(d.w.size()));
   int8_t* wp = wq.mutable_data<int8_t>();
   std::vector<int32_t> bias(static_cast<size_t>(d.o), 0);
   std::vector<double> real(static_cast<size_t>(d.o));
@@ -46,8 +46,8 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
     s_w[static_cast<size_t>(o)] = s;
     int64_t abs_sum = 0;
     for (int64_t i = 0; i < per_o; ++i) {
-      const double q = std::clamp(std::nearbyint(double{d.w[static_cast<size_t>(o * per_o + i)]} / s),
-                                  -127.0, 127.0);
+      const double q = std::clamp(
+          std::nearbyint(double{d.w[static_cast<size_t>(o * per_o + i)]} / s), -127.0, 127.0);
       wp[o * per_o + i] = static_cast<int8_t>(q);
       abs_sum += static_cast<int64_t>(std::fabs(q));
     }
@@ -57,19 +57,22 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
           static_cast<double>(d.bias[static_cast<size_t>(o)]) / (double{s_x} * s), &sat);
       saturated += sat;
     }
-    acc_bound = std::max<int64_t>(acc_bound, abs_sum * 128 + std::abs(int64_t{bias[static_cast<size_t>(o)]}));
+    acc_bound = std::max<int64_t>(acc_bound,
+                                  abs_sum * 128 + std::abs(int64_t{bias[static_cast<size_t>(o)]}));
     real[static_cast<size_t>(o)] = double{s_x} * s / s_y;
   }
   ChannelRequant rq;
-  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, acc_bound, &rq).WithContext(ir::NodeLabel(g_, src)));
+  LOOM_RETURN_IF_ERROR(
+      ChooseChannelRequant(real, acc_bound, &rq).WithContext(ir::NodeLabel(g_, src)));
   int64_t lo = 0, hi = 0;
   Clip(src, s_y, &lo, &hi);
 
   const std::string base = Base(src);
   const ValueId w_id = Constant(base + ".wq", std::move(wq));
-  const ValueId b_id = d.bias.empty() ? ir::kNoValue
-                                      : Constant(base + ".bias_q", ir::Tensor::FromVector<int32_t>(
-                                                                       DType::kI32, {d.o}, bias));
+  const ValueId b_id =
+      d.bias.empty()
+          ? ir::kNoValue
+          : Constant(base + ".bias_q", ir::Tensor::FromVector<int32_t>(DType::kI32, {d.o}, bias));
   const ValueId m_id =
       Constant(base + ".mult", ir::Tensor::FromVector<int32_t>(DType::kI32, {d.o}, rq.mult));
   const ir::Value& xv = g_.value(xq);

@@ -26,8 +26,8 @@ Status Rewriter::RewriteAdd(Node& n, bool* done) {
   bool given = false;
   const float s_y = ScaleOf(n.outputs[0], &given);
   Rescale r;
-  LOOM_RETURN_IF_ERROR(
-      ChooseRescale({double{s_a} / s_y, double{s_b} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
+  LOOM_RETURN_IF_ERROR(ChooseRescale({double{s_a} / s_y, double{s_b} / s_y}, 32767, &r)
+                           .WithContext(ir::NodeLabel(g_, n)));
   int64_t lo = 0, hi = 0;
   Clip(n, s_y, &lo, &hi);
   const ValueId f_out = n.outputs[0];
@@ -237,7 +237,8 @@ Status EmitAvgPool(ir::Graph& g, Node& n, ValueId xq, float s_y, bool given,
   std::vector<double> real;
   for (int64_t c = 1; c <= count; ++c) real.push_back(double{s_x} / s_y / static_cast<double>(c));
   ChannelRequant rq;
-  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, 128 * count, &rq).WithContext(ir::NodeLabel(g, n)));
+  LOOM_RETURN_IF_ERROR(
+      ChooseChannelRequant(real, 128 * count, &rq).WithContext(ir::NodeLabel(g, n)));
   const std::string base = n.name.empty() ? g.value(n.outputs[0]).name() : n.name;
   const ValueId m = g.AddConstant(base + ".mult_by_count",
                                   ir::Tensor::FromVector<int32_t>(DType::kI32, {count}, rq.mult));
@@ -292,8 +293,8 @@ Status Rewriter::RewriteGlobalAveragePool(Node& n, bool* done) {
   const float s_y = ScaleOf(f_out, &given);
   const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s_y);
   LayerInfo& l = NewLayer(n, "q.avg_pool", f_out, s_y, given);
-  LOOM_RETURN_IF_ERROR(EmitAvgPool(g_, n, xq, s_y, given, {xs[2], xs[3]}, {1, 1}, {0, 0, 0, 0},
-                                   false, y, res_, &l));
+  LOOM_RETURN_IF_ERROR(
+      EmitAvgPool(g_, n, xq, s_y, given, {xs[2], xs[3]}, {1, 1}, {0, 0, 0, 0}, false, y, res_, &l));
   *done = true;
   return Status::Ok();
 }
@@ -313,7 +314,8 @@ Status Rewriter::RewriteConcat(Node& n, bool* done) {
     const ValueId q = Int8Of(in, &n);
     const float s = g_.value(q).quant->scales[0];
     Rescale r;
-    LOOM_RETURN_IF_ERROR(ChooseRescale({double{s} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
+    LOOM_RETURN_IF_ERROR(
+        ChooseRescale({double{s} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
     qs.push_back(q);
     scales.push_back(s);
     mults.push_back(r.mult[0]);
@@ -390,6 +392,5 @@ Status Rewriter::RewriteResize(Node& n, bool* done) {
   *done = true;
   return Status::Ok();
 }
-
 
 }  // namespace loom::quantize::internal

@@ -47,11 +47,11 @@ class Rewriter {
   Status RewriteConcat(Node& n, bool* done);
   Status RewriteResize(Node& n, bool* done);
 
-  struct DenseLike {  // what q.conv2d needs, from Conv, Gemm or MatMul
+  struct DenseLike {           // what q.conv2d needs, from Conv, Gemm or MatMul
     ValueId x = ir::kNoValue;  // f32 input (rank 4 or 2)
     std::vector<float> w;      // logical [O, C', KH, KW]
     int64_t o = 0, c = 0, kh = 1, kw = 1;
-    std::vector<float> bias;   // empty: none
+    std::vector<float> bias;  // empty: none
     const ir::QuantParams* w_hint = nullptr;
     bool depthwise = false;
     std::vector<int64_t> strides{1, 1}, pads{0, 0, 0, 0};
@@ -65,7 +65,9 @@ class Rewriter {
   ValueId Int8Of(ValueId f, const Node* before);
   // A new int8 output for the rewritten `src` that replaces f32 `f`.
   ValueId NewOutput(ValueId f, const Shape& shape, float scale);
-  ValueId Constant(const std::string& hint, ir::Tensor t) { return g_.AddConstant(hint, std::move(t)); }
+  ValueId Constant(const std::string& hint, ir::Tensor t) {
+    return g_.AddConstant(hint, std::move(t));
+  }
   ValueId Dequantized(ValueId f, const Node* before);
   void Clip(const Node& src, float s_y, int64_t* lo, int64_t* hi) const;
   LayerInfo& NewLayer(const Node& src, const char* op, ValueId f_out, float s_y, bool given);
