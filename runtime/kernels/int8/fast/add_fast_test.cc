@@ -9,20 +9,12 @@
 #include <vector>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/test_paths.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/int8/test_util.h"
 
 namespace loom::kernels::q::fast {
 namespace {
-
-std::vector<KernelPath> Paths() {
-  std::vector<KernelPath> v;
-  for (KernelPath p : {KernelPath::kReference, KernelPath::kPortable, KernelPath::kAvx2,
-                       KernelPath::kAvx512Vnni, KernelPath::kNeon, KernelPath::kNeonDot}) {
-    if (PathSupported(p)) v.push_back(p);
-  }
-  return v;
-}
 
 void ExpectSameBytes(const Blocking& b, const AddParams& p, const std::vector<int8_t>& x,
                      const std::vector<int8_t>& y) {

@@ -10,20 +10,12 @@
 #include <vector>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/test_paths.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/int8/test_util.h"
 
 namespace loom::kernels::q::fast {
 namespace {
-
-std::vector<KernelPath> Paths() {
-  std::vector<KernelPath> v;
-  for (KernelPath p : {KernelPath::kReference, KernelPath::kPortable, KernelPath::kAvx2,
-                       KernelPath::kAvx512Vnni, KernelPath::kNeon, KernelPath::kNeonDot}) {
-    if (PathSupported(p)) v.push_back(p);
-  }
-  return v;
-}
 
 void ExpectSameBytes(const Blocking& b, const PoolParams& p, const std::vector<int8_t>& x) {
   SCOPED_TRACE("blocking " + std::to_string(b.batch) + "x" + std::to_string(b.block) + ", in " +
