@@ -42,6 +42,11 @@ bool One(DType t, uint8_t* out) {
 
 }  // namespace
 
+bool EyeLikeTakes(DType t) {
+  uint8_t one[8];
+  return One(t, one);
+}
+
 Status EyeLike(int64_t k, const TensorView& y) {
   uint8_t one[8];
   if (y.rank != 2 || !One(y.dtype, one)) {

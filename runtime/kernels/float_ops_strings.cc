@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "runtime/kernels/kernels_index.h"
 #include "runtime/kernels/loss_common.h"
 
 namespace loom::kernels::strings {
@@ -93,21 +94,7 @@ Status PrepEyeLike(const AttrReader& a, const TensorView* const* in, size_t, con
     return InvalidArgument("EyeLike: dtype says " + dtype + ", the output tensor is " +
                            DTypeName(y.dtype));
   }
-  // The types the kernel has a 1 for.
-  switch (t) {
-    case DType::kF32:
-    case DType::kF64:
-    case DType::kF16:
-    case DType::kI8:
-    case DType::kU8:
-    case DType::kBool:
-    case DType::kI16:
-    case DType::kI32:
-    case DType::kI64:
-      break;
-    default:
-      return InvalidArgument("EyeLike: dtype " + dtype + " is not supported");
-  }
+  if (!EyeLikeTakes(t)) return InvalidArgument("EyeLike: dtype " + dtype + " is not supported");
   if (y.rank != 2 || !SameShape(*in[0], y)) {
     return InvalidArgument("EyeLike: the output must be 2-D with the input's shape");
   }

@@ -68,6 +68,8 @@ Status ConstantOfShape(const TensorView& value, const TensorView& y);
 // eye_like.cc — ONNX EyeLike on a 2-D y: 1 where column - row == k, else 0. Numeric dtypes
 // and bool.
 Status EyeLike(int64_t k, const TensorView& y);
+// Whether EyeLike can write type t (the types that have a 1).
+bool EyeLikeTakes(DType t);
 
 // one_hot.cc — ONNX OneHot: y has indices' shape with depth = y.shape[axis] inserted at axis;
 // values = [off, on] of y's dtype; indices (any integer or float dtype) outside [-depth, depth)
