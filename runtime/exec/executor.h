@@ -61,7 +61,7 @@ struct ExecutorOptions {
 // A tensor on the host, row-major, in the shape the user sees (Binding.shape).
 struct HostTensor {
   std::string name;  // model input/output name; an empty input name binds the only input
-  DType type = DType::kF32;  // kF32 or kI8 (an int8 model tensor's quantized values)
+  DType type = DType::kF32;  // the model tensor's type; kF32 also for an int8 input (quantized)
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;  // elements in C order, little-endian
 };

@@ -278,10 +278,10 @@ CLI::App* AddProfileCommand(CLI::App& parent) {
 CLI::App* AddRunCommand(CLI::App& parent) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "Run a package on a device");
-  AddSessionOptions(cmd, args.get(),
-                    "Device: NAME[:ARGS] (docs/runtime.md); devices: " + SessionDeviceNames(),
-                    "Open the device with this HwConfig (name or path) instead of the package's",
-                    "[NAME=]FILE.npy, float32 or int8; repeatable")
+  AddSessionOptions(
+      cmd, args.get(), "Device: NAME[:ARGS] (docs/runtime.md); devices: " + SessionDeviceNames(),
+      "Open the device with this HwConfig (name or path) instead of the package's",
+      "[NAME=]FILE.npy in the input's own type (float32 also for an int8 input); repeatable")
       ->required();
   cmd->add_option("--output", args->outputs, "[NAME=]OUT.npy; repeatable (plain files in output order)");
   cmd->add_option("--stats", args->stats, "Write per-segment and total statistics as JSON");
