@@ -24,6 +24,8 @@ namespace loom::kernels::q::fast {
 namespace {
 
 #define LOOM_INLINE inline __attribute__((always_inline))
+// Each position count is its own function, so its registers are allocated for its loop alone.
+#define LOOM_NOINLINE __attribute__((noinline))
 
 // Positions per call by slice width, so that P x W / 4 accumulators, one input channel's weights
 // and the P input quads fit the register file without spilling (checked with objdump, docs/cpu.md).
@@ -32,7 +34,7 @@ constexpr uint32_t kWide = 16;  // the slice of blocks % 16 == 0
 template <uint32_t kW>
 constexpr uint32_t kSmlalPos = kW == 16 ? 5 : 8;  // 20 + 2 + 5 registers of 32
 template <uint32_t kW>
-constexpr uint32_t kDotPos = kW == 16 ? 6 : 8;  // 24 + 4 + 1
+constexpr uint32_t kDotPos = kW == 16 ? 5 : 8;  // 20 + 4 + 5 (6 positions spilled)
 #else
 constexpr uint32_t kWide = 8;  // 16 q registers: 16-channel slices would leave room for 2 positions
 template <uint32_t kW>
@@ -100,7 +102,7 @@ template <uint32_t kW>
 struct Smlal {
   static constexpr uint32_t kMaxPos = kSmlalPos<kW>;
   template <uint32_t kP>
-  static void Run(const Args& g, const ConvRows& r, int8_t* out) {
+  LOOM_NOINLINE static void Run(const Args& g, const ConvRows& r, int8_t* out) {
     constexpr uint32_t nv = kW / 4;
     const uint32_t c = g.c;
     for (uint32_t s = 0; s < c; s += kW) {
@@ -139,7 +141,7 @@ template <uint32_t kW>
 struct SmlalDw {
   static constexpr uint32_t kMaxPos = kSmlalPos<kW>;
   template <uint32_t kP>
-  static void Run(const Args& g, const ConvRows& r, int8_t* out) {
+  LOOM_NOINLINE static void Run(const Args& g, const ConvRows& r, int8_t* out) {
     constexpr uint32_t nv = kW / 4;
     const uint32_t c = g.c;
     for (uint32_t s = 0; s < c; s += kW) {
@@ -188,7 +190,7 @@ template <uint32_t kW>
 struct Dot {
   static constexpr uint32_t kMaxPos = kDotPos<kW>;
   template <uint32_t kP>
-  LOOM_DOTPROD static void Run(const Args& g, const ConvRows& r, int8_t* out) {
+  LOOM_NOINLINE LOOM_DOTPROD static void Run(const Args& g, const ConvRows& r, int8_t* out) {
     constexpr uint32_t nv = kW / 4;
     const uint32_t c = g.c;
     for (uint32_t s = 0; s < c; s += kW) {
@@ -229,7 +231,7 @@ template <uint32_t kW>
 struct DotDw {
   static constexpr uint32_t kMaxPos = kDotPos<kW>;
   template <uint32_t kP>
-  static void Run(const Args& g, const ConvRows& r, int8_t* out) {
+  LOOM_NOINLINE static void Run(const Args& g, const ConvRows& r, int8_t* out) {
     constexpr uint32_t nv = kW / 4;
     const uint32_t c = g.c;
     for (uint32_t s = 0; s < c; s += kW) {
