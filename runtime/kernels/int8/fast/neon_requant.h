@@ -12,22 +12,28 @@
 
 namespace loom::kernels::q::fast {
 
+// Forced: the row kernels call these on accumulators held in registers, and -Os (the bare-metal
+// build) would otherwise make them calls, spilling the accumulators around each.
+#define LOOM_NEON_INLINE inline __attribute__((always_inline))
+
 // ShrRnd in one instruction: SRSHL by -n adds 2^(n-1) and shifts right with the sum held at full
 // precision (a + 2^(n-1) cannot overflow, unlike in int32), and for n < 0 it shifts left keeping
 // the low 32 bits, ShrRnd's wrapping shift. Both for every n in [-31, 31], which Requant checks.
-inline int32x4_t ShrRndNeon(int32x4_t a, int32_t n) { return vrshlq_s32(a, vdupq_n_s32(-n)); }
+LOOM_NEON_INLINE int32x4_t ShrRndNeon(int32x4_t a, int32_t n) {
+  return vrshlq_s32(a, vdupq_n_s32(-n));
+}
 
 // Requantize of four accumulators, clip bounds broadcast in lo and hi. MUL keeps the low 32 bits
 // of the product, which is what vmulq_s32 computes.
-inline int32x4_t RequantNeon(int32x4_t a, int32x4_t mult, const Requant& rq, int32x4_t lo,
-                             int32x4_t hi) {
+LOOM_NEON_INLINE int32x4_t RequantNeon(int32x4_t a, int32x4_t mult, const Requant& rq, int32x4_t lo,
+                                       int32x4_t hi) {
   a = vmulq_s32(ShrRndNeon(a, rq.pre_shift), mult);
   return vminq_s32(vmaxq_s32(ShrRndNeon(a, rq.post_shift), lo), hi);
 }
 
 // Stores the 4 * kV clipped lanes of v as int8 (exact: the clip bounds lie in [-128, 127]).
 template <uint32_t kV>
-inline void StoreClipped(const int32x4_t* v, int8_t* out) {
+LOOM_NEON_INLINE void StoreClipped(const int32x4_t* v, int8_t* out) {
   static_assert(kV == 1 || kV == 2 || kV == 4, "4, 8 or 16 lanes");
   if constexpr (kV == 1) {
     const int16x4_t n = vmovn_s32(v[0]);

@@ -152,8 +152,10 @@ struct SmlalDw {
         const uint8_t* x = r.in + ky * r.row_step + 2 * s;
         for (uint32_t kx = 0; kx < r.kw; ++kx, x += 2 * c, w += c) {
           if constexpr (kW == 4) {
-            int8_t w4[8] = {w[0], w[1], w[2], w[3], 0, 0, 0, 0};
-            const int16x4_t wv = vget_low_s16(vmovl_s8(vld1_s8(w4)));
+            // Four weights only: the next channels may be past the end of the weights.
+            int32_t w4;
+            std::memcpy(&w4, w, 4);
+            const int16x4_t wv = vget_low_s16(vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(w4))));
             LOOM_UNROLL
             for (uint32_t p = 0; p < kP; ++p) {
               const int16x4_t xv = vld1_s16(reinterpret_cast<const int16_t*>(x + p * r.pos_step));
