@@ -134,7 +134,8 @@ TEST(FastConv2d, PathsAreNamedAndTheBestIsSupported) {
   }
 }
 
-// The row kernels are what the tests below check on x86: make sure they are the ones that run.
+// The row kernels are what the tests below check (batch block 1; the tile loops run batch
+// blocks > 1): make sure they are the ones that run.
 TEST(FastConv2d, RowKernelsTakeTheirBlocks) {
   if (PathSupported(KernelPath::kAvx2)) {
     for (uint32_t block : {8u, 16u, 32u}) {
@@ -150,6 +151,26 @@ TEST(FastConv2d, RowKernelsTakeTheirBlocks) {
     EXPECT_EQ(RowKernelsFor(KernelPath::kAvx512Vnni, 32)->in_bytes, 1);
     // Block 8 runs the AVX2 tiles, so it gets the AVX2 rows that read them.
     EXPECT_EQ(RowKernelsFor(KernelPath::kAvx512Vnni, 8), RowKernelsFor(KernelPath::kAvx2, 8));
+  }
+  if (PathSupported(KernelPath::kNeon)) {
+    // Every block the NEON tiles take (% 4), on the int16 copy; sdot rows read the int8 copy.
+    for (uint32_t block : {4u, 8u, 12u, 16u, 32u, 64u}) {
+      const RowKernels* rk = RowKernelsFor(KernelPath::kNeon, block);
+      ASSERT_NE(rk, nullptr) << block;
+      EXPECT_EQ(rk->in_bytes, 2);
+      EXPECT_EQ(rk->in_xor, 0);
+      EXPECT_NE(rk->depthwise, nullptr);
+    }
+    EXPECT_EQ(RowKernelsFor(KernelPath::kNeon, 6), nullptr);  // the portable tiles take it
+  }
+  if (PathSupported(KernelPath::kNeonDot)) {
+    for (uint32_t block : {4u, 8u, 12u, 16u, 32u, 64u}) {
+      const RowKernels* rk = RowKernelsFor(KernelPath::kNeonDot, block);
+      ASSERT_NE(rk, nullptr) << block;
+      EXPECT_EQ(rk->in_bytes, 1);
+      EXPECT_NE(rk, RowKernelsFor(KernelPath::kNeon, block));
+      EXPECT_NE(rk->depthwise, nullptr);
+    }
   }
   EXPECT_EQ(RowKernelsFor(KernelPath::kPortable, 16), nullptr);
   EXPECT_EQ(RowKernelsFor(KernelPath::kReference, 16), nullptr);

@@ -9,6 +9,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
 #endif
 
 namespace loom::kernels::q::fast {
@@ -17,6 +19,8 @@ const RowKernels* RowKernelsFor(KernelPath path, uint32_t block) {
   const TileKernels* t = TilesFor(path, block);
   if (t == Avx512VnniTiles()) return VnniRowKernels(block);
   if (t == Avx2Tiles()) return Avx2RowKernels(block);
+  if (t == NeonDotTiles()) return NeonDotRowKernels(block);
+  if (t == NeonTiles()) return NeonRowKernels(block);
   return nullptr;
 }
 
@@ -57,8 +61,8 @@ void CopyRow(const int8_t* in, size_t n, uint8_t in_xor, uint8_t* padded) {
   for (; i < n; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
 }
 
-// The same row sign-extended to int16 (the AVX2 rows' operand): with SSE2, each byte unpacked
-// into the high half of a 16-bit lane and shifted back arithmetically.
+// The same row sign-extended to int16 (the AVX2 and NEON rows' operand): with SSE2, each byte
+// unpacked into the high half of a 16-bit lane and shifted back arithmetically; with NEON, sxtl.
 void WidenRow(const int8_t* in, size_t n, uint8_t* padded) {
   size_t i = 0;
 #if defined(__SSE2__)
@@ -67,6 +71,10 @@ void WidenRow(const int8_t* in, size_t n, uint8_t* padded) {
     __m128i* out = reinterpret_cast<__m128i*>(padded + 2 * i);
     _mm_storeu_si128(out, _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
     _mm_storeu_si128(out + 1, _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+  }
+#elif defined(__ARM_NEON)
+  for (; i + 8 <= n; i += 8) {
+    vst1q_s16(reinterpret_cast<int16_t*>(padded + 2 * i), vmovl_s8(vld1_s8(in + i)));
   }
 #endif
   for (; i < n; ++i) {

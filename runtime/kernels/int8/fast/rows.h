@@ -42,7 +42,8 @@ struct RowKernels {
   // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).
   uint8_t in_xor;
   // Bytes per element of the padded copy: 1 (int8, as stored), or 2 (each x sign-extended to
-  // int16 once, for the AVX2 rows' vpmaddwd; in_xor is then 0). ConvRows' steps are in bytes.
+  // int16 once, for the AVX2 rows' vpmaddwd and the NEON rows' smlal; in_xor is then 0). ConvRows'
+  // steps are in bytes.
   uint8_t in_bytes;
   // Positions one call takes at most.
   uint32_t max_pos;
@@ -65,11 +66,14 @@ struct RowKernels {
 
 // The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop). They
 // follow the tile table TilesFor picks, whose packed tiles they read: avx512vnni with block 8
-// gets the AVX2 rows.
+// gets the AVX2 rows (and neondot, on a CPU without sdot, the neon rows).
 const RowKernels* RowKernelsFor(KernelPath path, uint32_t block);
 // Each instruction set's row kernels for a block, or null (another architecture or block).
 const RowKernels* VnniRowKernels(uint32_t block);  // rows_avx512.cc: blocks 16, 32
 const RowKernels* Avx2RowKernels(uint32_t block);  // rows_avx2.cc: blocks 8, 16, 32
+// rows_neon.cc: blocks % 4 == 0 (the NEON tiles'); sdot on aarch64 only.
+const RowKernels* NeonRowKernels(uint32_t block);
+const RowKernels* NeonDotRowKernels(uint32_t block);
 
 // The row kernels fast::Conv2d uses for `b` and `p`: null for batch blocks > 1, paths without
 // row kernels and depthwise convolutions on a path without depthwise rows.

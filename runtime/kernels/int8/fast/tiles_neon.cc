@@ -11,6 +11,8 @@
 #if defined(__ARM_NEON)
 #include <arm_neon.h>
 
+#include "runtime/kernels/int8/fast/neon_requant.h"
+
 namespace loom::kernels::q::fast {
 namespace {
 
@@ -93,31 +95,13 @@ void Depthwise(const int8_t* w, uint32_t c, const RowSet& rows, int32_t* acc) {
   }
 }
 
-// ShrRnd on four lanes: for n > 0, (a + 2^(n-1)) >> n == (a >> n) + bit n-1 of a, with no
-// intermediate that can overflow; n < 0 is vshl's wrapping left shift.
-inline int32x4_t ShrRnd4(int32x4_t a, int32_t n) {
-  if (n > 0) {
-    const int32x4_t q = vshlq_s32(a, vdupq_n_s32(-n));
-    const int32x4_t half = vshlq_s32(a, vdupq_n_s32(1 - n));
-    return vaddq_s32(q, vandq_s32(half, vdupq_n_s32(1)));
-  }
-  if (n < 0) return vshlq_s32(a, vdupq_n_s32(-n));
-  return a;
-}
-
 void Requantize(const int32_t* acc, size_t rows, uint32_t c, const int32_t* mult, const Requant& rq,
                 int8_t* out) {
   const int32x4_t lo = vdupq_n_s32(rq.clip_lo), hi = vdupq_n_s32(rq.clip_hi);
   for (size_t r = 0; r < rows; ++r) {
     for (uint32_t o = 0; o < c; o += 4) {
-      int32x4_t a = ShrRnd4(vld1q_s32(acc + r * c + o), rq.pre_shift);
-      a = vmulq_s32(a, vld1q_s32(mult + o));  // the low 32 bits, as WrapMul
-      a = ShrRnd4(a, rq.post_shift);
-      a = vminq_s32(vmaxq_s32(a, lo), hi);  // within [-128, 127]: the narrowing is exact
-      const int16x4_t n16 = vmovn_s32(a);
-      int8_t b[8];
-      vst1_s8(b, vmovn_s16(vcombine_s16(n16, n16)));
-      std::memcpy(out + r * c + o, b, 4);
+      const int32x4_t a = RequantNeon(vld1q_s32(acc + r * c + o), vld1q_s32(mult + o), rq, lo, hi);
+      StoreClipped<1>(&a, out + r * c + o);
     }
   }
 }
