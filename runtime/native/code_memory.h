@@ -21,8 +21,10 @@ namespace loom::runtime::native {
 struct CodeMemory {
   uint8_t* base = nullptr;     // aligned to CodePageSize()
   size_t size = 0;             // bytes usable from base
-  void* allocation = nullptr;  // what FreeCodeMemory releases (platform-defined)
+  void* allocation = nullptr;  // what FreeCodeMemory releases (platform-defined); null when the
+                               // memory is the caller's (LoadObjectInto)
   size_t allocation_size = 0;
+  size_t sealed = 0;  // bytes SealCodeMemory made executable
 };
 
 // The granule of protection: the executable part of a block ends on a multiple of it, so the
@@ -38,7 +40,8 @@ Status AllocateCodeMemory(size_t size, bool low, CodeMemory* out);
 // memory), the rest stays read+write, and the instruction cache sees the new code.
 Status SealCodeMemory(const CodeMemory& memory, size_t exec_size);
 
-// Releases what AllocateCodeMemory returned (nothing when it is empty).
+// Releases what AllocateCodeMemory returned (nothing when it is empty). Memory the caller lent
+// (allocation null) is not freed but made writable again, as it was lent.
 void FreeCodeMemory(const CodeMemory& memory);
 
 }  // namespace loom::runtime::native

@@ -55,7 +55,12 @@ Status SealCodeMemory(const CodeMemory& memory, size_t exec_size) {
 }
 
 void FreeCodeMemory(const CodeMemory& memory) {
-  if (memory.allocation != nullptr) munmap(memory.allocation, memory.allocation_size);
+  if (memory.allocation != nullptr) {
+    munmap(memory.allocation, memory.allocation_size);
+  } else if (memory.sealed != 0) {
+    // The caller's memory goes back as it came: read+write, no longer executable.
+    mprotect(memory.base, memory.sealed, PROT_READ | PROT_WRITE);
+  }
 }
 
 }  // namespace loom::runtime::native

@@ -54,7 +54,8 @@ class Module {
   size_t total_size() const { return memory_.size; }
 
  private:
-  friend Status LoadObject(const uint8_t*, size_t, const Import*, size_t, std::unique_ptr<Module>*);
+  friend Status LoadInto(const uint8_t*, size_t, const Import*, size_t, void*, size_t,
+                         std::unique_ptr<Module>*);
   Module() = default;
 
   CodeMemory memory_;
@@ -69,6 +70,18 @@ class Module {
 // during the call. Errors name the problem and where (section, relocation index, symbol, type).
 Status LoadObject(const uint8_t* data, size_t size, const Import* imports, size_t n_imports,
                   std::unique_ptr<Module>* out);
+
+// The bytes LoadObjectInto needs for this object: code, data, GOT, veneers and the loader's
+// scratch, a multiple of CodePageSize(). Checks the object as LoadObject does, imports aside.
+Status ObjectMemorySize(const uint8_t* data, size_t size, size_t* bytes);
+
+// LoadObject into memory the caller provides instead of a block of its own (a static arena on
+// bare metal, a region set aside for code): `memory` is aligned to CodePageSize() and holds
+// `capacity` >= ObjectMemorySize() bytes, readable and writable, and stays the caller's. The Module
+// borrows it until destroyed and then leaves it writable again (on Linux the code part is
+// read+execute meanwhile, so nothing else may live in it).
+Status LoadObjectInto(const uint8_t* data, size_t size, const Import* imports, size_t n_imports,
+                      void* memory, size_t capacity, std::unique_ptr<Module>* out);
 
 // "x86_64", "aarch64" or "armv7": the triple of the code this build executes ("unknown" on any
 // other machine, where LoadObject reports kUnimplemented).

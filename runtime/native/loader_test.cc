@@ -3,7 +3,9 @@
 // under QEMU user mode in the armv7 and aarch64 cross builds (firmware/test/qemu_test).
 #include "runtime/native/loader.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <cstring>
@@ -145,6 +147,45 @@ TEST_P(LoadedGot, ReachesImportsAndGlobalsThroughTheGot) {
 INSTANTIATE_TEST_SUITE_P(Objects, LoadedGot, ::testing::ValuesIn(GotVariants()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LoadedGot);
+
+TEST(NativeLoader, LoadsIntoTheCallersMemory) {
+  // An object that loads at any address (x86-64 static code would want memory below 2 GiB).
+#if defined(__arm__)
+  const std::vector<uint8_t> bytes = ReadTestObject("thumb");
+#else
+  const std::vector<uint8_t> bytes = ReadTestObject("pic");
+#endif
+  ASSERT_FALSE(bytes.empty());
+  size_t need = 0;
+  ASSERT_TRUE(ObjectMemorySize(bytes.data(), bytes.size(), &need).ok());
+  const size_t page = CodePageSize();
+  EXPECT_EQ(need % page, 0u);
+  const size_t capacity = need + page;
+  void* memory =
+      mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  const std::vector<Import>& imports = TestImports();
+  std::unique_ptr<Module> m;
+  Status s = LoadObjectInto(bytes.data(), bytes.size(), imports.data(), imports.size(), memory,
+                            need - 1, &m);
+  EXPECT_EQ(s.message(), "the object needs " + std::to_string(need) + " bytes of memory, " +
+                             std::to_string(need - 1) + " were given");
+  s = LoadObjectInto(bytes.data(), bytes.size(), imports.data(), imports.size(),
+                     static_cast<uint8_t*>(memory) + 16, need, &m);
+  EXPECT_THAT(s.message(),
+              ::testing::HasSubstr("is not aligned to the " + std::to_string(page) + "-byte page"));
+  s = LoadObjectInto(bytes.data(), bytes.size(), imports.data(), imports.size(), memory, capacity,
+                     &m);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(m->code(), memory);
+  EXPECT_EQ(As<int (*)()>(Find(*m, "sum_table"))(), reference::sum_table());
+  EXPECT_EQ(Permissions(memory).substr(0, 3), "r-x");
+  m.reset();
+  // Given back writable, no longer executable.
+  EXPECT_EQ(Permissions(memory).substr(0, 3), "rw-");
+  static_cast<uint8_t*>(memory)[0] = 1;
+  munmap(memory, capacity);
+}
 
 #if defined(__arm__)
 TEST(NativeLoader, ArmAndThumbCallEachOther) {
