@@ -112,6 +112,8 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   const Package& package() const { return *package_; }
+  // The package's native code running on this CPU, or null (none for it, or native_code off).
+  const NativeOps* native() const { return native_.get(); }
   Driver& driver() { return *driver_; }
 
   // Runs the model. Each model input must be given once, by name, as float32 (quantized with the

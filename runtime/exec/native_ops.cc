@@ -1,6 +1,7 @@
 #include "runtime/exec/native_ops.h"
 
 #include <cstring>
+#include <string_view>
 
 #include "runtime/core/format.h"
 #include "runtime/native/loader.h"
@@ -72,7 +73,7 @@ Status NativeOps::Load(const Package& package, std::unique_ptr<NativeOps>* out,
   for (fbu i = 0; i < r.native()->size() && pick == nullptr; ++i) {
     const pkg::NativeCode* code = r.native()->Get(i);
     const char* cpu = code->cpu() ? code->cpu()->c_str() : "";
-    if (std::strcmp(code->target()->c_str(), host) != 0) {
+    if (std::string_view(code->target()->c_str(), code->target()->size()) != host) {
       others += Format("{}{} ({})", others.empty() ? "" : ", ", code->target()->c_str(), cpu);
     } else if (const char* missing = MissingFeature(*code)) {
       others += Format("{}{} ({}, needs {})", others.empty() ? "" : ", ", code->target()->c_str(),
