@@ -12,6 +12,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -20,6 +21,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -157,6 +159,12 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
     // No jump tables: their absolute addresses would need relocations the loader has no reason
     // to carry, for no gain in these loops.
     f.addFnAttr("no-jump-tables", "true");
+    // Each op gets its own copy of its kernel, specialized on the op's constants: that copy is
+    // the point of compiling ahead of time, so the inliner is not left to weigh it.
+    if (!f.getName().startswith("loom_op_")) {
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
   }
   llvm::internalizeModule(
       *m, [](const llvm::GlobalValue& gv) { return gv.getName().startswith("loom_op_"); });
@@ -179,6 +187,13 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
     mpm.run(*m, mam);
   }
 
+  // LOOM_CODEGEN_DUMP=PREFIX writes the optimized IR to PREFIX<target>.ll, to see what LLVM made
+  // of the kernels (docs/cpu.md, "Native code").
+  if (const char* dump = std::getenv("LOOM_CODEGEN_DUMP")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(std::string(dump) + target.name + ".ll", ec);
+    if (!ec) m->print(os, nullptr);
+  }
   llvm::SmallVector<char, 0> object;
   {
     llvm::raw_svector_ostream os(object);

@@ -156,7 +156,7 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
                 "it lacks, or records for another config, take the built-in search");
   c->add_option("--cpu-targets", args->options.cpu_targets,
                 "compile the CPU ops to native code for these targets: x86_64, aarch64, armv7, "
-                "each optionally :CPU (x86_64:x86-64-v4); host (default) or none");
+                "each optionally :CPU (x86_64:x86-64-v4); host, or none (default)");
   c->add_flag(
       "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
       "keep strided convolutions over few input channels unpacked (no space-to-depth)");
