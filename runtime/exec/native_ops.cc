@@ -8,8 +8,57 @@
 
 namespace loom::runtime {
 
+#if defined(__arm__)
+// The ARM EABI's run-time helpers that LLVM calls on armv7 (division on cores without a divider,
+// such as the Cortex-A9; memory copies): libgcc and the C library define them on Linux and on
+// bare metal. Only their addresses are taken.
+extern "C" {
+void __aeabi_uidiv();
+void __aeabi_idiv();
+void __aeabi_uidivmod();
+void __aeabi_idivmod();
+void __aeabi_uldivmod();
+void __aeabi_ldivmod();
+void __aeabi_memcpy();
+void __aeabi_memcpy4();
+void __aeabi_memcpy8();
+void __aeabi_memset();
+void __aeabi_memset4();
+void __aeabi_memset8();
+void __aeabi_memclr();
+void __aeabi_memclr4();
+void __aeabi_memclr8();
+}
+#endif
+
 namespace {
 using fbu = flatbuffers::uoffset_t;
+
+#define LOOM_IMPORT_(f) \
+  { #f, reinterpret_cast < const void*>(&f) }
+// What native code may call: memcpy and memset everywhere, and the EABI helpers on armv7.
+const native::Import kImports[] = {
+    {"memcpy", reinterpret_cast<const void*>(&std::memcpy)},
+    {"memset", reinterpret_cast<const void*>(&std::memset)},
+#if defined(__arm__)
+    LOOM_IMPORT_(__aeabi_uidiv),
+    LOOM_IMPORT_(__aeabi_idiv),
+    LOOM_IMPORT_(__aeabi_uidivmod),
+    LOOM_IMPORT_(__aeabi_idivmod),
+    LOOM_IMPORT_(__aeabi_uldivmod),
+    LOOM_IMPORT_(__aeabi_ldivmod),
+    LOOM_IMPORT_(__aeabi_memcpy),
+    LOOM_IMPORT_(__aeabi_memcpy4),
+    LOOM_IMPORT_(__aeabi_memcpy8),
+    LOOM_IMPORT_(__aeabi_memset),
+    LOOM_IMPORT_(__aeabi_memset4),
+    LOOM_IMPORT_(__aeabi_memset8),
+    LOOM_IMPORT_(__aeabi_memclr),
+    LOOM_IMPORT_(__aeabi_memclr4),
+    LOOM_IMPORT_(__aeabi_memclr8),
+#endif
+};
+#undef LOOM_IMPORT_
 
 // The first feature of `code` this CPU lacks, or null.
 const char* MissingFeature(const pkg::NativeCode& code) {
@@ -90,13 +139,9 @@ Status NativeOps::Load(const Package& package, std::unique_ptr<NativeOps>* out,
     return Status::Ok();
   }
   std::unique_ptr<NativeOps> ops(new NativeOps());
-  const native::Import imports[] = {
-      {"memcpy", reinterpret_cast<const void*>(&std::memcpy)},
-      {"memset", reinterpret_cast<const void*>(&std::memset)},
-  };
   const auto* object = pick->object();
-  LOOM_RETURN_IF_ERROR(native::LoadObject(object->data(), object->size(), imports,
-                                          sizeof(imports) / sizeof(imports[0]), &ops->module_)
+  LOOM_RETURN_IF_ERROR(native::LoadObject(object->data(), object->size(), kImports,
+                                          sizeof(kImports) / sizeof(kImports[0]), &ops->module_)
                            .WithContext("package native code for {} ({})", pick->target()->c_str(),
                                         pick->cpu() ? pick->cpu()->c_str() : ""));
   size_t total = 0;
