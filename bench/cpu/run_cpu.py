@@ -5,7 +5,8 @@ For each model: compile it once (`loom compile`, calibrated on the model's own i
 one inference of the same input on
 
   - Loom's cpu device, once per int8 kernel set named in --kernels (LOOM_CPU_KERNELS: `reference`
-    is the portable reference kernels, `auto` the fastest this CPU runs; kernels/int8/fast/fast.h),
+    is the portable reference kernels, `auto` the fastest this CPU runs; kernels/int8/fast/fast.h;
+    `native` the package compiled with `--cpu-targets host`, LLVM native code, docs/cpu.md),
   - ONNX Runtime fp32, and ONNX Runtime int8 twice, from its own static quantizer (QDQ,
     per-channel int8 weights, calibrated with MinMax on the same input): `ort_int8` with QInt8
     activations (s8s8) and `ort_u8s8` with QUInt8 activations, the setting ORT's documentation

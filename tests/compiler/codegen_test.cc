@@ -171,14 +171,14 @@ TEST(AddNativeCode, AppendsOneEntryPerTargetThatTheLoaderAccepts) {
   package::PackageSpec spec;
   ConvPackage(&spec);
   std::vector<CpuTarget> targets;
-  ASSERT_TRUE(ParseCpuTargets("aarch64,armv7", &targets).ok());
+  ASSERT_TRUE(ParseCpuTargets("armv7,aarch64:generic", &targets).ok());
   std::vector<std::string> done;
   CodegenOptions options;
   options.done = [&](const CpuTarget& t, const package::NativeCodeSpec&, double) {
     done.push_back(t.name);
   };
   ASSERT_TRUE(AddNativeCode(targets, options, &spec).ok());
-  EXPECT_EQ(done, (std::vector<std::string>{"aarch64", "armv7"}));
+  EXPECT_EQ(done, (std::vector<std::string>{"armv7", "aarch64"}));
   ASSERT_EQ(spec.native.size(), 2u);
   std::vector<uint8_t> bytes;
   const Status s = package::SerializePackage(spec, &bytes);  // loads it back
