@@ -5,7 +5,8 @@ For each model: compile it once (`loom compile`, calibrated on the model's own i
 one inference of the same input on
 
   - Loom's cpu device, once per int8 kernel set named in --kernels (LOOM_CPU_KERNELS: `reference`
-    is the portable reference kernels, `auto` the fastest this CPU runs; kernels/int8/fast/fast.h),
+    is the portable reference kernels, `auto` the fastest this CPU runs; kernels/int8/fast/fast.h;
+    `native` the package compiled with `--cpu-targets host`, LLVM native code, docs/cpu.md),
   - ONNX Runtime fp32, and ONNX Runtime int8 twice, from its own static quantizer (QDQ,
     per-channel int8 weights, calibrated with MinMax on the same input): `ort_int8` with QInt8
     activations (s8s8) and `ort_u8s8` with QUInt8 activations, the setting ORT's documentation
@@ -58,10 +59,17 @@ def model_spec(name, models_dir):
     return {"onnx": onnx, "calibration": x, "input": x}
 
 
-def loom_ms(args, pkg, xb, batch, kernels, w):
+def kernel_env(kernels):
+    """LOOM_CPU_KERNELS for a --kernels entry: `native` is the package with native code for this
+    host (`loom compile --cpu-targets host`), its other ops on `auto`."""
+    return dict(os.environ, LOOM_CPU_KERNELS="auto" if kernels == "native" else kernels)
+
+
+def loom_ms(args, pkgs, xb, batch, kernels, w):
     """Per-inference ms of one `loom run` over `batch` copies of the input."""
     st = os.path.join(w, "stats.json")
-    env = dict(os.environ, LOOM_CPU_KERNELS=kernels)
+    pkg = pkgs[kernels == "native"]
+    env = kernel_env(kernels)
     run([args.loom, "run", pkg, "--device", "cpu", "--input", xb, "--output",
          os.path.join(w, "out.npy"), "--stats", st, "-q"], env)
     with open(st) as f:
@@ -75,7 +83,15 @@ def bench_model(args, name):
     pkg = os.path.join(w, name + ".loom")
     print(f"{name}: compiling", flush=True)
     run([args.loom, "compile", spec["onnx"], "-o", pkg, "--board", "pynq-z1", "--calibration",
-         spec["calibration"], "--no-sqnr"])
+         spec["calibration"], "--no-sqnr", "--cpu-targets", "none"])
+    pkgs = [pkg, pkg]
+    compile_s = {}
+    if "native" in args.kernels:
+        pkgs[1] = os.path.join(w, name + "_native.loom")
+        t0 = time.perf_counter()
+        run([args.loom, "compile", spec["onnx"], "-o", pkgs[1], "--board", "pynq-z1",
+             "--calibration", spec["calibration"], "--no-sqnr", "--cpu-targets", "host"])
+        compile_s["native"] = time.perf_counter() - t0
     x = np.load(spec["input"])[:1].astype(np.float32)
     x1 = os.path.join(w, "input1.npy")
     np.save(x1, x)
@@ -90,7 +106,7 @@ def bench_model(args, name):
     # Batch sizes from one probe each, so every measurement lasts about half a second.
     batch = {}
     for k in args.kernels:
-        probe = loom_ms(args, pkg, x1, 1, k, w)
+        probe = loom_ms(args, pkgs, x1, 1, k, w)
         batch[k] = int(np.clip(500 / max(probe, 1e-3), 1, 200))
     for k, s in sessions.items():
         s.run(None, feeds[k])
@@ -106,20 +122,20 @@ def bench_model(args, name):
     for r in range(args.runs):
         print(f"{name}: round {r + 1}/{args.runs}", flush=True)
         for k in args.kernels:
-            times[k].append(loom_ms(args, pkg, inputs[k], batch[k], k, w))
+            times[k].append(loom_ms(args, pkgs, inputs[k], batch[k], k, w))
         for k, s in sessions.items():
             t0 = time.perf_counter()
             for _ in range(batch[k]):
                 s.run(None, feeds[k])
             times[k].append(1e3 * (time.perf_counter() - t0) / batch[k])
-    out = {"model": name, "batch": batch, "runs_ms": times,
+    out = {"model": name, "batch": batch, "runs_ms": times, "native_compile_s": compile_s,
            "ms": {k: float(np.median(v)) for k, v in times.items()}}
     # The outputs must not depend on the kernels: one run of each, compared byte for byte.
     ref = None
     for k in args.kernels:
         o = os.path.join(w, f"out_{k}.npy")
-        run([args.loom, "run", pkg, "--device", "cpu", "--input", x1, "--output", o, "-q"],
-            dict(os.environ, LOOM_CPU_KERNELS=k))
+        run([args.loom, "run", pkgs[k == "native"], "--device", "cpu", "--input", x1, "--output",
+             o, "-q"], kernel_env(k))
         y = np.load(o)
         ref = y if ref is None else ref
         out.setdefault("identical_outputs", True)
@@ -164,8 +180,9 @@ def main():
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "bench", "models", "out"))
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--kernels", default="reference,auto",
-                    help="LOOM_CPU_KERNELS values to time, comma-separated (the last is the one "
-                         "compared with ORT fp32)")
+                    help="LOOM_CPU_KERNELS values to time, comma-separated, and `native` (the "
+                         "package's LLVM native code for this host); the last is the one compared "
+                         "with ORT fp32")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--work", default="/tmp/loom_bench_cpu")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))

@@ -185,6 +185,24 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
   const auto provenance =
       pkg::CreateProvenance(b, b.CreateString(pv.model_name), pv.model_fnv1a,
                             b.CreateString(pv.compiler_version), b.CreateString(pv.command_line));
+  std::vector<fb::Offset<pkg::NativeCode>> native;
+  for (const NativeCodeSpec& n : spec.native) {
+    std::vector<fb::Offset<pkg::NativeSymbol>> symbols;
+    for (const NativeSymbolSpec& s : n.symbols) {
+      symbols.push_back(pkg::CreateNativeSymbol(b, s.segment, s.op, b.CreateString(s.name)));
+    }
+    std::vector<fb::Offset<fb::String>> features;
+    for (const std::string& f : n.features) features.push_back(b.CreateString(f));
+    const auto target = b.CreateString(n.target);
+    const auto cpu = b.CreateString(n.cpu);
+    const auto feature_vec = b.CreateVector(features);
+    b.ForceVectorAlignment(n.object.size(), sizeof(uint8_t), 16);
+    const auto object = b.CreateVector(n.object);
+    native.push_back(
+        pkg::CreateNativeCode(b, target, cpu, feature_vec, object, b.CreateVector(symbols)));
+  }
+  fb::Offset<fb::Vector<fb::Offset<pkg::NativeCode>>> native_vec;  // absent when empty
+  if (!native.empty()) native_vec = b.CreateVector(native);
   b.ForceVectorAlignment(spec.constants.size(), sizeof(uint8_t), 32);
   const auto constants = b.CreateVector(spec.constants);
   const auto config = BuildConfig(b, spec.config);
@@ -194,8 +212,8 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
   const uint64_t hash = spec.config_hash ? spec.config_hash : spec.config.CompatibilityHash();
   const uint16_t major = spec.version_major ? spec.version_major : runtime::kSchemaVersionMajor;
   const auto root = pkg::CreatePackage(b, major, runtime::kSchemaVersionMinor, config, hash, board,
-                                       constants, spec.arena_bytes, tensor_vec, segment_vec,
-                                       inputs, outputs, provenance);
+                                       constants, spec.arena_bytes, tensor_vec, segment_vec, inputs,
+                                       outputs, provenance, native_vec);
   pkg::FinishPackageBuffer(b, root);
 
   out->resize(runtime::kHeaderBytes + b.GetSize());

@@ -130,6 +130,19 @@ struct ProvenanceSpec {
   std::string command_line;
 };
 
+// Native code for one target (schema NativeCode; compiler/codegen writes it).
+struct NativeSymbolSpec {
+  uint32_t segment = 0, op = 0;
+  std::string name;
+};
+struct NativeCodeSpec {
+  std::string target;  // "x86_64" | "aarch64" | "armv7"
+  std::string cpu;
+  std::vector<std::string> features;
+  std::vector<uint8_t> object;  // ELF relocatable object
+  std::vector<NativeSymbolSpec> symbols;
+};
+
 struct PackageSpec {
   HwConfig config;
   std::string board;
@@ -139,6 +152,7 @@ struct PackageSpec {
   std::vector<SegmentSpec> segments;
   std::vector<BindingSpec> inputs, outputs;
   ProvenanceSpec provenance;
+  std::vector<NativeCodeSpec> native;
   // Overrides for tests of the loader: 0 means the config's CompatibilityHash / this writer's
   // schema version.
   uint64_t config_hash = 0;

@@ -51,6 +51,11 @@ struct CompileOptions {
   // (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
   // --no-first-layer-packing` turns it off.
   bool first_layer_packing = true;
+  // Targets to compile the CPU ops' native code for (codegen::ParseCpuTargets: "x86_64,armv7",
+  // "x86_64:x86-64-v4", "host", "none"); `loom compile --cpu-targets`. None by default while
+  // native code (the reference kernels specialized) is slower than the fast kernels' SIMD paths
+  // on the CPUs those cover (docs/cpu.md, "Native code").
+  std::string cpu_targets = "none";
   std::string command_line;      // recorded in the package's provenance
   std::ostream* log = nullptr;   // progress and warnings (stderr in the tool); null: silent
   std::ostream* dump = nullptr;  // where --dump-ir-after goes (stderr in the tool)

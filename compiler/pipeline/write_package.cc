@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "compiler/codegen/codegen.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
@@ -39,6 +40,24 @@ Status LowerModel(const ir::Graph& graph, const HwConfig& config, const CompileO
   return package::LowerToPackage(graph, config, lo, spec, report);
 }
 
+// Native code for every target in options.cpu_targets (codegen::AddNativeCode).
+Status AddNativeCode(const CompileOptions& options, package::PackageSpec* spec) {
+  std::vector<codegen::CpuTarget> targets;
+  LOOM_RETURN_IF_ERROR(codegen::ParseCpuTargets(options.cpu_targets, &targets));
+  codegen::CodegenOptions co;
+  if (options.progress) {
+    co.progress = [&](size_t done, size_t total) { options.progress("codegen", done, total); };
+  }
+  co.done = [&](const codegen::CpuTarget& t, const package::NativeCodeSpec& code, double s) {
+    if (!options.log) return;
+    char line[160];
+    std::snprintf(line, sizeof(line), "codegen: %s (%s): %zu ops, %zu-byte object, %.2f s\n",
+                  t.name.c_str(), t.cpu.c_str(), code.symbols.size(), code.object.size(), s);
+    *options.log << line << std::flush;
+  };
+  return codegen::AddNativeCode(targets, co, spec);
+}
+
 }  // namespace
 
 Status WritePackage(const ir::Graph& graph, const HwConfig& config, const CompileOptions& options,
@@ -48,6 +67,7 @@ Status WritePackage(const ir::Graph& graph, const HwConfig& config, const Compil
   package::LowerReport local;
   package::LowerReport& rep = report ? *report : local;
   LOOM_RETURN_IF_ERROR(LowerModel(graph, config, options, &spec, &rep));
+  LOOM_RETURN_IF_ERROR(AddNativeCode(options, &spec));
   LOOM_RETURN_IF_ERROR(package::WritePackage(spec, options.output_path));
   if (options.log) {
     size_t accel = 0;

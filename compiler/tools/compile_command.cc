@@ -37,6 +37,7 @@ std::string CommandLine(const CompileArgs& a) {
   if (o.partition_cost) s += " --partition-cost";
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
   if (!o.first_layer_packing) s += " --no-first-layer-packing";
+  s += " --cpu-targets " + o.cpu_targets;
   return s;
 }
 
@@ -153,6 +154,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_option("--tuning-log", args->tuning_log,
                 "apply the fastest schedule per layer from a loom tune log (JSON lines); layers "
                 "it lacks, or records for another config, take the built-in search");
+  c->add_option("--cpu-targets", args->options.cpu_targets,
+                "compile the CPU ops to native code for these targets: x86_64, aarch64, armv7, "
+                "each optionally :CPU (x86_64:x86-64-v4); host, or none (default)");
   c->add_flag(
       "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
       "keep strided convolutions over few input channels unpacked (no space-to-depth)");

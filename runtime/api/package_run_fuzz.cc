@@ -162,6 +162,9 @@ Status RunOn(const char* device, const uint8_t* data, size_t size,
   so.device = device;
   so.timeout_ms = kDeviceTimeoutMs;
   so.wall_timeout_ms = wall_timeout_ms;
+  // A package's native code is code the package's author chose to run: a mutated object would
+  // be arbitrary code, not a runtime bug. Its parser has its own target (native_loader_fuzz).
+  so.native_code = false;
   std::unique_ptr<Executor> exec;
   LOOM_RETURN_IF_ERROR(loom::runtime::OpenSession(std::move(p), so, &exec));
   loom::runtime::RunOptions ro;

@@ -61,6 +61,7 @@ Status Open(std::unique_ptr<Package> package, std::unique_ptr<Driver> driver,
   eo.wall_timeout_ms = options.wall_timeout_ms;
   eo.waves = options.waves;
   eo.max_device_memory = options.max_device_memory;
+  eo.native_code = options.native_code;
   return Executor::Create(std::move(package), std::move(driver), eo, out);
 }
 

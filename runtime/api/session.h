@@ -25,6 +25,7 @@ struct SessionOptions {
   std::string waves;  // tsim
   // LoadOptions and ExecutorOptions::max_device_memory (loom-run --max-device-memory).
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
+  bool native_code = true;  // ExecutorOptions::native_code (loom-run --no-native)
 };
 
 // Reads a HwConfig by name or path for SessionOptions::config. The runtime a board links has no

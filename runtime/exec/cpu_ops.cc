@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/exec/op_params.h"
 #include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/qops.h"
 
@@ -11,55 +12,11 @@ namespace {
 
 namespace q = kernels::q;
 using fbu = flatbuffers::uoffset_t;
-
-q::ActShape Act(const pkg::Tensor* t) {
-  return {t->shape()->Get(0), t->shape()->Get(1), t->shape()->Get(2), t->shape()->Get(3)};
-}
-uint64_t Count(const pkg::Tensor* t) {
-  uint64_t n = 0;
-  ShapeElements(t->shape(), &n);
-  return n;
-}
-q::Requant Rq(const pkg::Requant* r) {
-  q::Requant out;
-  out.pre_shift = r->pre_shift();
-  out.post_shift = r->post_shift();
-  out.clip_lo = r->clip_lo();
-  out.clip_hi = r->clip_hi();
-  return out;
-}
-q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
-  q::PoolParams p;
-  p.in = in;
-  p.kh = w->kh();
-  p.kw = w->kw();
-  p.stride_h = w->stride_h();
-  p.stride_w = w->stride_w();
-  p.pad_top = w->pad_top();
-  p.pad_left = w->pad_left();
-  p.pad_bottom = w->pad_bottom();
-  p.pad_right = w->pad_right();
-  return p;
-}
-// A Conv2d op's parameters; `t` resolves a tensor index of the op.
-template <typename TensorOf>
-q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
-  const pkg::Conv2d* p = op.params_as_Conv2d();
-  q::Conv2dParams cp;
-  cp.in = Act(t(op.inputs()->Get(0)));
-  cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
-  cp.kh = p->window()->kh();
-  cp.kw = p->window()->kw();
-  cp.stride_h = p->window()->stride_h();
-  cp.stride_w = p->window()->stride_w();
-  cp.pad_top = p->window()->pad_top();
-  cp.pad_left = p->window()->pad_left();
-  cp.pad_bottom = p->window()->pad_bottom();
-  cp.pad_right = p->window()->pad_right();
-  cp.depthwise = p->depthwise();
-  cp.rq = Rq(p->requant());
-  return cp;
-}
+using op_params::Act;
+using op_params::ConvParams;
+using op_params::Count;
+using op_params::Pool;
+using op_params::Rq;
 
 // A CPU op's operand as the kernels see it: the tensor's own type, shape and arena bytes.
 Status OperandView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
@@ -71,8 +28,9 @@ Status OperandView(const pkg::Tensor* t, void* data, kernels::TensorView* v) {
 
 }  // namespace
 
-CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
-    : package_(package), kernels_(kernels) {
+CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels,
+                         const NativeOps* native)
+    : package_(package), kernels_(kernels), native_(native) {
   // Scratch holds one plain int8 copy of the largest tensor a layout conversion goes through.
   uint64_t need = 0;
   for (const pkg::Tensor* t : *package.root().tensors()) need = std::max(need, Count(t));
@@ -92,6 +50,7 @@ CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels)
       }
       packed_.emplace_back();
       if (op->params_type() != pkg::OpParams::Conv2d) continue;
+      if (native != nullptr && native->Find(s, i) != nullptr) continue;
       const q::Conv2dParams cp = ConvParams(*op, tensor);
       workspace = std::max(workspace, q::fast::Conv2dWorkspaceBytes(kernels, blk, cp));
       // Constant weights are repacked for the micro-kernels once, here; a convolution whose
@@ -142,6 +101,13 @@ Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8
 }
 
 Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
+  if (native_ != nullptr) {
+    if (NativeOps::Fn fn = native_->Find(segment, op_index)) {
+      const int32_t rc = fn(arena, package_.constants(), nullptr);
+      if (rc == 0) return Status::Ok();
+      return Internal("native code of op {} of segment {} returned {}", op_index, segment, rc);
+    }
+  }
   const pkg::Package& r = package_.root();
   const pkg::Op& op =
       *r.segments()->Get(static_cast<fbu>(segment))->ops()->Get(static_cast<fbu>(op_index));
@@ -169,41 +135,18 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
                              packed.empty() ? nullptr : packed.data(), bias ? i32(bias) : nullptr,
                              i32(mult), i8(y), workspace_.data(), workspace_.size());
     }
-    case pkg::OpParams::Add: {
-      const pkg::Add* p = op.params_as_Add();
-      q::AddParams ap;
-      ap.shape = Act(in(0));
-      ap.mult_a = p->mult_a();
-      ap.mult_b = p->mult_b();
-      ap.shift = p->shift();
-      ap.clip_lo = p->clip_lo();
-      ap.clip_hi = p->clip_hi();
-      return q::fast::Add(kernels_, blk, ap, i8(in(0)), i8(in(1)), i8(out(0)));
-    }
-    case pkg::OpParams::Mul: {
-      const pkg::Mul* p = op.params_as_Mul();
-      q::MulParams mp;
-      mp.shape = Act(in(0));
-      mp.b_per_channel = !(Act(in(1)) == mp.shape);
-      mp.b_mult = p->b_mult();
-      mp.b_offset = p->b_offset();
-      mp.b_lo = p->b_lo();
-      mp.b_hi = p->b_hi();
-      mp.mult = p->mult();
-      mp.rq = Rq(p->requant());
-      return q::Mul(blk, mp, i8(in(0)), i8(in(1)), i8(out(0)));
-    }
+    case pkg::OpParams::Add:
+      return q::fast::Add(kernels_, blk, op_params::AddOf(op.params_as_Add(), in(0)), i8(in(0)),
+                          i8(in(1)), i8(out(0)));
+    case pkg::OpParams::Mul:
+      return q::Mul(blk, op_params::MulOf(op.params_as_Mul(), in(0), in(1)), i8(in(0)), i8(in(1)),
+                    i8(out(0)));
     case pkg::OpParams::MaxPool:
       return q::fast::MaxPool(kernels_, blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))),
                               i8(in(0)), i8(out(0)));
-    case pkg::OpParams::AvgPool: {
-      const pkg::AvgPool* p = op.params_as_AvgPool();
-      q::AvgPoolParams ap;
-      ap.pool = Pool(p->window(), Act(in(0)));
-      ap.count_include_pad = p->count_include_pad();
-      ap.rq = Rq(p->requant());
-      return q::AvgPool(blk, ap, i32(in(1)), i8(in(0)), i8(out(0)));
-    }
+    case pkg::OpParams::AvgPool:
+      return q::AvgPool(blk, op_params::AvgPoolOf(op.params_as_AvgPool(), in(0)), i32(in(1)),
+                        i8(in(0)), i8(out(0)));
     case pkg::OpParams::Resize: {
       const pkg::Resize* p = op.params_as_Resize();
       return q::ResizeNearest(blk, {Act(in(0)), p->factor_h(), p->factor_w()}, i8(in(0)),

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/exec/native_ops.h"
 #include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/tensor.h"
@@ -24,8 +25,10 @@ class CpuOpRunner {
   // each constant convolution weight tensor for the micro-kernels (as much memory again as those
   // weights, int16 tiles twice that), and the float ops' outputs and scratch (the sizes their
   // plans recorded at load). Convolutions run on `kernels` (kernels/int8/fast/fast.h); every path
-  // computes the same bytes.
-  CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels);
+  // computes the same bytes. Ops `native` has a function for run through it instead (their
+  // weights are not packed); `native` may be null and must outlive the runner.
+  CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels,
+              const NativeOps* native = nullptr);
 
   // Runs op `op` of segment `segment`; `arena` is the host copy of the arena (arena_bytes()
   // bytes, 64-byte aligned). The package was verified at load and its float ops resolved to their
@@ -37,6 +40,7 @@ class CpuOpRunner {
 
   const Package& package_;
   kernels::q::fast::KernelPath kernels_;
+  const NativeOps* native_;
   std::vector<int8_t> scratch_;
   std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
   // Constant convolution weights packed for kernels_ at construction, per op (empty: none).

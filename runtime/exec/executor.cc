@@ -122,7 +122,12 @@ Status Executor::Create(std::unique_ptr<Package> package, std::unique_ptr<Driver
   if (!options.cpu_kernels.empty()) {
     LOOM_RETURN_IF_ERROR(kernels::q::fast::ParsePath(options.cpu_kernels.c_str(), &kernels));
   }
-  e->cpu_ = std::make_unique<CpuOpRunner>(p, kernels);
+  if (options.native_code) {
+    std::string notice;
+    LOOM_RETURN_IF_ERROR(NativeOps::Load(p, &e->native_, &notice));
+    if (!notice.empty()) std::fprintf(stderr, "loom: %s\n", notice.c_str());
+  }
+  e->cpu_ = std::make_unique<CpuOpRunner>(p, kernels, e->native_.get());
   LOOM_RETURN_IF_ERROR(e->Place());
   e->ResetProfile();
   *out = std::move(e);

@@ -53,6 +53,9 @@ struct ExecutorOptions {
   // LOOM_CPU_KERNELS, else auto. All compute the same bytes; Create refuses an unknown name or one
   // this CPU cannot run.
   std::string cpu_kernels;
+  // Run the ops the package has native code for on this CPU through that code (docs/cpu.md,
+  // "Native code"); false: the kernels above for every op (loom-run --no-native).
+  bool native_code = true;
   // Create refuses (FailedPrecondition) a package whose device memory — every region it places,
   // each rounded up to 4 KiB — would be larger.
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
@@ -109,6 +112,8 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   const Package& package() const { return *package_; }
+  // The package's native code running on this CPU, or null (none for it, or native_code off).
+  const NativeOps* native() const { return native_.get(); }
   Driver& driver() { return *driver_; }
 
   // Runs the model. Each model input must be given once, by name, as float32 (quantized with the
@@ -148,6 +153,7 @@ class Executor {
   Status CopyTensorOut(const pkg::Tensor* t);
 
   ExecutorOptions options_;
+  std::unique_ptr<NativeOps> native_;  // before cpu_, which calls into it
   std::unique_ptr<CpuOpRunner> cpu_;
   bool host_mapped_ = false;      // the device's arena is host memory (no copies)
   uint64_t arena_addr_ = 0, constants_addr_ = 0;

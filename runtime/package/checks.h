@@ -50,6 +50,10 @@ class PackageChecker {
   const isa::Layout& layout_;
 };
 
+// Native code (native_checks.cc): known targets, ELF objects, symbols naming existing ops, at most
+// one function per op and target.
+Status CheckNativeCode(const pkg::Package& root);
+
 }  // namespace loom::runtime
 
 #endif  // LOOM_RUNTIME_PACKAGE_CHECKS_H_

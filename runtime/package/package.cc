@@ -270,7 +270,7 @@ Status Package::Check(const LoadOptions& options) {
       if (plan.def) float_ops_.push_back(plan);
     }
   }
-  return Status::Ok();
+  return CheckNativeCode(r);
 }
 
 size_t FloatOpMaxOutputs(std::string_view op) {

@@ -100,6 +100,7 @@ struct SessionArgs {
   uint32_t timeout_ms = 600000;
   uint32_t wall_timeout_ms = kDefaultWallTimeoutMs;
   uint64_t max_device_memory = kDefaultMaxDeviceMemory;
+  bool no_native = false;
 };
 
 // Sizes as bytes or with a binary unit: 512M, 2G, 4GiB.
@@ -127,6 +128,8 @@ CLI::Option* AddSessionOptions(CLI::App* cmd, SessionArgs* a, const std::string&
                   "fsim, tsim: per-segment limit in host time; 0: none")
       ->capture_default_str();
   AddMaxDeviceMemory(cmd, &a->max_device_memory);
+  cmd->add_flag("--no-native", a->no_native,
+                "Run every CPU op on the portable kernels, not the package's native code");
   return input;
 }
 
@@ -138,6 +141,7 @@ std::unique_ptr<Executor> OpenFromArgs(const SessionArgs& a, SessionOptions so) 
   so.timeout_ms = a.timeout_ms;
   so.wall_timeout_ms = a.wall_timeout_ms;
   so.max_device_memory = a.max_device_memory;
+  so.native_code = !a.no_native;
   std::unique_ptr<Executor> exec;
   Check(OpenSessionFile(a.package, so, &exec));
   return exec;

@@ -96,6 +96,25 @@ json Describe(const Package& p, const InspectOptions& o) {
     }
     j["segments"].push_back(js);
   }
+  j["native"] = json::array();
+  if (r.native() != nullptr) {
+    for (const pkg::NativeCode* code : *r.native()) {
+      json features = json::array();
+      if (code->features()) {
+        for (const flatbuffers::String* f : *code->features()) features.push_back(f->str());
+      }
+      json symbols = json::array();
+      for (const pkg::NativeSymbol* sym : *code->symbols()) {
+        symbols.push_back(
+            {{"segment", sym->segment()}, {"op", sym->op()}, {"name", sym->name()->str()}});
+      }
+      j["native"].push_back({{"target", code->target()->str()},
+                             {"cpu", Str(code->cpu())},
+                             {"features", features},
+                             {"object_bytes", code->object()->size()},
+                             {"symbols", symbols}});
+    }
+  }
   j["offload"] = {{"ops", ops ? static_cast<double>(accel_ops) / ops : 0.0},
                   {"macs", macs ? static_cast<double>(accel_macs) / macs : 0.0},
                   {"accel_ops", accel_ops}, {"total_ops", ops},
@@ -167,6 +186,17 @@ std::string InspectPackage(const Package& package, const InspectOptions& options
                 off["accel_ops"].get<uint64_t>(), off["total_ops"].get<uint64_t>(), 100 * off["ops"].get<double>(),
                 off["accel_macs"].get<uint64_t>(), off["total_macs"].get<uint64_t>(), 100 * off["macs"].get<double>());
   out += line;
+  for (const json& n : j["native"]) {
+    std::string features;
+    for (const json& f : n["features"])
+      features += (features.empty() ? "" : ",") + f.get<std::string>();
+    std::snprintf(line, sizeof(line),
+                  "native code: %s (cpu %s%s%s): %zu op functions, %" PRIu64 "-byte object\n",
+                  n["target"].get<std::string>().c_str(), n["cpu"].get<std::string>().c_str(),
+                  features.empty() ? "" : ", needs ", features.c_str(), n["symbols"].size(),
+                  n["object_bytes"].get<uint64_t>());
+    out += line;
+  }
   return out;
 }
 

@@ -93,6 +93,19 @@ Status PackageCorpus(std::vector<File>* out) {
   LOOM_RETURN_IF_ERROR(testing::BuildPadCpuModel(c, "reflect", &spec));
   LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
   out->push_back({"valid_string_attr.loom", bytes});
+  // Schema 1.8's native code, so mutations reach its checks (native_checks.cc). The object is an
+  // ELF header only: the loader checks the section, never runs it (the runtime parses objects
+  // only for its own machine, and the run fuzzer turns native code off).
+  LOOM_RETURN_IF_ERROR(testing::BuildCpuOnlyModel(c, &spec));
+  package::NativeCodeSpec code;
+  code.target = "armv7";
+  code.cpu = "cortex-a9";
+  code.features = {"neon"};
+  code.object = {0x7f, 'E', 'L', 'F', 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  code.symbols = {{0, 0, "loom_op_0_0"}};
+  spec.native.push_back(code);
+  LOOM_RETURN_IF_ERROR(package::SerializePackage(spec, &bytes));
+  out->push_back({"valid_native.loom", bytes});
   return Status::Ok();
 }
 

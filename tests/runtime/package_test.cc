@@ -346,6 +346,40 @@ TEST(PackageBad, OpWrongDtypeAndArity) {
   EXPECT_THAT(s.message(), HasSubstr("expects 4 inputs and 1 outputs"));
 }
 
+// Native code (1.8) is checked at load before any object is parsed: a known target, an ELF
+// object, symbols naming existing ops, one function per op.
+TEST(PackageBad, NativeCodeTargetsObjectsAndSymbols) {
+  const auto with = [](auto edit) {
+    package::PackageSpec spec = ConvSpec();
+    package::NativeCodeSpec code;
+    code.target = "x86_64";
+    code.cpu = "x86-64-v3";
+    code.features = {"avx2"};
+    code.object = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    code.symbols = {{1, 0, "loom_op_1_0"}, {0, 0, "loom_op_0_0"}};
+    edit(&code);
+    spec.native.push_back(code);
+    return Load(Bytes(spec));
+  };
+  EXPECT_TRUE(with([](package::NativeCodeSpec*) {}).ok());
+  Status s = with([](package::NativeCodeSpec* c) { c->target = "riscv64"; });
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("native code 0: target 'riscv64' is not one of"));
+  s = with([](package::NativeCodeSpec* c) { c->object = {'M', 'Z', 0, 0}; });
+  EXPECT_THAT(s.message(), HasSubstr("native code 0 (x86_64): object of 4 bytes is not an ELF"));
+  s = with([](package::NativeCodeSpec* c) { c->symbols[1].segment = 7; });
+  EXPECT_THAT(s.message(),
+              HasSubstr("symbol 1 'loom_op_0_0' names segment 7, but the package has"));
+  s = with([](package::NativeCodeSpec* c) { c->symbols[0].op = 3; });
+  EXPECT_THAT(s.message(), HasSubstr("names op 3 of segment 1, which has 1 ops"));
+  s = with([](package::NativeCodeSpec* c) { c->symbols[1] = {1, 0, "other"}; });
+  EXPECT_THAT(s.message(), HasSubstr("op 0 of segment 1 has two functions (symbol 1 'other')"));
+  s = with([](package::NativeCodeSpec* c) { c->symbols[0].name.clear(); });
+  EXPECT_THAT(s.message(), HasSubstr("symbol 0 has an empty, overlong or NUL-holding name"));
+  s = with([](package::NativeCodeSpec* c) { c->features = {""}; });
+  EXPECT_THAT(s.message(), HasSubstr("CPU feature 0 is empty"));
+}
+
 // A ZeroInsert (1.7) is checked like a Resize: strides at least 1, the output its scaled plane.
 TEST(PackageBad, ZeroInsertStridesAndShape) {
   package::PackageSpec spec = ConvSpec();

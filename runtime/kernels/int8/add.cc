@@ -34,13 +34,7 @@ Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, cons
 
 Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
   LOOM_RETURN_IF_ERROR(internal::CheckAddCall(b, p, a, bb, out));
-  internal::ForEachBlockedElement(
-      b, p.shape, out, [&](size_t i, uint32_t, uint32_t, uint32_t, uint32_t) {
-        // |a * mult| <= 2^22, so the sum of two fits int32.
-        int32_t v = ShrRnd(int32_t{a[i]} * p.mult_a + int32_t{bb[i]} * p.mult_b, p.shift);
-        v = v < p.clip_lo ? p.clip_lo : (v > p.clip_hi ? p.clip_hi : v);
-        return Saturate8(v);
-      });
+  body::Add(b, p, a, bb, out);
   return Status::Ok();
 }
 

@@ -140,29 +140,6 @@ size_t ChannelVectorElems(const Blocking& b, uint32_t channels) {
   return ToSize(ok, v);
 }
 
-int32_t ShrRnd(int32_t a, int32_t n) {
-  n = n < -31 ? -31 : (n > 31 ? 31 : n);
-  if (n > 0) {
-    // In 64 bits, so a + 2^(n-1) cannot overflow; the result always fits int32.
-    return static_cast<int32_t>((int64_t{a} + (int64_t{1} << (n - 1))) >> n);
-  }
-  if (n == 0) return a;
-  // Wrapping left shift, done unsigned to stay defined.
-  return static_cast<int32_t>(static_cast<uint32_t>(a) << -n);
-}
-
-int32_t WrapMul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(int64_t{a} * b)));
-}
-
-int8_t Requantize(int32_t acc, int32_t mult, const Requant& rq) {
-  int32_t a = ShrRnd(acc, rq.pre_shift);
-  a = WrapMul(a, mult);
-  a = ShrRnd(a, rq.post_shift);
-  a = a < rq.clip_lo ? rq.clip_lo : (a > rq.clip_hi ? rq.clip_hi : a);
-  return Saturate8(a);
-}
-
 Status PackActivation(const Blocking& b, const ActShape& s, const int8_t* plain, int8_t* blocked) {
   LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
   LOOM_RETURN_IF_ERROR(internal::CheckShape(s, "PackActivation: activation"));

@@ -39,20 +39,10 @@ Status Concat(const Blocking& b, const ConcatInput* inputs, size_t count, int8_t
                                                 out, out_bytes, "Concat"));
   }
   std::memset(out, 0, out_bytes);
-  const uint32_t ocb = CeilDiv(os.c, b.block);
   uint32_t c_off = 0;
   for (size_t i = 0; i < count; ++i) {
-    const ConcatInput& in = inputs[i];
-    const uint32_t icb = CeilDiv(in.shape.c, b.block);
-    for (uint32_t n = 0; n < os.n; ++n)
-      for (uint32_t c = 0; c < in.shape.c; ++c)
-        for (uint32_t h = 0; h < os.h; ++h)
-          for (uint32_t w = 0; w < os.w; ++w) {
-            const int8_t x = in.data[internal::BlockedOffset(b, icb, os.h, os.w, n, c, h, w)];
-            out[internal::BlockedOffset(b, ocb, os.h, os.w, n, c_off + c, h, w)] =
-                Saturate8(ShrRnd(WrapMul(x, in.mult), in.shift));
-          }
-    c_off += in.shape.c;
+    body::ConcatInto(b, os, c_off, inputs[i], out);
+    c_off += inputs[i].shape.c;
   }
   return Status::Ok();
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/core/blocked_layout.h"
+#include "runtime/kernels/int8/bodies.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::kernels::q::internal {
@@ -49,9 +50,6 @@ Status CheckScaledPlaneCall(const Blocking& b, const ActShape& in, uint32_t fh, 
                             const int8_t* x, const int8_t* out, const ScaledPlaneNames& names,
                             ScaledPlane* sp);
 
-// Conv2d's accumulator tile (batch x block int32) is bounded so kernels can keep it on the stack.
-constexpr uint32_t kConvMaxBlock = 256;
-constexpr uint32_t kConvMaxTile = 1024;
 // Every check Conv2d runs before touching data (conv2d_checks.cc), shared by the reference and
 // the fast kernels so both refuse the same calls with the same messages.
 // Add's checks (add.cc), shared with fast::Add.
@@ -59,33 +57,6 @@ Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, cons
                     const int8_t* out);
 Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
                        const void* weights, const void* mult, const void* out);
-
-// Writes every byte of a blocked activation of shape `s` in memory order: padding lanes (batch
-// or channel beyond the shape) get 0, every other element out[i] = f(i, nb, cb, bi, ci), where i
-// is its offset and (nb, cb, bi, ci) its batch block, channel block and lanes.
-template <typename F>
-void ForEachBlockedElement(const Blocking& b, const ActShape& s, int8_t* out, F f) {
-  const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = CeilDiv(s.n, B), cbs = CeilDiv(s.c, C);
-  const size_t hw = size_t{s.h} * s.w;
-  size_t i = 0;
-  for (uint32_t nb = 0; nb < nbs; ++nb)
-    for (uint32_t cb = 0; cb < cbs; ++cb)
-      for (size_t pos = 0; pos < hw; ++pos)
-        for (uint32_t bi = 0; bi < B; ++bi)
-          for (uint32_t ci = 0; ci < C; ++ci, ++i) {
-            const bool pad = nb * B + bi >= s.n || cb * C + ci >= s.c;
-            out[i] = pad ? int8_t{0} : f(i, nb, cb, bi, ci);
-          }
-}
-
-// Offset of element (n, c, h, w) inside a blocked activation whose channel-block count is cb.
-inline size_t BlockedOffset(const Blocking& b, uint32_t cb, uint32_t h_size, uint32_t w_size,
-                            uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
-  const size_t nb = n / b.batch, bi = n % b.batch;
-  const size_t ob = c / b.block, ci = c % b.block;
-  return ((((nb * cb + ob) * h_size + h) * w_size + w) * b.batch + bi) * b.block + ci;
-}
 
 }  // namespace loom::kernels::q::internal
 

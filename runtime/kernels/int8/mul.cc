@@ -31,16 +31,7 @@ Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t*
   LOOM_RETURN_IF_ERROR(
       internal::CheckNoAlias(bb, BlockedBytes(b, b_shape), out, bytes, "Mul input b"));
 
-  const uint32_t B = b.batch, C = b.block, cbs = CeilDiv(p.shape.c, C);
-  internal::ForEachBlockedElement(
-      b, p.shape, out, [&](size_t i, uint32_t nb, uint32_t cb, uint32_t bi, uint32_t ci) {
-        const size_t j = p.b_per_channel ? ((size_t{nb} * cbs + cb) * B + bi) * C + ci : i;
-        // |b * b_mult| <= 2^22: no wrap before the clamp.
-        int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
-        t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
-        // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
-        return Requantize(int32_t{a[i]} * t, p.mult, p.rq);
-      });
+  body::Mul(b, p, a, bb, out);
   return Status::Ok();
 }
 

@@ -60,9 +60,21 @@ size_t ChannelVectorElems(const Blocking& b, uint32_t channels);
 // --- arithmetic, bit-exact to docs/isa.md ---
 // SHR_RND: n clamped to [-31, 31]; n > 0 rounds half up without intermediate overflow; n <= 0 is
 // SHR (arithmetic right shift, or a wrapping left shift by -n).
-int32_t ShrRnd(int32_t a, int32_t n);
+// Inline (with Requantize) so the kernel bodies (bodies.h) stay header-only for the bitcode.
+inline int32_t ShrRnd(int32_t a, int32_t n) {
+  n = n < -31 ? -31 : (n > 31 ? 31 : n);
+  if (n > 0) {
+    // In 64 bits, so a + 2^(n-1) cannot overflow; the result always fits int32.
+    return static_cast<int32_t>((int64_t{a} + (int64_t{1} << (n - 1))) >> n);
+  }
+  if (n == 0) return a;
+  // Wrapping left shift, done unsigned to stay defined.
+  return static_cast<int32_t>(static_cast<uint32_t>(a) << -n);
+}
 // MUL: the low 32 bits of the signed 64-bit product.
-int32_t WrapMul(int32_t a, int32_t b);
+inline int32_t WrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(int64_t{a} * b)));
+}
 inline int8_t Saturate8(int32_t v) {
   return static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
 }
@@ -74,7 +86,13 @@ struct Requant {
   int32_t clip_hi = 127;
 };
 // The four steps above for one accumulator.
-int8_t Requantize(int32_t acc, int32_t mult, const Requant& rq);
+inline int8_t Requantize(int32_t acc, int32_t mult, const Requant& rq) {
+  int32_t a = ShrRnd(acc, rq.pre_shift);
+  a = WrapMul(a, mult);
+  a = ShrRnd(a, rq.post_shift);
+  a = a < rq.clip_lo ? rq.clip_lo : (a > rq.clip_hi ? rq.clip_hi : a);
+  return Saturate8(a);
+}
 
 // --- layout transforms (the runtime's input/output boundary, and CPU partition borders) ---
 // plain: row-major logical [N][C][H][W].

@@ -13,20 +13,7 @@ Status ZeroInsert(const Blocking& b, const ZeroInsertParams& p, const int8_t* x,
   LOOM_RETURN_IF_ERROR(internal::CheckScaledPlaneCall(
       b, p.shape, p.stride_h, p.stride_w, x, out,
       {"ZeroInsert", "ZeroInsert: input", "ZeroInsert: output", "strides"}, &sp));
-  const ActShape& os = sp.out;
-  std::memset(out, 0, sp.out_bytes);
-  // [N/B][C/c] planes of H x W elements of B * c bytes each, the same count in and out.
-  const size_t elem = size_t{b.batch} * b.block;
-  const size_t planes = sp.in_bytes / (elem * p.shape.h * p.shape.w);
-  for (size_t pl = 0; pl < planes; ++pl) {
-    const int8_t* src = x + pl * p.shape.h * p.shape.w * elem;
-    int8_t* dst = out + pl * os.h * os.w * elem;
-    for (uint32_t y = 0; y < p.shape.h; ++y)
-      for (uint32_t xi = 0; xi < p.shape.w; ++xi) {
-        std::memcpy(dst + (size_t{y} * p.stride_h * os.w + size_t{xi} * p.stride_w) * elem,
-                    src + (size_t{y} * p.shape.w + xi) * elem, elem);
-      }
-  }
+  body::ZeroInsert(b, p, x, out);
   return Status::Ok();
 }
 

@@ -1,0 +1,150 @@
+#include "compiler/codegen/op_calls.h"
+
+#include "runtime/exec/op_params.h"
+#include "runtime/kernels/int8/abi/kernel_abi.h"
+#include "runtime/kernels/int8/qops.h"
+
+namespace loom::codegen {
+
+namespace {
+
+namespace q = kernels::q;
+namespace abi = kernels::q::abi;
+using fbu = flatbuffers::uoffset_t;
+using runtime::op_params::Act;
+
+// Collects one op's calls.
+class OpCallBuilder {
+ public:
+  OpCallBuilder(const pkg::Package& root, const pkg::Op& op) : r_(root), op_(op) {}
+
+  const pkg::Tensor* In(fbu i) const { return Tensor(op_.inputs()->Get(i)); }
+  const pkg::Tensor* Out() const { return Tensor(op_.outputs()->Get(0)); }
+  const pkg::Tensor* Tensor(int32_t i) const {
+    return i < 0 ? nullptr : r_.tensors()->Get(static_cast<fbu>(i));
+  }
+  static Buffer Of(const pkg::Tensor* t) {
+    if (t == nullptr) return {};
+    return {t->storage() == pkg::Storage::Arena ? Buffer::kArena : Buffer::kConstants, t->offset()};
+  }
+  // Adds a call; `encode` writes the argument array and returns its length.
+  template <typename Encode>
+  void Call(const char* entry, Encode encode, std::vector<Buffer> buffers) {
+    KernelCall c;
+    c.entry = entry;
+    int32_t a[abi::kMaxArgs] = {};
+    c.args.assign(a, a + encode(a));
+    c.buffers = std::move(buffers);
+    calls.push_back(std::move(c));
+  }
+
+  std::vector<KernelCall> calls;
+
+ private:
+  const pkg::Package& r_;
+  const pkg::Op& op_;
+};
+
+// False for the ops native code does not run.
+bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op,
+                std::vector<KernelCall>* out) {
+  OpCallBuilder b(r, op);
+  const auto in = [&](fbu i) { return OpCallBuilder::Of(b.In(i)); };
+  const Buffer y = OpCallBuilder::Of(b.Out());
+  switch (op.params_type()) {
+    case pkg::OpParams::Conv2d: {
+      const q::Conv2dParams p =
+          runtime::op_params::ConvParams(op, [&](int32_t i) { return b.Tensor(i); });
+      b.Call(abi::kConv2d, [&](int32_t* a) { return abi::EncodeConv2d(blk, p, a); },
+             {in(0), in(1), in(2), in(3), y});
+      break;
+    }
+    case pkg::OpParams::Add: {
+      const q::AddParams p = runtime::op_params::AddOf(op.params_as_Add(), b.In(0));
+      b.Call(abi::kAdd, [&](int32_t* a) { return abi::EncodeAdd(blk, p, a); }, {in(0), in(1), y});
+      break;
+    }
+    case pkg::OpParams::Mul: {
+      const q::MulParams p = runtime::op_params::MulOf(op.params_as_Mul(), b.In(0), b.In(1));
+      b.Call(abi::kMul, [&](int32_t* a) { return abi::EncodeMul(blk, p, a); }, {in(0), in(1), y});
+      break;
+    }
+    case pkg::OpParams::MaxPool: {
+      const q::PoolParams p =
+          runtime::op_params::Pool(op.params_as_MaxPool()->window(), Act(b.In(0)));
+      b.Call(abi::kMaxPool, [&](int32_t* a) { return abi::EncodeMaxPool(blk, p, a); }, {in(0), y});
+      break;
+    }
+    case pkg::OpParams::AvgPool: {
+      const q::AvgPoolParams p = runtime::op_params::AvgPoolOf(op.params_as_AvgPool(), b.In(0));
+      b.Call(abi::kAvgPool, [&](int32_t* a) { return abi::EncodeAvgPool(blk, p, a); },
+             {in(1), in(0), y});
+      break;
+    }
+    case pkg::OpParams::Resize: {
+      const pkg::Resize* p = op.params_as_Resize();
+      b.Call(abi::kResize,
+             [&](int32_t* a) {
+               return abi::EncodeScaledPlane(blk, Act(b.In(0)), p->factor_h(), p->factor_w(), a);
+             },
+             {in(0), y});
+      break;
+    }
+    case pkg::OpParams::ZeroInsert: {
+      const pkg::ZeroInsert* p = op.params_as_ZeroInsert();
+      b.Call(abi::kZeroInsert,
+             [&](int32_t* a) {
+               return abi::EncodeScaledPlane(blk, Act(b.In(0)), p->stride_h(), p->stride_w(), a);
+             },
+             {in(0), y});
+      break;
+    }
+    case pkg::OpParams::Concat: {
+      // q::Concat's own steps: zero the output, then each input into its channels.
+      const pkg::Concat* p = op.params_as_Concat();
+      const q::ActShape os = Act(b.Out());
+      KernelCall zero;
+      zero.buffers = {y};
+      zero.bytes = q::BlockedBytes(blk, os);
+      b.calls.push_back(zero);
+      uint32_t c_off = 0;
+      for (fbu i = 0; i < op.inputs()->size(); ++i) {
+        q::ConcatInput ci;
+        ci.shape = Act(b.In(i));
+        ci.mult = p->mults()->Get(i);
+        ci.shift = p->shifts()->Get(i);
+        b.Call(abi::kConcatInto,
+               [&](int32_t* a) { return abi::EncodeConcatInto(blk, os, c_off, ci, a); },
+               {in(i), y});
+        c_off += ci.shape.c;
+      }
+      break;
+    }
+    default:
+      return false;
+  }
+  *out = std::move(b.calls);
+  return true;
+}
+
+}  // namespace
+
+std::vector<OpCalls> NativeOpCalls(const runtime::Package& package) {
+  const pkg::Package& r = package.root();
+  const q::Blocking blk{package.config().batch, package.config().block_in};
+  std::vector<OpCalls> all;
+  for (fbu s = 0; s < r.segments()->size(); ++s) {
+    const pkg::Segment* seg = r.segments()->Get(s);
+    for (fbu i = 0; i < seg->ops()->size(); ++i) {
+      OpCalls oc;
+      if (!BuildCalls(r, blk, *seg->ops()->Get(i), &oc.calls)) continue;
+      oc.segment = s;
+      oc.op = i;
+      oc.symbol = "loom_op_" + std::to_string(s) + "_" + std::to_string(i);
+      all.push_back(std::move(oc));
+    }
+  }
+  return all;
+}
+
+}  // namespace loom::codegen

@@ -1,0 +1,98 @@
+// The int8 kernels' parameters (kernels/int8/qops.h) read from a package's op tables: shared by
+// the CPU op runner (cpu_ops.cc), which calls the kernels with them, and the LLVM code generator
+// (compiler/codegen), which bakes the same values into native code, so both run one op alike.
+#ifndef LOOM_RUNTIME_EXEC_OP_PARAMS_H_
+#define LOOM_RUNTIME_EXEC_OP_PARAMS_H_
+
+#include <cstdint>
+
+#include "runtime/kernels/int8/qops.h"
+#include "runtime/package/package.h"
+
+namespace loom::runtime::op_params {
+
+namespace q = kernels::q;
+
+inline q::ActShape Act(const pkg::Tensor* t) {
+  return {t->shape()->Get(0), t->shape()->Get(1), t->shape()->Get(2), t->shape()->Get(3)};
+}
+inline uint64_t Count(const pkg::Tensor* t) {
+  uint64_t n = 0;
+  ShapeElements(t->shape(), &n);
+  return n;
+}
+inline q::Requant Rq(const pkg::Requant* r) {
+  q::Requant out;
+  out.pre_shift = r->pre_shift();
+  out.post_shift = r->post_shift();
+  out.clip_lo = r->clip_lo();
+  out.clip_hi = r->clip_hi();
+  return out;
+}
+inline q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
+  q::PoolParams p;
+  p.in = in;
+  p.kh = w->kh();
+  p.kw = w->kw();
+  p.stride_h = w->stride_h();
+  p.stride_w = w->stride_w();
+  p.pad_top = w->pad_top();
+  p.pad_left = w->pad_left();
+  p.pad_bottom = w->pad_bottom();
+  p.pad_right = w->pad_right();
+  return p;
+}
+// A Conv2d op's parameters; `t` resolves a tensor index of the op.
+template <typename TensorOf>
+inline q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
+  const pkg::Conv2d* p = op.params_as_Conv2d();
+  q::Conv2dParams cp;
+  cp.in = Act(t(op.inputs()->Get(0)));
+  cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
+  cp.kh = p->window()->kh();
+  cp.kw = p->window()->kw();
+  cp.stride_h = p->window()->stride_h();
+  cp.stride_w = p->window()->stride_w();
+  cp.pad_top = p->window()->pad_top();
+  cp.pad_left = p->window()->pad_left();
+  cp.pad_bottom = p->window()->pad_bottom();
+  cp.pad_right = p->window()->pad_right();
+  cp.depthwise = p->depthwise();
+  cp.rq = Rq(p->requant());
+  return cp;
+}
+
+// Mul's parameters; `a` and `b` are its input tensors (b per channel when its shape is not a's).
+inline q::MulParams MulOf(const pkg::Mul* p, const pkg::Tensor* a, const pkg::Tensor* b) {
+  q::MulParams mp;
+  mp.shape = Act(a);
+  mp.b_per_channel = !(Act(b) == mp.shape);
+  mp.b_mult = p->b_mult();
+  mp.b_offset = p->b_offset();
+  mp.b_lo = p->b_lo();
+  mp.b_hi = p->b_hi();
+  mp.mult = p->mult();
+  mp.rq = Rq(p->requant());
+  return mp;
+}
+inline q::AddParams AddOf(const pkg::Add* p, const pkg::Tensor* a) {
+  q::AddParams ap;
+  ap.shape = Act(a);
+  ap.mult_a = p->mult_a();
+  ap.mult_b = p->mult_b();
+  ap.shift = p->shift();
+  ap.clip_lo = p->clip_lo();
+  ap.clip_hi = p->clip_hi();
+  return ap;
+}
+inline q::AvgPoolParams AvgPoolOf(const pkg::AvgPool* p, const pkg::Tensor* in) {
+  q::AvgPoolParams ap;
+  ap.pool = Pool(p->window(), Act(in));
+  ap.count_include_pad = p->count_include_pad();
+  ap.rq = Rq(p->requant());
+  return ap;
+}
+
+}  // namespace loom::runtime::op_params
+
+#endif  // LOOM_RUNTIME_EXEC_OP_PARAMS_H_

@@ -1,0 +1,78 @@
+// The loader's checks of a package's native code (schema 1.8, NativeCode): what can be checked
+// without loading the object. The object itself is parsed by runtime/native's loader, and only
+// on a CPU it was built for (runtime/exec/native_ops.cc).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/core/format.h"
+#include "runtime/package/checks.h"
+
+namespace loom::runtime {
+
+namespace {
+using fbu = flatbuffers::uoffset_t;
+
+bool KnownTarget(const char* t) {
+  return std::strcmp(t, "x86_64") == 0 || std::strcmp(t, "aarch64") == 0 ||
+         std::strcmp(t, "armv7") == 0;
+}
+}  // namespace
+
+Status CheckNativeCode(const pkg::Package& r) {
+  if (r.native() == nullptr) return Status::Ok();
+  for (fbu n = 0; n < r.native()->size(); ++n) {
+    const pkg::NativeCode* code = r.native()->Get(n);
+    const char* target = code->target()->c_str();
+    if (!KnownTarget(target)) {
+      return InvalidArgument(
+          "package native code {}: target '{}' is not one of x86_64, aarch64, "
+          "armv7",
+          n, target);
+    }
+    const std::string where = Format("package native code {} ({})", n, target);
+    const auto* obj = code->object();
+    if (obj->size() < 4 || std::memcmp(obj->data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0) {
+      return InvalidArgument("{}: object of {} bytes is not an ELF file", where, obj->size());
+    }
+    if (code->features() != nullptr) {
+      for (fbu f = 0; f < code->features()->size(); ++f) {
+        if (code->features()->Get(f)->size() == 0) {
+          return InvalidArgument("{}: CPU feature {} is empty", where, f);
+        }
+      }
+    }
+    // One function per op at most: seen[segment][op].
+    std::vector<std::vector<bool>> seen(r.segments()->size());
+    for (fbu s = 0; s < r.native()->Get(n)->symbols()->size(); ++s) {
+      const pkg::NativeSymbol* sym = code->symbols()->Get(s);
+      if (sym->segment() >= r.segments()->size()) {
+        return InvalidArgument("{}: symbol {} '{}' names segment {}, but the package has {}", where,
+                               s, sym->name()->c_str(), sym->segment(), r.segments()->size());
+      }
+      const uint32_t ops = r.segments()->Get(sym->segment())->ops()->size();
+      if (sym->op() >= ops) {
+        return InvalidArgument("{}: symbol {} '{}' names op {} of segment {}, which has {} ops",
+                               where, s, sym->name()->c_str(), sym->op(), sym->segment(), ops);
+      }
+      const size_t len = sym->name()->size();
+      if (len == 0 || len > 255 || std::strlen(sym->name()->c_str()) != len) {
+        return InvalidArgument("{}: symbol {} has an empty, overlong or NUL-holding name", where,
+                               s);
+      }
+      std::vector<bool>& ops_seen = seen[sym->segment()];
+      ops_seen.resize(ops);
+      if (ops_seen[sym->op()]) {
+        return InvalidArgument("{}: op {} of segment {} has two functions (symbol {} '{}')", where,
+                               sym->op(), sym->segment(), s, sym->name()->c_str());
+      }
+      ops_seen[sym->op()] = true;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::runtime

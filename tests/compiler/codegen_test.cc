@@ -1,0 +1,189 @@
+// The code generator on its own: target parsing, the op-call description (its argument arrays
+// decode back to the kernels' parameters), and objects for every triple that define each op's
+// symbol and import nothing but memcpy and memset. Running the objects is the e2e tests' part
+// (tests/e2e/native_test.cc): there the bytes must equal the portable kernels'.
+#include "compiler/codegen/codegen.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <set>
+
+#include "compiler/codegen/op_calls.h"
+#include "runtime/config/config_file.h"
+#include "runtime/kernels/int8/abi/kernel_abi.h"
+#include "tests/runtime/test_packages.h"
+
+namespace loom::codegen {
+namespace {
+
+using ::testing::HasSubstr;
+namespace q = kernels::q;
+
+std::unique_ptr<runtime::Package> ConvPackage(package::PackageSpec* spec) {
+  HwConfig config;
+  EXPECT_TRUE(LoadHwConfig("1x8x8", &config).ok());
+  testing::ConvModelOptions mo;
+  mo.float_input = true;
+  EXPECT_TRUE(testing::BuildConvModel(config, mo, spec).ok());
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(package::SerializePackage(*spec, &bytes).ok());
+  std::unique_ptr<runtime::Package> p;
+  const Status s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return p;
+}
+
+TEST(CpuTargets, ParsesNamesCpusHostAndNone) {
+  std::vector<CpuTarget> t;
+  ASSERT_TRUE(ParseCpuTargets("x86_64,armv7,aarch64", &t).ok());
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].cpu, "x86-64-v3");
+  EXPECT_EQ(t[1].triple, "armv7a-unknown-linux-gnueabihf");
+  EXPECT_EQ(t[1].features, std::vector<std::string>{"neon"});
+  EXPECT_EQ(t[2].cpu, "cortex-a53");
+  ASSERT_TRUE(ParseCpuTargets("x86_64:x86-64-v4", &t).ok());
+  EXPECT_THAT(t[0].features, ::testing::Contains("avx512bw"));
+  ASSERT_TRUE(ParseCpuTargets("none", &t).ok());
+  EXPECT_TRUE(t.empty());
+  if (!HostTargetName().empty()) {
+    ASSERT_TRUE(ParseCpuTargets("host", &t).ok());
+    EXPECT_EQ(t[0].name, HostTargetName());
+  }
+}
+
+TEST(CpuTargets, RefusesWhatItCannotBuildOrCheck) {
+  std::vector<CpuTarget> t;
+  EXPECT_THAT(ParseCpuTargets("riscv64", &t).message(), HasSubstr("'riscv64' is not a target"));
+  EXPECT_THAT(ParseCpuTargets("x86_64:skylake", &t).message(),
+              HasSubstr("CPU 'skylake' of 'x86_64:skylake' is not supported"));
+  EXPECT_THAT(ParseCpuTargets("armv7,armv7", &t).message(), HasSubstr("listed twice"));
+  EXPECT_FALSE(ParseCpuTargets("", &t).ok());
+}
+
+TEST(OpCalls, ConvAndPoolArgumentsDecodeToTheKernelsParameters) {
+  package::PackageSpec spec;
+  const auto p = ConvPackage(&spec);
+  const std::vector<OpCalls> calls = NativeOpCalls(*p);
+  // conv3x3 and conv1x1 (accelerator segments' op descriptions) and the max pool run natively;
+  // Quantize, Dequantize and the float ops do not.
+  std::set<int> kinds;
+  for (const OpCalls& oc : calls) {
+    ASSERT_EQ(oc.calls.size(), 1u) << oc.symbol;
+    const KernelCall& c = oc.calls[0];
+    const pkg::Op* op = p->root().segments()->Get(oc.segment)->ops()->Get(oc.op);
+    EXPECT_EQ(oc.symbol, "loom_op_" + std::to_string(oc.segment) + "_" + std::to_string(oc.op));
+    kinds.insert(static_cast<int>(op->params_type()));
+    if (op->params_type() == pkg::OpParams::Conv2d) {
+      EXPECT_STREQ(c.entry, q::abi::kConv2d);
+      ASSERT_EQ(c.buffers.size(), 5u);
+      EXPECT_EQ(c.buffers[1].kind, Buffer::kConstants);  // weights
+      EXPECT_EQ(c.buffers[4].kind, Buffer::kArena);      // output
+      q::Blocking b;
+      q::Conv2dParams cp;
+      q::abi::DecodeConv2d(c.args.data(), &b, &cp);
+      EXPECT_EQ(b.block, 8u);
+      const pkg::Conv2d* params = op->params_as_Conv2d();
+      EXPECT_EQ(cp.kh, params->window()->kh());
+      EXPECT_EQ(cp.pad_top, params->window()->pad_top());
+      EXPECT_EQ(cp.rq.post_shift, params->requant()->post_shift());
+      EXPECT_EQ(cp.rq.clip_lo, params->requant()->clip_lo());
+      int32_t again[q::abi::kMaxArgs];
+      ASSERT_EQ(q::abi::EncodeConv2d(b, cp, again), c.args.size());
+      EXPECT_TRUE(std::equal(c.args.begin(), c.args.end(), again));
+    } else {
+      EXPECT_EQ(op->params_type(), pkg::OpParams::MaxPool);
+      q::Blocking b;
+      q::PoolParams pp;
+      q::abi::DecodeMaxPool(c.args.data(), &b, &pp);
+      EXPECT_EQ(pp.kh, 2u);
+      EXPECT_EQ(pp.stride_w, 2u);
+    }
+  }
+  EXPECT_EQ(kinds, (std::set<int>{static_cast<int>(pkg::OpParams::Conv2d),
+                                  static_cast<int>(pkg::OpParams::MaxPool)}));
+}
+
+// The ARM EABI's run-time helpers (division on cores without a divider, memory copies), which
+// LLVM may call on armv7 and the runtime's loader provides there (runtime/exec/native_ops.cc).
+bool KnownAeabiHelper(const std::string& name) {
+  for (const char* h : {"__aeabi_uidiv", "__aeabi_idiv", "__aeabi_uidivmod", "__aeabi_idivmod",
+                        "__aeabi_uldivmod", "__aeabi_ldivmod", "__aeabi_memcpy", "__aeabi_memcpy4",
+                        "__aeabi_memcpy8", "__aeabi_memset", "__aeabi_memset4", "__aeabi_memset8",
+                        "__aeabi_memclr", "__aeabi_memclr4", "__aeabi_memclr8"}) {
+    if (name == h) return true;
+  }
+  return false;
+}
+
+class Objects : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Objects, DefineEveryOpAndImportOnlyMemcpyMemset) {
+  package::PackageSpec spec;
+  const auto p = ConvPackage(&spec);
+  std::vector<CpuTarget> targets;
+  ASSERT_TRUE(ParseCpuTargets(GetParam(), &targets).ok());
+  size_t progress_calls = 0;
+  CodegenOptions options;
+  options.progress = [&](size_t, size_t) { ++progress_calls; };
+  package::NativeCodeSpec code;
+  const Status s = CompileNative(*p, targets[0], options, &code);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(code.target, targets[0].name);
+  EXPECT_EQ(code.symbols.size(), NativeOpCalls(*p).size());
+  EXPECT_EQ(progress_calls, code.symbols.size() + 1);
+
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(
+      llvm::StringRef(reinterpret_cast<const char*>(code.object.data()), code.object.size()), "",
+      false);
+  auto object = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+  ASSERT_TRUE(static_cast<bool>(object));
+  const llvm::object::ObjectFile& obj = **object;
+  EXPECT_TRUE(obj.isELF() && obj.isRelocatableObject());
+  const std::map<std::string, unsigned> arch = {{"x86_64", llvm::Triple::x86_64},
+                                                {"aarch64", llvm::Triple::aarch64},
+                                                {"armv7", llvm::Triple::arm}};
+  EXPECT_EQ(static_cast<unsigned>(obj.getArch()), arch.at(code.target));
+  std::set<std::string> defined, undefined;
+  for (const llvm::object::SymbolRef& sym : obj.symbols()) {
+    auto name = sym.getName();
+    auto flags = sym.getFlags();
+    ASSERT_TRUE(static_cast<bool>(name) && static_cast<bool>(flags));
+    if (name->empty() || !(*flags & llvm::object::SymbolRef::SF_Global)) continue;
+    ((*flags & llvm::object::SymbolRef::SF_Undefined) ? undefined : defined).insert(name->str());
+  }
+  std::set<std::string> ops;
+  for (const package::NativeSymbolSpec& sym : code.symbols) ops.insert(sym.name);
+  // The kernels were internalized: only the ops' functions are global.
+  EXPECT_EQ(defined, ops);
+  for (const std::string& u : undefined) {
+    const bool ok =
+        u == "memcpy" || u == "memset" || (code.target == "armv7" && KnownAeabiHelper(u));
+    EXPECT_TRUE(ok) << code.target << " imports " << u;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Triples, Objects, ::testing::Values("x86_64", "aarch64", "armv7"));
+
+TEST(AddNativeCode, AppendsOneEntryPerTargetThatTheLoaderAccepts) {
+  package::PackageSpec spec;
+  ConvPackage(&spec);
+  std::vector<CpuTarget> targets;
+  ASSERT_TRUE(ParseCpuTargets("armv7,aarch64:generic", &targets).ok());
+  std::vector<std::string> done;
+  CodegenOptions options;
+  options.done = [&](const CpuTarget& t, const package::NativeCodeSpec&, double) {
+    done.push_back(t.name);
+  };
+  ASSERT_TRUE(AddNativeCode(targets, options, &spec).ok());
+  EXPECT_EQ(done, (std::vector<std::string>{"armv7", "aarch64"}));
+  ASSERT_EQ(spec.native.size(), 2u);
+  std::vector<uint8_t> bytes;
+  const Status s = package::SerializePackage(spec, &bytes);  // loads it back
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+}  // namespace
+}  // namespace loom::codegen
