@@ -120,11 +120,11 @@ class SampleRun {
 };
 
 // Per channel (axis 1 of [N, C, ...]): the mean of float - q * s_y over the positions where the
-// int8 output lies strictly inside (clip_lo, clip_hi). At a clip bound the error is the clipping
-// of a tail or a ReLU's cut, not a shift a bias can undo. A channel with no such position gets
-// NaN. False when the tensors do not line up.
-bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, int64_t lo, int64_t hi,
-                   size_t channels, std::vector<double>* out) {
+// int8 output is not saturated (-128 or 127): there the error is the clipping of a tail, not a
+// shift a bias can undo. A channel with no such position gets NaN. False when the tensors do not
+// line up.
+bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, size_t channels,
+                   std::vector<double>* out) {
   const ir::Shape& fs = f.shape();
   const ir::Shape& qs = q.shape();
   const int64_t c = static_cast<int64_t>(channels);
@@ -145,7 +145,7 @@ bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, int64_t
       int64_t k = 0;
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t v = qp[base + i];
-        if (v <= lo || v >= hi) continue;
+        if (v == -128 || v == 127) continue;
         acc += fp[base + i] - static_cast<double>(v) * s_y;
         ++k;
       }
@@ -277,35 +277,27 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
   const size_t ns = samples.size();
   size_t done = 0;
   for (ir::Node* n : std::vector<ir::Node*>(q_graph.nodes())) {
-    LOOM_RETURN_IF_ERROR(qr.Evaluate(*n));
     auto it = n->op == "q.conv2d" ? by_q.find(n->outputs[0]) : by_q.end();
-    if (it != by_q.end()) {
+    if (it == by_q.end()) {
+      LOOM_RETURN_IF_ERROR(qr.Evaluate(*n));
+    } else {
       const ValueId f_out = it->second->float_output;
       bool found = false;
       LOOM_RETURN_IF_ERROR(fp.RunUntil(f_out, &found));
       const size_t nc = static_cast<size_t>(q_graph.value(n->outputs[0]).shape[1]);
       const double s_y = q_graph.value(n->outputs[0]).quant->scales[0];
-      // The bias acts before the fused activation: compare the outputs without it, over the
-      // positions where the int8 one is not saturated.
-      const int64_t lo = n->GetInt("clip_lo", -128), hi = n->GetInt("clip_hi", 127);
-      std::vector<ir::Tensor> q_pre;
-      if (lo != -128 || hi != 127) {
-        ir::Node wide = *n;
-        wide.SetAttr("clip_lo", ir::Attribute::Int(-128));
-        wide.SetAttr("clip_hi", ir::Attribute::Int(127));
-        LOOM_RETURN_IF_ERROR(qr.Evaluate(wide));
-        for (size_t s = 0; s < ns; ++s) q_pre.push_back(qr.Result(s, 0));
-        LOOM_RETURN_IF_ERROR(qr.Evaluate(*n));
-      }
+      // The bias acts before the fused activation: compare the outputs without it (the int8 one
+      // with its clip widened to the int8 range), over the positions where the int8 one is not
+      // saturated.
+      ir::Node wide = *n;
+      wide.SetAttr("clip_lo", ir::Attribute::Int(-128));
+      wide.SetAttr("clip_hi", ir::Attribute::Int(127));
+      LOOM_RETURN_IF_ERROR(qr.Evaluate(wide));
       std::vector<std::vector<double>> errors(nc, std::vector<double>(ns));
       bool ok = found;
       std::vector<double> e;
       for (size_t s = 0; s < ns && ok; ++s) {
-        if (q_pre.empty()) {
-          ok = ChannelErrors(fp.PreActivation(s, f_out), qr.Result(s, 0), s_y, lo, hi, nc, &e);
-        } else {
-          ok = ChannelErrors(fp.PreActivation(s, f_out), q_pre[s], s_y, -128, 127, nc, &e);
-        }
+        ok = ChannelErrors(fp.PreActivation(s, f_out), qr.Result(s, 0), s_y, nc, &e);
         for (size_t c = 0; c < nc && ok; ++c) errors[c][s] = e[c];
       }
       if (found) fp.Release(f_out);
@@ -314,10 +306,10 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
         for (size_t c = 0; c < nc; ++c) delta[c] = ShrunkMean(errors[c]);
         ApplyCorrection(q_graph, *n, delta, stats);
         ++stats->layers;
-        LOOM_RETURN_IF_ERROR(qr.Evaluate(*n));  // readers see the corrected output
       } else {
         ++stats->skipped;
       }
+      LOOM_RETURN_IF_ERROR(qr.Evaluate(*n));  // readers see the corrected, clipped output
       ++done;
       if (options.on_layer) options.on_layer(done, total);
       if (options.progress && (done % 10 == 0 || done == total)) {
