@@ -24,7 +24,8 @@ class SampleRun {
         nv_(static_cast<size_t>(g.num_values())),
         values_(samples.size(), std::vector<ir::Tensor>(nv_)),
         remaining_(nv_, 0),
-        results_(samples.size()) {
+        results_(samples.size()),
+        pinned_(pinned) {
     for (const ir::Node* n : g.nodes()) {
       for (ValueId in : n->inputs) {
         if (in != ir::kNoValue) ++remaining_[static_cast<size_t>(in)];
@@ -67,20 +68,19 @@ class SampleRun {
     for (ValueId in : n.inputs) Release(in);
   }
 
-  // Runs the graph's next nodes until `id` is computed; false if the graph ends first. When the
-  // node computing `id` has a fused activation (Relu, Clip), PreActivation(id) then holds its
-  // output without it.
+  // Runs the graph's next nodes until `id` is computed; false if the graph ends first. For a
+  // pinned value whose node has a fused activation (Relu, Clip), PreActivation then also holds
+  // the node's output without it.
   Status RunUntil(ValueId id, bool* found) {
     *found = false;
     while (!Computed(id) && next_ < g_.nodes().size()) {
       const ir::Node& n = *g_.nodes()[next_++];
-      if (n.outputs.size() == 1 && n.outputs[0] == id && n.FindAttr("activation")) {
+      if (n.outputs.size() == 1 && pinned_.count(n.outputs[0]) && n.FindAttr("activation")) {
         ir::Node plain = n;
         for (const char* key : {"activation", "clip_min", "clip_max"}) plain.attrs.erase(key);
         LOOM_RETURN_IF_ERROR(Evaluate(plain));
-        pre_.resize(values_.size());
-        for (size_t s = 0; s < values_.size(); ++s) pre_[s] = std::move(results_[s][0]);
-        pre_id_ = id;
+        std::vector<ir::Tensor>& pre = pre_[n.outputs[0]];
+        for (std::vector<ir::Tensor>& r : results_) pre.push_back(std::move(r[0]));
       }
       LOOM_RETURN_IF_ERROR(Evaluate(n));
       Commit(n);
@@ -89,7 +89,8 @@ class SampleRun {
     return Status::Ok();
   }
   const ir::Tensor& PreActivation(size_t sample, ValueId id) const {
-    return id == pre_id_ ? pre_[sample] : Value(sample, id);
+    auto it = pre_.find(id);
+    return it == pre_.end() ? Value(sample, id) : it->second[sample];
   }
 
   const ir::Tensor& Value(size_t sample, ValueId id) const {
@@ -100,6 +101,7 @@ class SampleRun {
     if (id == ir::kNoValue || static_cast<size_t>(id) >= nv_) return;
     if (--remaining_[static_cast<size_t>(id)] != 0) return;
     for (std::vector<ir::Tensor>& v : values_) v[static_cast<size_t>(id)] = ir::Tensor();
+    pre_.erase(id);
   }
 
  private:
@@ -115,8 +117,8 @@ class SampleRun {
   std::vector<std::vector<ir::Tensor>> results_;  // [sample][output]
   std::vector<const ir::Tensor*> args_;
   size_t next_ = 0;
-  ValueId pre_id_ = ir::kNoValue;
-  std::vector<ir::Tensor> pre_;  // [sample]
+  std::set<ValueId> pinned_;
+  std::map<ValueId, std::vector<ir::Tensor>> pre_;  // pinned values before the activation
 };
 
 // Per channel (axis 1 of [N, C, ...]): the mean of float - q * s_y over the positions where the
@@ -212,7 +214,7 @@ void ApplyCorrection(ir::Graph& g, ir::Node& n, const std::vector<double>& delta
   }
   // The largest accumulator bound A for which this pre_shift and these multipliers still keep
   // (ceil(A / 2^pre) + 1) * mult within int32 (requant.h's guarantee), and A itself too.
-  const int64_t pre = n.GetInt("pre_shift", 0);
+  const int64_t pre = std::clamp<int64_t>(n.GetInt("pre_shift", 0), 0, 31);
   const int64_t int32_max = std::numeric_limits<int32_t>::max();
   const int64_t bound = std::min(int32_max, (int32_max / max_mult - 1) << pre);
   const double s_y = g.value(n.outputs[0]).quant->scales[0];
