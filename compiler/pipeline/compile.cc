@@ -159,7 +159,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
       bc.on_layer = [&o](size_t done, size_t total) { o.progress("bias-correction", done, total); };
     }
     LOOM_RETURN_IF_ERROR(
-        quantize::CorrectBiases(float_graph, g, samples, bc, &r->quant, &r->bias_correction));
+        quantize::CorrectBiases(float_graph, g, samples, bc, r->quant, &r->bias_correction));
     LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after bias correction"));
   }
   MaybeDump(o, "quantize", g);

@@ -246,7 +246,7 @@ void ApplyCorrection(ir::Graph& g, ir::Node& n, const std::vector<double>& delta
 
 Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
                      const std::vector<Sample>& samples, const BiasCorrectionOptions& options,
-                     QuantizeResult* result, BiasCorrectionStats* stats) {
+                     const QuantizeResult& result, BiasCorrectionStats* stats) {
   *stats = BiasCorrectionStats();
   if (samples.empty()) return Status::Ok();
   for (size_t s = 0; s < samples.size(); ++s) {
@@ -260,7 +260,7 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
   // Layers to correct: q.conv2d outputs whose float output the float graph computes.
   std::map<ValueId, const LayerInfo*> by_q;
   std::set<ValueId> float_outputs;
-  for (const LayerInfo& l : result->layers) {
+  for (const LayerInfo& l : result.layers) {
     if (l.op != "q.conv2d" || l.q_output == ir::kNoValue) continue;
     if (l.float_output < 0 || l.float_output >= float_graph.num_values() ||
         float_graph.Producer(l.float_output) == nullptr) {

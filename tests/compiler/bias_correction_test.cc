@@ -97,7 +97,7 @@ TEST(BiasCorrection, RemovesTheMeanErrorOfBiasedRounding) {
   const ir::Graph plain = g.Clone();
 
   quantize::BiasCorrectionStats stats;
-  ASSERT_TRUE(quantize::CorrectBiases(float_graph, g, calib, {}, &result, &stats).ok());
+  ASSERT_TRUE(quantize::CorrectBiases(float_graph, g, calib, {}, result, &stats).ok());
   ASSERT_TRUE(ir::Verify(g).ok());
   EXPECT_EQ(stats.layers, 2);
   EXPECT_EQ(stats.skipped, 0);
@@ -146,7 +146,7 @@ TEST(BiasCorrection, AddsABiasWithinTheRequantizationBound) {
   ASSERT_NE(conv, nullptr);
   ASSERT_FALSE(conv->has_input(2));
   quantize::BiasCorrectionStats stats;
-  ASSERT_TRUE(quantize::CorrectBiases(float_graph, g, calib, {}, &result, &stats).ok());
+  ASSERT_TRUE(quantize::CorrectBiases(float_graph, g, calib, {}, result, &stats).ok());
   ASSERT_TRUE(ir::Verify(g).ok());
   ASSERT_TRUE(conv->has_input(2));
   const ir::Tensor& wq = *g.value(conv->input(1)).constant;
