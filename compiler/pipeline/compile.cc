@@ -142,7 +142,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after first-layer-packing"));
   }
   MaybeDump(o, "first-layer-packing", g);
-  ir::Graph float_graph = o.measure_sqnr ? g.Clone() : ir::Graph();
+  ir::Graph float_graph = o.measure_sqnr || o.bias_correction ? g.Clone() : ir::Graph();
   {
     Timer t(r, "quantize");
     LOOM_RETURN_IF_ERROR(quantize::QuantizeGraph(g, ranges, &r->quant));
@@ -150,6 +150,17 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     for (const std::string& w : r->quant.warnings) {
       if (o.log) *o.log << "warning: " << w << "\n";
     }
+  }
+  if (o.bias_correction) {
+    Timer t(r, "bias-correction");
+    quantize::BiasCorrectionOptions bc;
+    bc.progress = o.log;
+    if (o.progress) {
+      bc.on_layer = [&o](size_t done, size_t total) { o.progress("bias-correction", done, total); };
+    }
+    LOOM_RETURN_IF_ERROR(
+        quantize::CorrectBiases(float_graph, g, samples, bc, r->quant, &r->bias_correction));
+    LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after bias correction"));
   }
   MaybeDump(o, "quantize", g);
   if (o.measure_sqnr) {
@@ -180,7 +191,15 @@ nlohmann::json CompileReportJson(const CompileOptions& o, const CompileResult& r
   j["calibration"] = {{"method", quantize::CalibrationMethodName(o.method)},
                       {"percentile", o.percentile},
                       {"samples", r.calibration_samples},
-                      {"random_inputs", r.random_calibration}};
+                      {"random_inputs", r.random_calibration},
+                      {"bias_correction", o.bias_correction}};
+  if (o.bias_correction) {
+    j["bias_correction"] = {{"layers", r.bias_correction.layers},
+                            {"skipped", r.bias_correction.skipped},
+                            {"channels", r.bias_correction.channels},
+                            {"clamped", r.bias_correction.clamped},
+                            {"mean_abs_shift", r.bias_correction.mean_abs_shift}};
+  }
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < r.quant.layers.size(); ++i) {
     layers.push_back(quantize::LayerToJson(r.quant.layers[i],

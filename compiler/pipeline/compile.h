@@ -16,6 +16,7 @@
 #include "compiler/ir/graph.h"
 #include "compiler/package/lower.h"
 #include "compiler/partition/partition.h"
+#include "compiler/quantize/bias_correction.h"
 #include "compiler/quantize/calibration.h"
 #include "compiler/quantize/quantize.h"
 #include "runtime/core/hw_config.h"
@@ -44,6 +45,9 @@ struct CompileOptions {
   std::map<std::string, ir::Tensor> constant_inputs;
   std::set<std::string> dump_ir_after;  // pass names ("quantize", "graph-pack", ...) or "all"
   bool measure_sqnr = true;
+  // Empirical bias correction on the calibration samples after quantizing
+  // (quantize/bias_correction.h; `loom compile --bias-correction on|off`).
+  bool bias_correction = false;
   // Move accelerator segments that do not pay for their launch and transfers to the CPU
   // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
   bool partition_cost = false;
@@ -83,7 +87,8 @@ struct CompileResult {
   std::vector<StageTime> times;
   int calibration_samples = 0;
   bool random_calibration = false;
-  std::vector<std::string> packed_layers;  // convolutions first-layer packing rewrote
+  quantize::BiasCorrectionStats bias_correction;  // zeros when it did not run
+  std::vector<std::string> packed_layers;         // convolutions first-layer packing rewrote
 
   double Seconds(const std::string& stage) const;
   // Everything but calibration and SQNR measurement.

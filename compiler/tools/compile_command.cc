@@ -18,6 +18,7 @@ namespace {
 struct CompileArgs {
   pipeline::CompileOptions options;
   std::string method = "percentile";
+  std::string bias_correction = "off";
   std::string report;
   std::vector<std::string> input_shapes;
   std::vector<std::string> dump_after;
@@ -33,6 +34,7 @@ std::string CommandLine(const CompileArgs& a) {
   if (!o.board.empty()) s += " --board " + o.board;
   for (const std::string& c : o.calibration) s += " --calibration " + c;
   s += " --calibration-method " + a.method;
+  s += " --bias-correction " + a.bias_correction;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
@@ -44,6 +46,7 @@ std::string CommandLine(const CompileArgs& a) {
 int RunCompile(CompileArgs& a) {
   pipeline::CompileOptions& o = a.options;
   o.command_line = CommandLine(a);
+  o.bias_correction = a.bias_correction == "on";
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
     std::cerr << "loom compile: --calibration-method must be minmax, percentile or mse\n";
     return 2;
@@ -97,7 +100,15 @@ int RunCompile(CompileArgs& a) {
   }
   std::cout << "quantization (" << quantize::CalibrationMethodName(o.method) << ", "
             << r.calibration_samples << (r.random_calibration ? " random" : "")
-            << " calibration samples):\n";
+            << " calibration samples";
+  if (o.bias_correction) {
+    char line[96];
+    std::snprintf(line, sizeof line, ", bias correction on %lld layers, mean |shift| %.3g",
+                  static_cast<long long>(r.bias_correction.layers),
+                  r.bias_correction.mean_abs_shift);
+    std::cout << line;
+  }
+  std::cout << "):\n";
   quantize::PrintLayerTable(r.quant, r.sqnr_db, std::cout);
   std::cout << "\nplacement (config " << r.config.name << "):\n";
   partition::PrintReport(r.partition, std::cout);
@@ -143,6 +154,10 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
                 "minmax, percentile (default) or mse (the range of least squared error)");
   c->add_option("--percentile", args->options.percentile,
                 "percentile of |x| for --calibration-method percentile (default 99.99)");
+  c->add_option("--bias-correction", args->bias_correction,
+                "on or off (default): shift each convolution's int32 bias by the mean error its "
+                "int8 output shows on the calibration samples (docs/quantization.md)")
+      ->check(CLI::IsMember({"on", "off"}));
   c->add_option("--report", args->report, "write the per-layer report as JSON");
   c->add_option("--dump-ir-after", args->dump_after,
                 "print the IR to stderr after a pass (import, import-qdq, a graph pass, "

@@ -159,6 +159,7 @@ def compile(
     calibration_method: str = "percentile",
     percentile: float = 99.99,
     measure_sqnr: bool = True,
+    bias_correction: bool = False,
     progress: Union[None, bool, Progress] = None,
     verbose: bool = False,
 ) -> Package:
@@ -172,8 +173,11 @@ def compile(
         sample, concatenated on axis 0). None: random N(0, 1) samples, with poor scales.
     input_shapes: fixes dynamic input shapes, e.g. ``{"input": [1, 3, 224, 224]}``.
     report: keep the compile report (``Package.report``, what ``--report`` writes).
+    bias_correction: shift each convolution's int32 bias by the mean error its int8 output shows
+        on the calibration samples (``--bias-correction on``; docs/quantization.md).
     progress: None shows tqdm bars when tqdm is installed; False shows nothing; a callable gets
-        (stage, done, total) with stage "calibration" (per sample) or "tensorize" (per layer).
+        (stage, done, total) with stage "calibration" (per sample), "bias-correction" (per
+        layer) or "tensorize" (per layer).
     verbose: the compiler's log on stderr, as the command line prints it.
 
     The GIL is released while the compiler runs. Raises a loom.Error subclass on failure.
@@ -211,11 +215,14 @@ def compile(
             command += f", board={board!r}"
         if config:
             command += f", config={config!r}"
-        command += f", calibration_method={calibration_method!r})"
+        command += f", calibration_method={calibration_method!r}"
+        if bias_correction:
+            command += ", bias_correction=True"
+        command += ")"
         report_json = _native.compile(
             model_path, output, config or "", board or "", specs, shapes, calibration_method,
-            float(percentile), bool(measure_sqnr), bool(report), bool(verbose), command,
-            progress)
+            float(percentile), bool(measure_sqnr), bool(bias_correction), bool(report),
+            bool(verbose), command, progress)
         with open(output, "rb") as f:
             data = f.read()
     return Package(data, json.loads(report_json) if report else None)

@@ -56,9 +56,10 @@ struct Compiled {
 };
 
 Status Compile(const Model& m, const std::string& config, Compiled* out,
-               bool first_layer_packing = true) {
+               bool first_layer_packing = true, bool bias_correction = false) {
   pipeline::CompileOptions o;
   o.first_layer_packing = first_layer_packing;
+  o.bias_correction = bias_correction;
   o.model_path = Src(m.onnx);
   o.config = config;
   o.calibration = {Src(m.calibration)};
@@ -416,6 +417,31 @@ TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
     std::cout << "resnet_stem on " << config << ": " << a.total.cycles << " fsim cycles packed, "
               << b.total.cycles << " unpacked\n";
   }
+}
+
+// Bias correction (quantize/bias_correction.h) changes only int32 bias constants: the corrected
+// package of a block with depthwise, squeeze-excitation and hard-swish layers still runs bit for
+// bit alike on cpu and fsim, and its biases did move.
+TEST(BiasCorrection, CorrectedPackageRunsBitForBitOnCpuAndFsim) {
+  Model m;
+  for (const Model& b : Blocks()) m = b.name == "mbv3_bneck" ? b : m;
+  ASSERT_EQ(m.name, "mbv3_bneck");
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
+  Compiled c;
+  const Status st = Compile(m, "1x8x8", &c, /*first_layer_packing=*/true,
+                            /*bias_correction=*/true);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_GT(c.result.bias_correction.layers, 0);
+  EXPECT_GT(c.result.bias_correction.mean_abs_shift, 0.0);
+  const Compiled& plain = Get(m, "1x8x8");
+  EXPECT_NE(c.bytes, plain.bytes);
+  const DeviceRun cpu = RunOn("cpu", c, input), fsim = RunOn("fsim", c, input);
+  ASSERT_TRUE(cpu.status.ok()) << cpu.status.ToString();
+  ASSERT_TRUE(fsim.status.ok()) << fsim.status.ToString();
+  ASSERT_EQ(cpu.out.size(), fsim.out.size());
+  for (size_t i = 0; i < cpu.out.size(); ++i) EXPECT_EQ(cpu.out[i].data, fsim.out[i].data);
 }
 
 // The example model: int8 top-1 on fsim over the whole test set is within 1 point of fp32.

@@ -132,6 +132,20 @@ def test_report_and_progress(digits_data):
                         progress=False).report is None
 
 
+def test_bias_correction_changes_biases_not_bit_exactness(digits_pkg, digits_data):
+    calls = []
+    pkg = loom.compile(DIGITS / "digits.onnx", board="pynq-z1",
+                       calibration=digits_data["calibration"], report=True, bias_correction=True,
+                       progress=lambda stage, done, total: calls.append((stage, done, total)))
+    assert pkg.report["calibration"]["bias_correction"] is True
+    assert pkg.report["bias_correction"]["layers"] > 0
+    steps = [c for c in calls if c[0] == "bias-correction"]
+    assert steps and steps[-1][1] == steps[-1][2] == pkg.report["bias_correction"]["layers"]
+    assert pkg.data != digits_pkg.data
+    x = digits_data["images"][:8]
+    assert np.array_equal(loom.Session(pkg, "cpu").run(x), loom.Session(pkg, "fsim").run(x))
+
+
 def test_progress_callback_error_is_raised_after_compile(digits_data):
     def broken(stage, done, total):
         raise RuntimeError("progress bar broke")
