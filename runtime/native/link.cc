@@ -142,14 +142,22 @@ Status ForEachReloc(const ElfFile& f, const Arch& arch, uint64_t page, Visit vis
 
 }  // namespace
 
+// LOOM_NATIVE_HOST_ONLY (the bare-metal image) keeps only the running machine's table, so the
+// other two are not linked into a board's code.
 const Arch* ArchForMachine(uint16_t machine) {
   switch (machine) {
+#if !defined(LOOM_NATIVE_HOST_ONLY) || defined(__x86_64__)
     case elf::kMachineX86_64:
       return &X86_64Arch();
+#endif
+#if !defined(LOOM_NATIVE_HOST_ONLY) || defined(__aarch64__)
     case elf::kMachineAarch64:
       return &Aarch64Arch();
+#endif
+#if !defined(LOOM_NATIVE_HOST_ONLY) || defined(__arm__)
     case elf::kMachineArm:
       return &ArmArch();
+#endif
     default:
       return nullptr;
   }
