@@ -64,14 +64,14 @@ const native::Import kImports[] = {
 const char* MissingFeature(const pkg::NativeCode& code) {
   if (code.features() == nullptr) return nullptr;
   for (fbu i = 0; i < code.features()->size(); ++i) {
-    const char* f = code.features()->Get(i)->c_str();
-    if (!CpuHasFeature(f)) return f;
+    const flatbuffers::String* f = code.features()->Get(i);
+    if (!CpuHasFeature(std::string_view(f->c_str(), f->size()))) return f->c_str();
   }
   return nullptr;
 }
 }  // namespace
 
-bool CpuHasFeature(const char* f) {
+bool CpuHasFeature(std::string_view f) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
   // __builtin_cpu_supports takes literals only: one row per name the code generator records.
@@ -91,13 +91,13 @@ bool CpuHasFeature(const char* f) {
       {"avx512vl", __builtin_cpu_supports("avx512vl") != 0},
   };
   for (const Row& r : rows) {
-    if (std::strcmp(f, r.name) == 0) return r.has;
+    if (f == r.name) return r.has;
   }
   return false;
 #elif defined(__arm__) || defined(__aarch64__)
 #if defined(__ARM_NEON)
   // A build for NEON runs only where NEON is (every Cortex-A9 and A53 board Loom targets).
-  return std::strcmp(f, "neon") == 0;
+  return f == "neon";
 #else
   (void)f;
   return false;

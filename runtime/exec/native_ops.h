@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/status.h"
@@ -56,7 +57,7 @@ class NativeOps {
 
 // Whether this CPU has `feature` (a name NativeCode.features uses: "avx2", "avx512f", "neon",
 // ...). False for a name this runtime does not know.
-bool CpuHasFeature(const char* feature);
+bool CpuHasFeature(std::string_view feature);
 
 }  // namespace loom::runtime
 
