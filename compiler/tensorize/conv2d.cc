@@ -255,11 +255,14 @@ Status Emitter::Run(AccelCode* code) {
             rq.clip_hi = std::min(l_.clip_hi, 127);
             body_.Emit(rq);
           } else {
-            if (l_.has_bias) Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
+            if (l_.has_bias)
+              Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
             const uint32_t plain = PlaneUops(oc_n, a, 0);
-            if (l_.pre_shift != 0) Alu(AluOp::kShrRound, true, l_.pre_shift, plain, oc_n, oh_n, ow_n);
+            if (l_.pre_shift != 0)
+              Alu(AluOp::kShrRound, true, l_.pre_shift, plain, oc_n, oh_n, ow_n);
             Alu(AluOp::kMul, false, 0, PlaneUops(oc_n, a, mult_base), oc_n, oh_n, ow_n);
-            if (l_.post_shift != 0) Alu(AluOp::kShrRound, true, l_.post_shift, plain, oc_n, oh_n, ow_n);
+            if (l_.post_shift != 0)
+              Alu(AluOp::kShrRound, true, l_.post_shift, plain, oc_n, oh_n, ow_n);
             if (l_.clip_lo > -128) Alu(AluOp::kMax, true, l_.clip_lo, plain, oc_n, oh_n, ow_n);
             if (l_.clip_hi < 127) Alu(AluOp::kMin, true, l_.clip_hi, plain, oc_n, oh_n, ow_n);
           }

@@ -36,8 +36,10 @@ const char* AluOpName(AluOp op) {
     case AluOp::kShr: return "shr";
     case AluOp::kShrRound: return "shr_rnd";
     case AluOp::kMul: return "mul";
-    case AluOp::kRequant: return "requant";
-    case AluOp::kRqParam: return "rqparam";
+    case AluOp::kRequant:
+      return "requant";
+    case AluOp::kRqParam:
+      return "rqparam";
   }
   return "?";
 }
@@ -155,7 +157,8 @@ struct FieldDef {
 
 int32_t SignExtend(uint64_t v, uint32_t width) {
   const uint64_t m = uint64_t{1} << (width - 1);
-  return static_cast<int32_t>(static_cast<int64_t>(((v & ((m << 1) - 1)) ^ m)) - static_cast<int64_t>(m));
+  return static_cast<int32_t>(static_cast<int64_t>(((v & ((m << 1) - 1)) ^ m)) -
+                              static_cast<int64_t>(m));
 }
 
 // One format's fields in bit order, in a fixed array: building it allocates nothing, so decoding,
@@ -181,9 +184,11 @@ struct FieldDefs {
   FieldDef{#member, 1, [](const Insn& i) -> uint64_t { return expr ? 1 : 0; }, \
            [](Insn& i, uint64_t v) { expr = v != 0; }}
 #define LOOM_S32_FIELD(member, width) \
-  FieldDef{#member, width, \
+  FieldDef {                          \
+#member, width, \
            [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(int64_t{i.member}); }, \
-           [](Insn& i, uint64_t v) { i.member = SignExtend(v, width); }, true}
+           [](Insn& i, uint64_t v) { i.member = SignExtend(v, width); }, true                     \
+  }
 
 FieldDefs CommonDefs() {
   FieldDefs defs;
@@ -211,8 +216,8 @@ FieldDefs LoopDefs(const Layout& l, uint32_t src_bits, bool with_src = true) {
       LOOM_U32_FIELD(dst_factor_in, l.acc_idx_bits),
   });
   if (with_src) {
-    defs.Append({LOOM_U32_FIELD(src_factor_out, src_bits),
-                 LOOM_U32_FIELD(src_factor_in, src_bits)});
+    defs.Append(
+        {LOOM_U32_FIELD(src_factor_out, src_bits), LOOM_U32_FIELD(src_factor_in, src_bits)});
   }
   return defs;
 }
@@ -384,9 +389,7 @@ Status VerifyLoops(const Layout& l, const Insn& insn) {
 uint32_t Layout::mem_bits() const { return TotalBits(FormatDefs(*this, Opcode::kLoad)); }
 uint32_t Layout::gemm_bits() const { return TotalBits(FormatDefs(*this, Opcode::kGemm)); }
 uint32_t Layout::alu_bits() const { return TotalBits(FormatDefs(*this, Opcode::kAlu)); }
-uint32_t Layout::requant_bits() const {
-  return TotalBits(FormatDefs(*this, Opcode::kAlu, true));
-}
+uint32_t Layout::requant_bits() const { return TotalBits(FormatDefs(*this, Opcode::kAlu, true)); }
 
 Status Layout::Create(const HwConfig& c, Layout* out) {
   Layout l;
@@ -471,6 +474,10 @@ Status Verify(const Layout& layout, const Insn& insn) {
       return InvalidArgument("field 'alu_op': unknown ALU op {}",
                              static_cast<uint32_t>(insn.alu_op));
     }
+    // Range first, so that an out-of-range imm is named as such in either form.
+    if (insn.imm < -32768 || insn.imm > 32767) {
+      return Bad(insn, "field 'imm' = {} is outside [-32768, 32767]", insn.imm);
+    }
     if (!insn.use_imm && insn.imm != 0) return Bad(insn, "imm is set but use_imm is not");
     // The immediate form has no second operand; nonzero src factors would be silently ignored.
     if (insn.use_imm && (insn.src_factor_out || insn.src_factor_in)) {
@@ -539,9 +546,8 @@ Status Decode(const Layout& layout, const Word128& word, Insn* out) {
   Insn insn;
   insn.opcode = static_cast<Opcode>(op);
   // alu_op follows the common fields in every ALU format, and selects REQUANT's.
-  const bool requant = insn.opcode == Opcode::kAlu &&
-                       GetBits(word, 7, Layout::kAluOpBits) ==
-                           static_cast<uint64_t>(AluOp::kRequant);
+  const bool requant = insn.opcode == Opcode::kAlu && GetBits(word, 7, Layout::kAluOpBits) ==
+                                                          static_cast<uint64_t>(AluOp::kRequant);
   uint32_t lsb = 0;
   for (const FieldDef& d : FormatDefs(layout, insn.opcode, requant)) {
     d.set(insn, GetBits(word, lsb, d.width));

@@ -35,7 +35,8 @@ int32_t AluApply(isa::AluOp op, int32_t a, int32_t x) {
       return a >> n;
     }
     case isa::AluOp::kRequant:
-    case isa::AluOp::kRqParam: break;  // not a two-operand op: Machine::Alu runs them
+    case isa::AluOp::kRqParam:
+      break;  // not a two-operand op: Machine::Alu runs them
   }
   return a;
 }

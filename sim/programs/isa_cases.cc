@@ -64,7 +64,8 @@ int32_t RefAlu(AluOp op, int32_t a, int32_t x) {
       return static_cast<int32_t>(FloorDivPow2(a, n));
     }
     case AluOp::kRequant:
-    case AluOp::kRqParam: break;  // not two-operand ops: RefRequant below
+    case AluOp::kRqParam:
+      break;  // not two-operand ops: RefRequant below
   }
   return 0;
 }
@@ -617,9 +618,9 @@ Status FusedRequant(const HwConfig& c, std::vector<IsaCase>* out) {
     return v;
   };
   const std::vector<int32_t> a = vec(n, 0), bias = vec(2, 3), mult = vec(2, 7);
-  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(a), 1, n, n));          // ACC[0, n): operands
-  b.Emit(LoadInsn(Buffer::kAcc, n, b.Acc(bias), 1, 2, 2));       // ACC[n, n+2): bias 0, 31
-  b.Emit(LoadInsn(Buffer::kAcc, n + 2, b.Acc(mult), 1, 2, 2));   // ACC[n+2, n+4): mult 0, 31
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(a), 1, n, n));         // ACC[0, n): operands
+  b.Emit(LoadInsn(Buffer::kAcc, n, b.Acc(bias), 1, 2, 2));      // ACC[n, n+2): bias 0, 31
+  b.Emit(LoadInsn(Buffer::kAcc, n + 2, b.Acc(mult), 1, 2, 2));  // ACC[n+2, n+4): mult 0, 31
   const uint32_t last = isa::kRqParamDepth - 1;
   const uint32_t up = b.Uops({{n, n + 2, 0}, {n + 1, n + 3, last}});
   Insn p = Nest(Opcode::kAlu, up, 2, 1, 1, 0, 0);
