@@ -398,18 +398,26 @@ module loom_loop_exec #(
     .rdata_o(rq_mult_q)
   );
 
+  // REQUANT multiplies on the ALU lane's own multiplier (no DSP slices of its own): the lane gets
+  // MUL of the pre-shifted value and the multiplier, and its product goes on to the post-shift.
+  logic [AccW-1:0] lane_a, lane_x, rq_pre;
+  logic [2:0]      lane_op;
+  assign lane_op = requant_q ? 3'(loom_hw_pkg::ALU_MUL) : alu_op_q;
+  assign lane_a  = requant_q ? rq_pre : alu_a;
+  assign lane_x  = requant_q ? rq_mult_q : alu_x;
   for (genvar l = 0; l < Lanes; l++) begin : g_alu
     loom_alu_lane u_lane (
-      .op_i(alu_op_q),
-      .a_i (alu_a[l*32 +: 32]),
-      .x_i (alu_x[l*32 +: 32]),
+      .op_i(lane_op),
+      .a_i (lane_a[l*32 +: 32]),
+      .x_i (lane_x[l*32 +: 32]),
       .y_o (op_y[l*32 +: 32])
     );
     loom_requant_lane u_requant (
       .a_i         (alu_a[l*32 +: 32]),
       .bias_i      (rq_bias_q[l*32 +: 32]),
-      .mult_i      (rq_mult_q[l*32 +: 32]),
       .pre_shift_i (pre_shift_q),
+      .pre_o       (rq_pre[l*32 +: 32]),
+      .prod_i      (op_y[l*32 +: 32]),
       .post_shift_i(post_shift_q),
       .clip_lo_i   (clip_lo_q),
       .clip_hi_i   (clip_hi_q),

@@ -1,19 +1,24 @@
-// One int32 lane of the fused REQUANT (docs/isa.md §3.4.1): the ADD, SHR_RND, MUL, SHR_RND, MAX
-// and MIN chain it replaces, built from the same lane so the two cannot disagree by a bit. Each
-// stage's op is a constant, so synthesis keeps only that op's logic: an adder, two rounding
-// shifters, one multiplier (3 DSP slices) and two comparators per lane.
+// One int32 lane of the fused REQUANT (docs/isa.md §3.4.1) around the ALU lane's multiplier: the
+// front half adds the bias and applies the rounding pre-shift, the ALU lane (op MUL) multiplies
+// by the channel's multiplier, and the back half applies the rounding post-shift and the clip.
+// Sharing the ALU's multiplier keeps the DSP count of the design; the four stages here are
+// loom_alu_lanes with constant ops, so they are the ALU's own arithmetic and synthesis keeps only
+// an adder, two rounding shifters and two comparators per lane.
 module loom_requant_lane (
-  input  logic [31:0] a_i,         // ACC[d]
-  input  logic [31:0] bias_i,      // parameter register
-  input  logic [31:0] mult_i,
-  input  logic [5:0]  pre_shift_i, // two's complement, as SHR_RND's operand
+  // Front: ACC[d] + bias, then SHR_RND by the pre-shift; goes to the ALU lane's MUL.
+  input  logic [31:0] a_i,
+  input  logic [31:0] bias_i,
+  input  logic [5:0]  pre_shift_i,   // two's complement, as SHR_RND's operand
+  output logic [31:0] pre_o,
+  // Back: the product, SHR_RND by the post-shift, then max/min with the clip bounds.
+  input  logic [31:0] prod_i,
   input  logic [5:0]  post_shift_i,
-  input  logic [7:0]  clip_lo_i,   // two's complement
+  input  logic [7:0]  clip_lo_i,     // two's complement
   input  logic [7:0]  clip_hi_i,
   output logic [31:0] y_o
 );
 
-  logic [31:0] biased, pre, scaled, post, lo;
+  logic [31:0] biased, post, lo;
 
   loom_alu_lane u_bias (
     .op_i(loom_hw_pkg::ALU_ADD),
@@ -25,17 +30,11 @@ module loom_requant_lane (
     .op_i(loom_hw_pkg::ALU_SHR_RND),
     .a_i (biased),
     .x_i (32'(signed'(pre_shift_i))),
-    .y_o (pre)
-  );
-  loom_alu_lane u_mult (
-    .op_i(loom_hw_pkg::ALU_MUL),
-    .a_i (pre),
-    .x_i (mult_i),
-    .y_o (scaled)
+    .y_o (pre_o)
   );
   loom_alu_lane u_post (
     .op_i(loom_hw_pkg::ALU_SHR_RND),
-    .a_i (scaled),
+    .a_i (prod_i),
     .x_i (32'(signed'(post_shift_i))),
     .y_o (post)
   );
