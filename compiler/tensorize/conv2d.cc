@@ -69,6 +69,10 @@ class Emitter {
                     uint32_t a);
   // One micro-op per output-channel block: dst = acc plane, src = src_base + oc.
   uint32_t PlaneUops(uint32_t oc_n, uint32_t a, uint32_t src_base);
+  // REQUANT's and RQPARAM's micro-ops: block oc's acc plane, or its bias and multiplier elements,
+  // with parameter entry oc in the wgt field.
+  uint32_t RequantUops(uint32_t oc_n, uint32_t a);
+  uint32_t RqParamUops(uint32_t oc_n);
   Status LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0, uint32_t oh_n,
                    uint32_t ow0, uint32_t ow_n, uint32_t r, bool pop);
   void Alu(AluOp op, bool imm, int32_t value, uint32_t uops, uint32_t oc_n, uint32_t oh_n,
@@ -97,6 +101,25 @@ uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t p
           uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, r * fp_.inp + ic * plane + y * iw + x,
                            r * fp_.wgt + (oc * ic_n + ic) * l_.kh * l_.kw + y * l_.kw + x});
   gemm_sets_[key] = first;
+  return first;
+}
+
+uint32_t Emitter::RequantUops(uint32_t oc_n, uint32_t a) {
+  const auto key = std::make_tuple(oc_n, a, UINT32_MAX);  // src_base never reaches UINT32_MAX
+  if (auto it = plane_sets_.find(key); it != plane_sets_.end()) return it->second;
+  const uint32_t first = static_cast<uint32_t>(uops_.size());
+  for (uint32_t oc = 0; oc < oc_n; ++oc) uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, 0, oc});
+  plane_sets_[key] = first;
+  return first;
+}
+
+uint32_t Emitter::RqParamUops(uint32_t oc_n) {
+  const auto key = std::make_tuple(oc_n, UINT32_MAX, UINT32_MAX);
+  if (auto it = plane_sets_.find(key); it != plane_sets_.end()) return it->second;
+  const uint32_t first = static_cast<uint32_t>(uops_.size());
+  const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
+  for (uint32_t oc = 0; oc < oc_n; ++oc) uops_.push_back({bias_base + oc, mult_base + oc, oc});
+  plane_sets_[key] = first;
   return first;
 }
 
@@ -160,6 +183,7 @@ Status Emitter::Run(AccelCode* code) {
   const uint32_t T = l_.n_blocks * n_oc * n_oh * n_ow, S = T * n_ic;
   const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
   std::vector<std::pair<uint32_t, uint32_t>> wgt_in_region(V_, {UINT32_MAX, UINT32_MAX});
+  const bool fused = UsesFusedRequant(l_, t_);
   uint32_t t = 0, s = 0, loaded_oc = UINT32_MAX;
   for (uint32_t nb = 0; nb < l_.n_blocks; ++nb) {
     for (uint32_t oc0 = 0; oc0 < l_.o_blocks; oc0 += t_.oc) {
@@ -176,6 +200,18 @@ Status Emitter::Run(AccelCode* code) {
             }
             body_.Emit(Dma(Opcode::kLoad, Buffer::kAcc, mult_base, l_.mult + oc0, 1, oc_n, oc_n),
                        Region::kConstants);
+            if (fused) {
+              // Into the parameter buffer, once per output-channel tile (a zero bias if none).
+              const uint32_t params = RqParamUops(oc_n);
+              if (!l_.has_bias) {
+                Insn zero = Loop(Opcode::kGemm, params, oc_n, 1, 1);
+                zero.reset = true;
+                body_.Emit(zero);
+              }
+              Insn p = Loop(Opcode::kAlu, params, oc_n, 1, 1);
+              p.alu_op = AluOp::kRqParam;
+              body_.Emit(p);
+            }
             loaded_oc = oc0;
           }
           Insn reset = Loop(Opcode::kGemm, PlaneUops(oc_n, a, 0), oc_n, oh_n, ow_n);
@@ -208,13 +244,28 @@ Status Emitter::Run(AccelCode* code) {
             g.deps.push_prev = s + V_ < S;
             body_.Emit(g);
           }
-          if (l_.has_bias) Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
-          const uint32_t plain = PlaneUops(oc_n, a, 0);
-          if (l_.pre_shift != 0) Alu(AluOp::kShrRound, true, l_.pre_shift, plain, oc_n, oh_n, ow_n);
-          Alu(AluOp::kMul, false, 0, PlaneUops(oc_n, a, mult_base), oc_n, oh_n, ow_n);
-          if (l_.post_shift != 0) Alu(AluOp::kShrRound, true, l_.post_shift, plain, oc_n, oh_n, ow_n);
-          if (l_.clip_lo > -128) Alu(AluOp::kMax, true, l_.clip_lo, plain, oc_n, oh_n, ow_n);
-          if (l_.clip_hi < 127) Alu(AluOp::kMin, true, l_.clip_hi, plain, oc_n, oh_n, ow_n);
+          if (fused) {
+            Insn rq = Loop(Opcode::kAlu, RequantUops(oc_n, a), oc_n, oh_n, ow_n);
+            rq.alu_op = AluOp::kRequant;
+            rq.dst_factor_out = ow_n;
+            rq.dst_factor_in = 1;
+            rq.pre_shift = l_.pre_shift;
+            rq.post_shift = l_.post_shift;
+            rq.clip_lo = std::max(l_.clip_lo, -128);
+            rq.clip_hi = std::min(l_.clip_hi, 127);
+            body_.Emit(rq);
+          } else {
+            if (l_.has_bias)
+              Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
+            const uint32_t plain = PlaneUops(oc_n, a, 0);
+            if (l_.pre_shift != 0)
+              Alu(AluOp::kShrRound, true, l_.pre_shift, plain, oc_n, oh_n, ow_n);
+            Alu(AluOp::kMul, false, 0, PlaneUops(oc_n, a, mult_base), oc_n, oh_n, ow_n);
+            if (l_.post_shift != 0)
+              Alu(AluOp::kShrRound, true, l_.post_shift, plain, oc_n, oh_n, ow_n);
+            if (l_.clip_lo > -128) Alu(AluOp::kMax, true, l_.clip_lo, plain, oc_n, oh_n, ow_n);
+            if (l_.clip_hi < 127) Alu(AluOp::kMin, true, l_.clip_hi, plain, oc_n, oh_n, ow_n);
+          }
           body_.last().deps.push_next = true;  // acc region a is ready for the store
           for (uint32_t oc = 0; oc < oc_n; ++oc) {
             const uint64_t dram = l_.output + ((uint64_t{nb} * l_.o_blocks + oc0 + oc) * OH + oh0) * OW + ow0;
@@ -241,6 +292,11 @@ Status Emitter::Run(AccelCode* code) {
 }
 
 }  // namespace
+
+bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling) {
+  // Clip bounds beyond int8 change nothing (every OUT write saturates), so they clamp to it.
+  return tiling.oc <= isa::kRqParamDepth && layer.clip_hi >= -128 && layer.clip_lo <= 127;
+}
 
 std::string Conv2dTiling::ToString() const {
   return "oc=" + std::to_string(oc) + " ic=" + std::to_string(ic) + " oh=" + std::to_string(oh) +

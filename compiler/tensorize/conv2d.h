@@ -81,6 +81,12 @@ struct Conv2dTiling {
   }
 };
 
+// Whether the epilogue runs as the fused REQUANT (docs/isa.md §3.4.1): one ALU pass per output
+// vector instead of up to six. It needs the tile's output-channel blocks to fit the parameter
+// buffer and the clip bounds to be int8; otherwise the ADD, SHR_RND, MUL, SHR_RND, MAX, MIN chain
+// runs, with the same results.
+bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
+
 // Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
 // is popped within the layer). Fails if the tiling does not fit the buffers.
 Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,

@@ -97,7 +97,14 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   g.loop_in = t.ow;
   isa::Insn alu = g;
   alu.uop_end = t.oc;
-  const uint64_t alu_passes = 6;  // reset, bias, shifts, multiply (register forms count twice)
+  alu.opcode = isa::Opcode::kAlu;
+  // reset and REQUANT at one cycle per vector, or reset, bias, shifts and multiply in separate
+  // passes (register forms count twice)
+  uint64_t alu_passes = 6;
+  if (UsesFusedRequant(l, t)) {
+    alu.alu_op = isa::AluOp::kRequant;
+    alu_passes = 2;
+  }
   const uint64_t compute = steps * tm.GemmCycles(g) + tiles * alu_passes * tm.AluCycles(alu);
   const uint64_t store = tiles * t.oc * tm.DmaCycles(st, c.out_elem_bytes());
   if (t.virtual_threads == 1) return load + compute + store;

@@ -93,8 +93,14 @@ std::vector<int8_t> AddWeights(const HwConfig& config, const AddLayer& l) {
 Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint32_t tile) {
   LOOM_RETURN_IF_ERROR(l.Check(config));
   constexpr uint32_t V = 2;
+  // The rounding shift and the clip run as one REQUANT pass (isa.md §3.4.1) with bias 0 and
+  // multiplier 1 where they would take two or three ALU passes; those two constants are made on
+  // chip in the last two ACC elements and copied into RQP entry 0 once.
+  const bool fused = (l.shift != 0) + (l.clip_lo > -128) + (l.clip_hi < 127) >= 2 &&
+                     l.shift >= -32 && l.shift <= 31 && l.clip_lo <= 127 && l.clip_hi >= -128;
+  const uint32_t scratch = fused ? 2 : 0;
   // Per virtual thread r: INP holds [a tile | b tile] at r * 2 * te, ACC one sum plane at r * te.
-  const uint32_t fit = std::min(config.inp_depth() / (2 * V), config.acc_depth() / V);
+  const uint32_t fit = std::min(config.inp_depth() / (2 * V), (config.acc_depth() - scratch) / V);
   // The pipeline fills with one tile's loads and drains with one tile's store, while each tile
   // costs a few instructions' overhead: about sqrt(16 * elems) elements balances the two.
   const uint32_t balanced =
@@ -117,10 +123,29 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     uops.push_back({p, b, kLoB});
   }
   const uint32_t per = 3 + n_hi;
+  const uint32_t zero = config.acc_depth() - 2, one = zero + 1, params = V * per;
+  if (fused) {  // {zero, one}: bias and multiplier of RQP entry 0; {one}: the element set to 1
+    uops.push_back({zero, one, 0});
+    uops.push_back({one, 0, 0});
+  }
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.weights, kAddBlocks), Region::kConstants);
+  if (fused) {
+    Insn reset = Run(Opcode::kGemm, params, 1);  // ACC[zero] = ACC[one] = 0
+    reset.reset = true;
+    reset.src_factor_in = 0;
+    reset.dst_factor_in = 0;
+    code->Emit(reset);
+    Insn inc = AluImm(AluOp::kAdd, params + 1, 1, 1);
+    inc.dst_factor_in = 0;
+    code->Emit(inc);
+    Insn rqp = Run(Opcode::kAlu, params, 1);
+    rqp.alu_op = AluOp::kRqParam;
+    rqp.dst_factor_in = rqp.src_factor_in = 0;
+    code->Emit(rqp);
+  }
 
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % V, u = per * r, base = r * 2 * te;
@@ -151,9 +176,19 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
       code->Emit(AluImm(AluOp::kShr, u, n, -8));  // a negative shift is a left shift
     }
     product(u + 1 + n_hi, 2, !high, true);
-    if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
-    if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, n, l.clip_lo));
-    if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));
+    if (fused) {
+      Insn rq = Run(Opcode::kAlu, u, n);  // the reset micro-op: dst plane, RQP entry 0
+      rq.alu_op = AluOp::kRequant;
+      rq.src_factor_in = 0;
+      rq.pre_shift = l.shift;
+      rq.clip_lo = std::max(l.clip_lo, -128);
+      rq.clip_hi = std::min(l.clip_hi, 127);
+      code->Emit(rq);
+    } else {
+      if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
+      if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, n, l.clip_lo));
+      if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));
+    }
     code->last().deps.push_next = true;
     // store
     Insn st = LinearDma(Opcode::kStore, Buffer::kOut, r * te, l.output + off, n);

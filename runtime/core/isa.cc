@@ -36,6 +36,10 @@ const char* AluOpName(AluOp op) {
     case AluOp::kShr: return "shr";
     case AluOp::kShrRound: return "shr_rnd";
     case AluOp::kMul: return "mul";
+    case AluOp::kRequant:
+      return "requant";
+    case AluOp::kRqParam:
+      return "rqparam";
   }
   return "?";
 }
@@ -69,7 +73,8 @@ bool Insn::operator==(const Insn& o) const {
          dst_factor_in == o.dst_factor_in && src_factor_out == o.src_factor_out &&
          src_factor_in == o.src_factor_in && wgt_factor_out == o.wgt_factor_out &&
          wgt_factor_in == o.wgt_factor_in && alu_op == o.alu_op && use_imm == o.use_imm &&
-         imm == o.imm;
+         imm == o.imm && pre_shift == o.pre_shift && post_shift == o.post_shift &&
+         clip_lo == o.clip_lo && clip_hi == o.clip_hi;
 }
 
 Module Insn::module() const {
@@ -140,18 +145,26 @@ uint32_t Layout::depth(Buffer b) const {
 namespace {
 
 // How one field is read from and written to an Insn. The per-format tables below list these in bit
-// order; they are the only description of the encoding.
+// order; they are the only description of the encoding. A signed field's get returns the value
+// sign-extended to 64 bits (encoding keeps its low `width` bits); its set sign-extends them.
 struct FieldDef {
   const char* name = nullptr;
   uint32_t width = 0;
   uint64_t (*get)(const Insn&) = nullptr;
   void (*set)(Insn&, uint64_t) = nullptr;
+  bool is_signed = false;
 };
+
+int32_t SignExtend(uint64_t v, uint32_t width) {
+  const uint64_t m = uint64_t{1} << (width - 1);
+  return static_cast<int32_t>(static_cast<int64_t>(((v & ((m << 1) - 1)) ^ m)) -
+                              static_cast<int64_t>(m));
+}
 
 // One format's fields in bit order, in a fixed array: building it allocates nothing, so decoding,
 // encoding and verifying (fsim decodes every program it runs) stay off the heap.
 struct FieldDefs {
-  static constexpr size_t kMax = 24;  // the widest format (GEMM, ALU) has 16
+  static constexpr size_t kMax = 24;  // the widest formats (GEMM, ALU, REQUANT) have 16
   FieldDef defs[kMax];
   size_t count = 0;
   void Append(std::initializer_list<FieldDef> more) {
@@ -170,6 +183,12 @@ struct FieldDefs {
 #define LOOM_BOOL_FIELD(member, expr) \
   FieldDef{#member, 1, [](const Insn& i) -> uint64_t { return expr ? 1 : 0; }, \
            [](Insn& i, uint64_t v) { expr = v != 0; }}
+#define LOOM_S32_FIELD(member, width) \
+  FieldDef {                          \
+#member, width, \
+           [](const Insn& i) -> uint64_t { return static_cast<uint64_t>(int64_t{i.member}); }, \
+           [](Insn& i, uint64_t v) { i.member = SignExtend(v, width); }, true                     \
+  }
 
 FieldDefs CommonDefs() {
   FieldDefs defs;
@@ -185,7 +204,8 @@ FieldDefs CommonDefs() {
   return defs;
 }
 
-FieldDefs LoopDefs(const Layout& l, uint32_t src_bits) {
+// The loop nest's fields; REQUANT (no src operand) stops before the src factors.
+FieldDefs LoopDefs(const Layout& l, uint32_t src_bits, bool with_src = true) {
   FieldDefs defs;
   defs.Append({
       LOOM_U32_FIELD(uop_bgn, l.uop_idx_bits),
@@ -194,13 +214,16 @@ FieldDefs LoopDefs(const Layout& l, uint32_t src_bits) {
       LOOM_U32_FIELD(loop_in, Layout::kLoopBits),
       LOOM_U32_FIELD(dst_factor_out, l.acc_idx_bits),
       LOOM_U32_FIELD(dst_factor_in, l.acc_idx_bits),
-      LOOM_U32_FIELD(src_factor_out, src_bits),
-      LOOM_U32_FIELD(src_factor_in, src_bits),
   });
+  if (with_src) {
+    defs.Append(
+        {LOOM_U32_FIELD(src_factor_out, src_bits), LOOM_U32_FIELD(src_factor_in, src_bits)});
+  }
   return defs;
 }
 
-FieldDefs FormatDefs(const Layout& l, Opcode op) {
+// `requant` picks the ALU's REQUANT format; it matters only for op == kAlu.
+FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
   FieldDefs defs = CommonDefs();
   switch (op) {
     case Opcode::kLoad:
@@ -233,12 +256,16 @@ FieldDefs FormatDefs(const Layout& l, Opcode op) {
                    [](Insn& i, uint64_t v) { i.alu_op = static_cast<AluOp>(v); }},
           LOOM_BOOL_FIELD(use_imm, i.use_imm),
       });
+      if (requant) {
+        defs.Append(LoopDefs(l, l.acc_idx_bits, false));
+        defs.Append({LOOM_S32_FIELD(pre_shift, Layout::kRqShiftBits),
+                     LOOM_S32_FIELD(post_shift, Layout::kRqShiftBits),
+                     LOOM_S32_FIELD(clip_lo, Layout::kRqClipBits),
+                     LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits)});
+        break;
+      }
       defs.Append(LoopDefs(l, l.acc_idx_bits));
-      // imm is stored as 16-bit two's complement and sign-extended on decode.
-      defs.Append({FieldDef{
-          "imm", Layout::kImmBits,
-          [](const Insn& i) -> uint64_t { return static_cast<uint16_t>(i.imm); },
-          [](Insn& i, uint64_t v) { i.imm = static_cast<int16_t>(static_cast<uint16_t>(v)); }}});
+      defs.Append({LOOM_S32_FIELD(imm, Layout::kImmBits)});  // 16-bit two's complement
       break;
     case Opcode::kFinish:
       break;
@@ -248,6 +275,11 @@ FieldDefs FormatDefs(const Layout& l, Opcode op) {
 
 #undef LOOM_U32_FIELD
 #undef LOOM_BOOL_FIELD
+#undef LOOM_S32_FIELD
+
+bool IsRequant(const Insn& insn) {
+  return insn.opcode == Opcode::kAlu && insn.alu_op == AluOp::kRequant;
+}
 
 // Every field of every format, once, for the "fields of other formats must be zero" check.
 const std::vector<FieldDef>& AllDefs() {
@@ -255,10 +287,12 @@ const std::vector<FieldDef>& AllDefs() {
     Layout wide;  // widths do not matter here, only the accessors
     std::vector<FieldDef> out;
     for (Opcode op : {Opcode::kLoad, Opcode::kGemm, Opcode::kAlu}) {
-      for (const FieldDef& d : FormatDefs(wide, op)) {
-        bool seen = false;
-        for (const FieldDef& o : out) seen = seen || std::strcmp(o.name, d.name) == 0;
-        if (!seen) out.push_back(d);
+      for (bool requant : {false, true}) {
+        for (const FieldDef& d : FormatDefs(wide, op, requant)) {
+          bool seen = false;
+          for (const FieldDef& o : out) seen = seen || std::strcmp(o.name, d.name) == 0;
+          if (!seen) out.push_back(d);
+        }
       }
     }
     return out;
@@ -355,6 +389,7 @@ Status VerifyLoops(const Layout& l, const Insn& insn) {
 uint32_t Layout::mem_bits() const { return TotalBits(FormatDefs(*this, Opcode::kLoad)); }
 uint32_t Layout::gemm_bits() const { return TotalBits(FormatDefs(*this, Opcode::kGemm)); }
 uint32_t Layout::alu_bits() const { return TotalBits(FormatDefs(*this, Opcode::kAlu)); }
+uint32_t Layout::requant_bits() const { return TotalBits(FormatDefs(*this, Opcode::kAlu, true)); }
 
 Status Layout::Create(const HwConfig& c, Layout* out) {
   Layout l;
@@ -381,6 +416,7 @@ Status Layout::Create(const HwConfig& c, Layout* out) {
       {"GEMM instruction", l.gemm_bits(), 128,
        "uop_buffer_bytes, acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"},
       {"ALU instruction", l.alu_bits(), 128, "uop_buffer_bytes, acc_buffer_bytes"},
+      {"ALU REQUANT instruction", l.requant_bits(), 128, "uop_buffer_bytes, acc_buffer_bytes"},
       {"micro-op", l.uop_bits(), 32, "acc_buffer_bytes, inp_buffer_bytes, wgt_buffer_bytes"}};
   for (const auto& chk : checks) {
     if (chk.bits > chk.limit) {
@@ -393,14 +429,24 @@ Status Layout::Create(const HwConfig& c, Layout* out) {
   return Status::Ok();
 }
 
-std::vector<FieldSpec> Fields(const Layout& layout, Opcode op) {
+namespace {
+std::vector<FieldSpec> Specs(const FieldDefs& defs) {
   std::vector<FieldSpec> out;
   uint32_t lsb = 0;
-  for (const FieldDef& d : FormatDefs(layout, op)) {
+  for (const FieldDef& d : defs) {
     out.push_back({d.name, lsb, d.width});
     lsb += d.width;
   }
   return out;
+}
+}  // namespace
+
+std::vector<FieldSpec> Fields(const Layout& layout, Opcode op) {
+  return Specs(FormatDefs(layout, op));
+}
+
+std::vector<FieldSpec> RequantFields(const Layout& layout) {
+  return Specs(FormatDefs(layout, Opcode::kAlu, true));
 }
 
 std::vector<FieldSpec> UopFields(const Layout& l) {
@@ -414,13 +460,11 @@ Status Verify(const Layout& layout, const Insn& insn) {
     return InvalidArgument("field 'opcode': unknown opcode {}", static_cast<uint32_t>(insn.opcode));
   }
   // Fields of other formats must be zero, so that every Insn has exactly one encoding.
-  const FieldDefs defs = FormatDefs(layout, insn.opcode);
+  const FieldDefs defs = FormatDefs(layout, insn.opcode, IsRequant(insn));
   for (const FieldDef& d : AllDefs()) {
     bool mine = false;
     for (const FieldDef& m : defs) mine = mine || std::strcmp(m.name, d.name) == 0;
-    // imm's accessor returns its 16-bit encoding; an out-of-format imm must be 0 as a whole.
-    const bool nonzero = std::strcmp(d.name, "imm") == 0 ? insn.imm != 0 : d.get(insn) != 0;
-    if (!mine && nonzero) {
+    if (!mine && d.get(insn) != 0) {
       return Bad(insn, "field '{}' does not belong to {} and must be 0", d.name,
                  OpcodeName(insn.opcode));
     }
@@ -430,6 +474,7 @@ Status Verify(const Layout& layout, const Insn& insn) {
       return InvalidArgument("field 'alu_op': unknown ALU op {}",
                              static_cast<uint32_t>(insn.alu_op));
     }
+    // Range first, so that an out-of-range imm is named as such in either form.
     if (insn.imm < -32768 || insn.imm > 32767) {
       return Bad(insn, "field 'imm' = {} is outside [-32768, 32767]", insn.imm);
     }
@@ -438,12 +483,26 @@ Status Verify(const Layout& layout, const Insn& insn) {
     if (insn.use_imm && (insn.src_factor_out || insn.src_factor_in)) {
       return Bad(insn, "src factors must be 0 in the immediate form");
     }
+    // REQUANT and RQPARAM take no immediate: REQUANT's operands are the parameter register and its
+    // own fields, RQPARAM's are two ACC elements.
+    if (insn.use_imm && (insn.alu_op == AluOp::kRequant || insn.alu_op == AluOp::kRqParam)) {
+      return Bad(insn, "has no immediate form (use_imm must be 0)");
+    }
+    if (IsRequant(insn) && insn.clip_lo > insn.clip_hi) {
+      return Bad(insn, "clip_lo {} is above clip_hi {}", insn.clip_lo, insn.clip_hi);
+    }
   }
   if (insn.opcode == Opcode::kFinish && (insn.deps.push_prev || insn.deps.push_next)) {
     return Bad(insn, "FINISH cannot push tokens: nothing runs after it to pop them");
   }
   for (const FieldDef& d : defs) {
-    if (std::strcmp(d.name, "imm") == 0) continue;  // signed, checked above
+    if (d.is_signed) {
+      const int64_t v = static_cast<int64_t>(d.get(insn)), lim = int64_t{1} << (d.width - 1);
+      if (v < -lim || v >= lim) {
+        return Bad(insn, "field '{}' = {} is outside [{}, {}]", d.name, v, -lim, lim - 1);
+      }
+      continue;
+    }
     const uint64_t v = d.get(insn);
     if (d.width < 64 && (v >> d.width) != 0) {
       return Bad(insn, "field '{}' = {} does not fit in {} bits", d.name, v, d.width);
@@ -471,7 +530,7 @@ Status Encode(const Layout& layout, const Insn& insn, Word128* out) {
   LOOM_RETURN_IF_ERROR(Verify(layout, insn));
   Word128 w;
   uint32_t lsb = 0;
-  for (const FieldDef& d : FormatDefs(layout, insn.opcode)) {
+  for (const FieldDef& d : FormatDefs(layout, insn.opcode, IsRequant(insn))) {
     SetBits(&w, lsb, d.width, d.get(insn));
     lsb += d.width;
   }
@@ -486,8 +545,11 @@ Status Decode(const Layout& layout, const Word128& word, Insn* out) {
   }
   Insn insn;
   insn.opcode = static_cast<Opcode>(op);
+  // alu_op follows the common fields in every ALU format, and selects REQUANT's.
+  const bool requant = insn.opcode == Opcode::kAlu && GetBits(word, 7, Layout::kAluOpBits) ==
+                                                          static_cast<uint64_t>(AluOp::kRequant);
   uint32_t lsb = 0;
-  for (const FieldDef& d : FormatDefs(layout, insn.opcode)) {
+  for (const FieldDef& d : FormatDefs(layout, insn.opcode, requant)) {
     d.set(insn, GetBits(word, lsb, d.width));
     lsb += d.width;
   }

@@ -19,8 +19,24 @@ namespace loom::isa {
 
 enum class Opcode : uint8_t { kLoad = 0, kStore = 1, kGemm = 2, kFinish = 3, kAlu = 4 };
 enum class Buffer : uint8_t { kUop = 0, kWgt = 1, kInp = 2, kAcc = 3, kOut = 4 };
-enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kShrRound = 4, kMul = 5 };
-inline constexpr int kNumAluOps = 6;
+// kRequant and kRqParam form the fused requantization (docs/isa.md §3.4.1): kRqParam copies blocks
+// of per-channel bias and multiplier from ACC into the parameter buffer, kRequant applies bias,
+// rounding pre-shift, multiplier, rounding post-shift and clip in one pass, reading that buffer
+// through its own port. Both take the parameter entry from the micro-op's wgt field.
+enum class AluOp : uint8_t {
+  kMin = 0,
+  kMax = 1,
+  kAdd = 2,
+  kShr = 3,
+  kShrRound = 4,
+  kMul = 5,
+  kRequant = 6,
+  kRqParam = 7,
+};
+inline constexpr int kNumAluOps = 8;
+// Entries of the parameter buffer (RQP), on every config: each holds one int32 bias and one
+// multiplier per lane (batch x block_out).
+inline constexpr uint32_t kRqParamDepth = 32;
 
 // The three execution modules, in pipeline order: load -> compute -> store.
 enum class Module : uint8_t { kLoad = 0, kCompute = 1, kStore = 2 };
@@ -36,7 +52,7 @@ inline constexpr int kNumQueues = 4;
 
 const char* OpcodeName(Opcode op);    // "load", "store", ...
 const char* BufferName(Buffer b);     // "uop", "wgt", ...
-const char* AluOpName(AluOp op);      // "min", "max", "add", "shr", "shr_rnd", "mul"
+const char* AluOpName(AluOp op);      // "min", "max", "add", "shr", "shr_rnd", "mul", ...
 const char* ModuleName(Module m);     // "load", "compute", "store"
 const char* QueueName(Queue q);       // "load->compute", ...
 
@@ -89,6 +105,12 @@ struct Insn {
   AluOp alu_op = AluOp::kMin;
   bool use_imm = false;
   int32_t imm = 0;  // signed 16-bit
+
+  // ALU REQUANT only; its format holds these where the others hold the src factors and imm.
+  int32_t pre_shift = 0;   // signed 6-bit, applied as SHR_RND
+  int32_t post_shift = 0;  // signed 6-bit, applied as SHR_RND
+  int32_t clip_lo = 0;     // signed 8-bit, clip_lo <= clip_hi
+  int32_t clip_hi = 0;     // signed 8-bit
 
   bool operator==(const Insn& o) const;
   bool operator!=(const Insn& o) const { return !(*this == o); }
@@ -153,6 +175,8 @@ struct Layout {
   static constexpr uint32_t kLoopBits = 14;
   static constexpr uint32_t kAluOpBits = 3;
   static constexpr uint32_t kImmBits = 16;
+  static constexpr uint32_t kRqShiftBits = 6;  // REQUANT pre_shift, post_shift
+  static constexpr uint32_t kRqClipBits = 8;   // REQUANT clip_lo, clip_hi
 
   // Widths derived from the config.
   uint32_t sram_bits = 0;     // max index width over all buffers
@@ -176,6 +200,7 @@ struct Layout {
   uint32_t mem_bits() const;
   uint32_t gemm_bits() const;
   uint32_t alu_bits() const;
+  uint32_t requant_bits() const;
   uint32_t uop_bits() const { return uop_dst_bits + uop_src_bits + uop_wgt_bits; }
 
   // Fails if the config's instructions or micro-ops would not fit their words. The config's other
@@ -192,8 +217,10 @@ struct FieldSpec {
   uint32_t width;
 };
 // Fields of an instruction format in bit order, starting with opcode and the four dependency flags.
-// LOAD and STORE share one format; FINISH has only the common fields.
+// LOAD and STORE share one format; FINISH has only the common fields. Fields(.., kAlu) is the
+// format of every ALU op but REQUANT, which RequantFields() describes.
 std::vector<FieldSpec> Fields(const Layout& layout, Opcode op);
+std::vector<FieldSpec> RequantFields(const Layout& layout);
 // Micro-op fields: dst, src, wgt.
 std::vector<FieldSpec> UopFields(const Layout& layout);
 

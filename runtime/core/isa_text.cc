@@ -47,7 +47,9 @@ std::string Disassemble(const Insn& i) {
     case Opcode::kAlu:
       s = std::string("alu.") + AluOpName(i.alu_op);
       AppendLoops(i, &s);
-      if (i.use_imm) {
+      if (i.alu_op == AluOp::kRequant) {
+        FormatTo(&s, " shift={},{} clip={},{}", i.pre_shift, i.post_shift, i.clip_lo, i.clip_hi);
+      } else if (i.use_imm) {
         FormatTo(&s, " imm={}", i.imm);
       } else {
         FormatTo(&s, " src={},{}", i.src_factor_out, i.src_factor_in);
@@ -241,6 +243,17 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
     }
     if (!found) return p.Error("unknown ALU op '" + sub + "' in '" + mnemonic + "'");
     LOOM_RETURN_IF_ERROR(ParseLoops(p, i));
+    if (i->alu_op == AluOp::kRequant) {
+      // Ranges as wide as the fields; Verify names a clip_lo above clip_hi.
+      std::vector<int64_t> v;
+      LOOM_RETURN_IF_ERROR(p.Numbers("shift", ",", 2, -32, 31, &v));
+      i->pre_shift = static_cast<int32_t>(v[0]);
+      i->post_shift = static_cast<int32_t>(v[1]);
+      LOOM_RETURN_IF_ERROR(p.Numbers("clip", ",", 2, -128, 127, &v));
+      i->clip_lo = static_cast<int32_t>(v[0]);
+      i->clip_hi = static_cast<int32_t>(v[1]);
+      return p.Finish(&i->deps);
+    }
     if (p.Has("imm") == p.Has("src")) {
       return p.Error("ALU instruction needs exactly one of 'src=' (register) or 'imm=' (immediate)");
     }

@@ -34,8 +34,22 @@ int32_t AluApply(isa::AluOp op, int32_t a, int32_t x) {
       }
       return a >> n;
     }
+    case isa::AluOp::kRequant:
+    case isa::AluOp::kRqParam:
+      break;  // not a two-operand op: Machine::Alu runs them
   }
   return a;
+}
+
+// REQUANT on one lane (docs/isa.md §3.4.1): exactly the ADD, SHR_RND, MUL, SHR_RND, MAX, MIN chain
+// it replaces.
+int32_t Requant(const Insn& insn, int32_t a, int32_t bias, int32_t mult) {
+  using isa::AluOp;
+  int32_t v = AluApply(AluOp::kAdd, a, bias);
+  v = AluApply(AluOp::kShrRound, v, insn.pre_shift);
+  v = AluApply(AluOp::kMul, v, mult);
+  v = AluApply(AluOp::kShrRound, v, insn.post_shift);
+  return std::clamp(v, insn.clip_lo, insn.clip_hi);
 }
 
 // acc[o] += dot(x, w[o]) for every output lane o; out[o] = sat8(acc[o]). A dot product is at most
@@ -82,7 +96,9 @@ Machine::Machine(const HwConfig& config, const isa::Layout& layout)
       inp_(size_t{config.inp_depth()} * config.inp_elem_bytes()),
       wgt_(size_t{config.wgt_depth()} * config.wgt_elem_bytes()),
       acc_(size_t{config.acc_depth()} * lanes_),
-      out_(size_t{config.out_depth()} * lanes_) {}
+      out_(size_t{config.out_depth()} * lanes_),
+      rq_bias_(size_t{isa::kRqParamDepth} * lanes_),
+      rq_mult_(size_t{isa::kRqParamDepth} * lanes_) {}
 
 uint32_t Machine::elem_bytes(Buffer b) const { return isa::ElemBytes(config_, b); }
 
@@ -226,13 +242,31 @@ Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
         const isa::Uop& uop = uop_[u];
         const uint64_t d = uop.dst + uint64_t{i0} * insn.dst_factor_out + uint64_t{i1} * insn.dst_factor_in;
         const uint64_t s = uop.src + uint64_t{i0} * insn.src_factor_out + uint64_t{i1} * insn.src_factor_in;
+        const bool requant = insn.alu_op == isa::AluOp::kRequant;
         if (d >= layout_.acc_depth) return OutOfRange(Index("acc", d, layout_.acc_depth));
-        if (!insn.use_imm && s >= layout_.acc_depth) {
+        if (!insn.use_imm && !requant && s >= layout_.acc_depth) {
           return OutOfRange(Index("acc", s, layout_.acc_depth));
         }
         int32_t* dst = &acc_[d * lanes_];
         const int32_t* src = &acc_[s * lanes_];
         int8_t* out = &out_[d * lanes_];
+        const bool rqparam = insn.alu_op == isa::AluOp::kRqParam;
+        if ((requant || rqparam) && uop.wgt >= isa::kRqParamDepth) {
+          return OutOfRange(Index("rqp", uop.wgt, isa::kRqParamDepth));
+        }
+        const size_t p = size_t{uop.wgt} * lanes_;
+        if (rqparam) {  // reads both operands, writes no buffer
+          std::copy(dst, dst + lanes_, rq_bias_.begin() + p);
+          std::copy(src, src + lanes_, rq_mult_.begin() + p);
+          continue;
+        }
+        if (requant) {
+          for (uint32_t l = 0; l < lanes_; ++l) {
+            dst[l] = Requant(insn, dst[l], rq_bias_[p + l], rq_mult_[p + l]);
+            out[l] = Saturate8(dst[l]);
+          }
+          continue;
+        }
         for (uint32_t l = 0; l < lanes_; ++l) {
           const int32_t x = insn.use_imm ? insn.imm : src[l];
           dst[l] = AluApply(insn.alu_op, dst[l], x);

@@ -50,6 +50,10 @@ class Machine {
   std::vector<int8_t> wgt_;
   std::vector<int32_t> acc_;
   std::vector<int8_t> out_;
+  // The parameter buffer RQP (docs/isa.md §3.4.1): kRqParamDepth entries of one int32 per lane,
+  // written by RQPARAM, read by REQUANT.
+  std::vector<int32_t> rq_bias_;
+  std::vector<int32_t> rq_mult_;
 };
 
 }  // namespace loom::fsim

@@ -48,7 +48,9 @@ uint64_t TimingModel::GemmCycles(const isa::Insn& insn) const {
 
 uint64_t TimingModel::AluCycles(const isa::Insn& insn) const {
   const uint64_t iters = uint64_t{insn.loop_out} * insn.loop_in * (insn.uop_end - insn.uop_bgn);
-  return kIssueCycles + kAluPipeline + iters * (insn.use_imm ? 1 : 2);
+  // REQUANT reads one ACC operand; its others come from the parameter register's own port.
+  const bool one_read = insn.use_imm || insn.alu_op == isa::AluOp::kRequant;
+  return kIssueCycles + kAluPipeline + iters * (one_read ? 1 : 2);
 }
 
 uint32_t TimingModel::FetchBurstInsns() const {

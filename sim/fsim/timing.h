@@ -27,8 +27,8 @@ struct TimingModel {
   uint64_t DmaCycles(const isa::Insn& insn, uint32_t elem_bytes) const;
   // GEMM: one micro-op iteration per cycle.
   uint64_t GemmCycles(const isa::Insn& insn) const;
-  // ALU: one iteration per cycle with an immediate, two with a register operand (the acc buffer
-  // has one read port).
+  // ALU: one iteration per cycle with an immediate or REQUANT, two with a register operand (the
+  // acc buffer has one read port).
   uint64_t AluCycles(const isa::Insn& insn) const;
   // Fetch: cycles to read `count` consecutive instructions in one burst.
   uint64_t FetchBurstCycles(uint32_t count) const;

@@ -63,8 +63,20 @@ int32_t RefAlu(AluOp op, int32_t a, int32_t x) {
       }
       return static_cast<int32_t>(FloorDivPow2(a, n));
     }
+    case AluOp::kRequant:
+    case AluOp::kRqParam:
+      break;  // not two-operand ops: RefRequant below
   }
   return 0;
+}
+
+// REQUANT of §3.4.1 on one lane, with the parameter entry's bias and multiplier.
+int32_t RefRequant(const Insn& q, int32_t a, int32_t bias, int32_t mult) {
+  int32_t v = RefAlu(AluOp::kAdd, a, bias);
+  v = RefAlu(AluOp::kShrRound, v, q.pre_shift);
+  v = RefAlu(AluOp::kMul, v, mult);
+  v = RefAlu(AluOp::kShrRound, v, q.post_shift);
+  return v < q.clip_lo ? q.clip_lo : (v > q.clip_hi ? q.clip_hi : v);
 }
 
 // The GEMM loop nest of §3.3 on plain arrays: acc holds int32 [element][batch][block_out], inp
@@ -583,6 +595,58 @@ Status RequantRelu(const HwConfig& c, std::vector<IsaCase>* out) {
   return b.Done(out);
 }
 
+// The fused REQUANT (§3.4.1): RQPARAM fills parameter entries 0 and 31 (the last) from ACC, then
+// six REQUANTs with shifts 0, 1, 31, -32 (clamped to -31) and -1, clip bounds at the int8 ends,
+// inside them and equal, each over two elements, one per entry. Operands start with the int32
+// extremes and negative multipliers; the results are int8, so OUT shows them exactly.
+Status FusedRequant(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "fused_requant", 851);
+  const uint32_t K = 6, n = 2 * K;  // REQUANTs, elements
+  // clang-format off
+  const int32_t params[K][4] = {{0, 0, -128, 127}, {1, 31, -128, 127}, {31, 1, -5, 7},
+                                {-32, 2, -128, -100}, {5, -1, 0, 127}, {16, 15, 3, 3}};
+  const int32_t edges[] = {kMin32, kMax32, -1, 0, 1, kMin32 + 1, kMax32 - 1, 1 << 30, -(1 << 30)};
+  // clang-format on
+  const uint32_t E = sizeof edges / sizeof edges[0];
+  // Values: the edges in the first lanes of each vector, then random ones, full-range or small.
+  auto vec = [&](uint32_t count, uint32_t skew) {
+    std::vector<int32_t> v(size_t{count} * b.L);
+    for (size_t k = 0; k < v.size(); ++k) {
+      const size_t e = (k + skew) % (2 * E);
+      v[k] = e < E ? edges[e] : (k % 2 ? b.Rand(kMin32, kMax32) : b.Rand(-99999, 99999));
+    }
+    return v;
+  };
+  const std::vector<int32_t> a = vec(n, 0), bias = vec(2, 3), mult = vec(2, 7);
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(a), 1, n, n));         // ACC[0, n): operands
+  b.Emit(LoadInsn(Buffer::kAcc, n, b.Acc(bias), 1, 2, 2));      // ACC[n, n+2): bias 0, 31
+  b.Emit(LoadInsn(Buffer::kAcc, n + 2, b.Acc(mult), 1, 2, 2));  // ACC[n+2, n+4): mult 0, 31
+  const uint32_t last = isa::kRqParamDepth - 1;
+  const uint32_t up = b.Uops({{n, n + 2, 0}, {n + 1, n + 3, last}});
+  Insn p = Nest(Opcode::kAlu, up, 2, 1, 1, 0, 0);
+  p.alu_op = AluOp::kRqParam;
+  b.Emit(p);
+  std::vector<int32_t> r(a.size());
+  for (uint32_t k = 0; k < K; ++k) {
+    Insn q = Nest(Opcode::kAlu, b.Uops({{2 * k, 0, 0}, {2 * k + 1, 0, last}}), 2, 1, 1, 0, 0);
+    q.alu_op = AluOp::kRequant;
+    q.pre_shift = params[k][0];
+    q.post_shift = params[k][1];
+    q.clip_lo = params[k][2];
+    q.clip_hi = params[k][3];
+    b.Emit(q).deps.push_next = k + 1 == K;
+    for (uint32_t e = 0; e < 2; ++e) {
+      for (uint32_t l = 0; l < b.L; ++l) {
+        const size_t i = size_t{2 * k + e} * b.L + l, j = size_t{e} * b.L + l;
+        r[i] = RefRequant(q, a[i], bias[j], mult[j]);
+      }
+    }
+  }
+  const int g = b.OutRegion(n, "requantized [element][lane]");
+  b.Store(g, 0, 0, 1, n, n, SatBytes(r)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
 // Zero-size LOAD and STORE as pure token carriers (§3.1): their pops and pushes order the real
 // transfers, and they move no data although x_size is nonzero.
 //   load.inp  X; load.wgt W; load.inp y=0 @push_next      (carrier: releases both loads)
@@ -662,6 +726,7 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   LOOM_RETURN_IF_ERROR(AluImmOps(c, out));
   LOOM_RETURN_IF_ERROR(AluSrcDstLoops(c, out));
   LOOM_RETURN_IF_ERROR(RequantRelu(c, out));
+  LOOM_RETURN_IF_ERROR(FusedRequant(c, out));
   return TokenCarrier(c, out);
 }
 

@@ -485,7 +485,7 @@ TEST_F(Isa16, NamesOfCodes) {
   EXPECT_STREQ(OpcodeName(Opcode::kAlu), "alu");
   const char* buffers[] = {"uop", "wgt", "inp", "acc", "out"};
   for (int b = 0; b < 5; ++b) EXPECT_STREQ(BufferName(static_cast<Buffer>(b)), buffers[b]);
-  const char* ops[] = {"min", "max", "add", "shr", "shr_rnd", "mul"};
+  const char* ops[] = {"min", "max", "add", "shr", "shr_rnd", "mul", "requant", "rqparam"};
   for (int a = 0; a < kNumAluOps; ++a) EXPECT_STREQ(AluOpName(static_cast<AluOp>(a)), ops[a]);
   EXPECT_EQ(Mnemonic(Load(Buffer::kWgt)), "load.wgt");
   EXPECT_EQ(Mnemonic(Store()), "store.out");
@@ -628,6 +628,7 @@ TEST_P(IsaShape, EveryFieldAtZero) {
   EXPECT_TRUE(RoundTrips(l_, gemm));
   for (int a = 0; a < kNumAluOps; ++a) {
     for (bool imm : {false, true}) {
+      if (imm && a >= static_cast<int>(AluOp::kRequant)) continue;  // no immediate form
       Insn alu;
       alu.opcode = Opcode::kAlu;
       alu.alu_op = static_cast<AluOp>(a);
@@ -748,7 +749,7 @@ TEST_P(IsaShape, AllFieldsAtTheirMaximumTogether) {
     EXPECT_TRUE(RoundTrips(l_, g));
   }
 
-  for (int a = 0; a < kNumAluOps; ++a) {
+  for (int a = 0; a <= static_cast<int>(AluOp::kMul); ++a) {
     Insn alu = Alu(static_cast<AluOp>(a), false);
     alu.deps = MakeDeps(0xf);
     alu.uop_bgn = l_.uop_depth - 1;
@@ -867,9 +868,10 @@ TEST_P(IsaShape, UnknownCodesAreRejected) {
     i.opcode = Opcode::kStore;
     EXPECT_THAT(EncodeStatus(l_, i).message(), HasSubstr("unknown buffer"));
   }
-  for (int a = 6; a < 8; ++a) {
-    Insn i = Alu(static_cast<AluOp>(a), false);
-    EXPECT_THAT(EncodeStatus(l_, i).message(), HasSubstr("unknown ALU op"));
+  for (AluOp a : {AluOp::kRequant, AluOp::kRqParam}) {
+    Insn i = Alu(a, true);
+    i.imm = 0;
+    EXPECT_THAT(EncodeStatus(l_, i).message(), HasSubstr("no immediate form"));
   }
 }
 
@@ -1124,14 +1126,6 @@ TEST_P(IsaShape, DecodeRejectsUnknownCodes) {
       EXPECT_THAT(s.message(), HasSubstr("'buffer'"));
     }
   }
-  const FieldSpec f = FindField(l_, Opcode::kAlu, "alu_op");
-  for (uint64_t a = 6; a < 8; ++a) {
-    Word128 w = EncodeOrDie(l_, Alu(AluOp::kAdd, false));
-    PutField(&w, f, a);
-    Status s = DecodeStatus(l_, w);
-    EXPECT_THAT(s.message(), HasSubstr("unknown ALU op " + std::to_string(a)));
-    EXPECT_THAT(s.message(), HasSubstr("'alu_op'"));
-  }
 }
 
 TEST_P(IsaShape, DecodeRejectsSemanticallyInvalidWords) {
@@ -1347,8 +1341,14 @@ class RandomInsns {
       i.wgt_factor_in = Edgy(l_.wgt_idx_bits);
     } else {
       i.alu_op = static_cast<AluOp>(Range(0, kNumAluOps - 1));
-      i.use_imm = Coin();
-      if (i.use_imm) {
+      i.use_imm = i.alu_op < AluOp::kRequant && Coin();
+      if (i.alu_op == AluOp::kRequant) {
+        i.pre_shift = static_cast<int32_t>(Range(0, 63)) - 32;
+        i.post_shift = static_cast<int32_t>(Range(0, 63)) - 32;
+        i.clip_lo = static_cast<int32_t>(Range(0, 255)) - 128;
+        i.clip_hi =
+            i.clip_lo + static_cast<int32_t>(Range(0, static_cast<uint32_t>(127 - i.clip_lo)));
+      } else if (i.use_imm) {
         i.imm = static_cast<int16_t>(Edgy(16));
         if (Range(0, 7) == 0) i.imm = -32768;
       } else {
@@ -1425,6 +1425,53 @@ TEST_P(IsaShape, RandomMicroOpsRoundTrip) {
     if (n % 10 == 0) {
       ASSERT_TRUE(UopRoundTrips(l_, u));
     }
+  }
+}
+
+// REQUANT's own format (docs/isa.md §2.7.1): its four signed fields round-trip at their extremes,
+// fields of the other ALU format must be 0, clip_lo may not exceed clip_hi, and the bits above
+// its last field are reserved.
+TEST_P(IsaShape, RequantFormat) {
+  EXPECT_EQ(l_.requant_bits(), 68 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
+  Insn q = Alu(AluOp::kRequant, false);
+  q.uop_end = 1;
+  q.loop_out = q.loop_in = 3;
+  q.dst_factor_out = 2;
+  for (int32_t pre : {-32, -1, 0, 1, 31}) {
+    for (int32_t lo : {-128, 0, 127}) {
+      q.pre_shift = pre;
+      q.post_shift = -1 - pre;
+      q.clip_lo = lo;
+      q.clip_hi = lo == 127 ? 127 : lo + 1;
+      EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
+    }
+  }
+  Insn bad = q;
+  bad.pre_shift = 32;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'pre_shift' = 32 is outside [-32, 31]"));
+  bad = q;
+  bad.clip_hi = 128;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'clip_hi' = 128"));
+  bad = q;
+  bad.clip_lo = 5;
+  bad.clip_hi = 4;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("clip_lo 5 is above clip_hi 4"));
+  bad = q;
+  bad.src_factor_out = 1;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'src_factor_out' does not belong"));
+  // The other ALU ops carry no REQUANT fields.
+  Insn add = Alu(AluOp::kAdd, false);
+  add.uop_end = 1;
+  add.clip_hi = 1;
+  EXPECT_THAT(EncodeStatus(l_, add).message(), HasSubstr("'clip_hi' does not belong"));
+  Word128 w = EncodeOrDie(l_, q);
+  for (uint32_t pos : {l_.requant_bits(), 127u}) {
+    Word128 r = w;
+    if (pos < 64)
+      r.lo |= uint64_t{1} << pos;
+    else
+      r.hi |= uint64_t{1} << (pos - 64);
+    EXPECT_THAT(DecodeStatus(l_, r).message(), HasSubstr("reserved bit " + std::to_string(pos)));
   }
 }
 

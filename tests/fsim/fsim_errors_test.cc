@@ -292,6 +292,13 @@ TEST_P(FsimErrorsTest, GemmAndAluIndexOutOfRange) {
        "acc index " + A},
       {"uop dst=" + A1 + " src=0 wgt=0", "alu.max uop=0:1 loop=2x1 dst=1,0 imm=0",
        "acc index " + A},
+      // REQUANT and RQPARAM: the parameter entry (the micro-op's wgt field) past RQP's 32.
+      {"uop dst=0 src=1 wgt=32", "alu.rqparam uop=0:1 loop=1x1 dst=0,0 src=0,0",
+       "rqp index 32 is outside the rqp buffer (depth 32)"},
+      {"uop dst=0 src=0 wgt=40", "alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=0,0",
+       "rqp index 40"},
+      {"uop dst=" + A1 + " src=0 wgt=0", "alu.requant uop=0:1 loop=2x1 dst=1,0 shift=0,0 clip=0,0",
+       "acc index " + A},
   };
   for (const auto& c : cases) {
     const Status s = Run("load.uop sram=0 dram=0 y=1 x=1 stride=1\n" + c.insn + "\nfinish", c.uop);

@@ -152,7 +152,7 @@ std::string GenerateSvPackage(const HwConfig& c) {
   w.Raw("\n");
   w.Enum("alu_op_e", "ALU_", isa::Layout::kAluOpBits,
          std::vector<AluOp>{AluOp::kMin, AluOp::kMax, AluOp::kAdd, AluOp::kShr, AluOp::kShrRound,
-                            AluOp::kMul},
+                            AluOp::kMul, AluOp::kRequant, AluOp::kRqParam},
          isa::AluOpName);
 
   // The decoder slices words with these; they come from the same table Encode/Decode walk.
@@ -162,6 +162,8 @@ std::string GenerateSvPackage(const HwConfig& c) {
   FieldParams(w, "GEMM", isa::Fields(layout, Opcode::kGemm));
   w.Comment("ALU fields.");
   FieldParams(w, "ALU", isa::Fields(layout, Opcode::kAlu));
+  w.Comment("ALU REQUANT fields (alu_op REQUANT selects this format).");
+  FieldParams(w, "REQUANT", isa::RequantFields(layout));
   w.Comment("FINISH fields.");
   FieldParams(w, "FINISH", isa::Fields(layout, Opcode::kFinish));
   w.Comment("Micro-op fields.");

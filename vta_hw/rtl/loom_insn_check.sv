@@ -1,6 +1,6 @@
 // Decodes enough of an instruction word to route it, and detects every condition that
-// docs/isa.md §4 marks R (the RTL must reject it): a reserved bit set, an unknown opcode, buffer
-// or ALU op, a dependency flag the executing module does not have, push flags on FINISH, and a
+// docs/isa.md §4 marks R (the RTL must reject it): a reserved bit set, an unknown opcode or
+// buffer, a dependency flag the executing module does not have, push flags on FINISH, and a
 // buffer the opcode does not allow. The other static conditions are the runtime's to check.
 //
 // The fields every format shares (docs/isa.md §2.3) sit at the same bits in every format; the
@@ -29,10 +29,11 @@ module loom_insn_check (
   assign push_next = insn_i[loom_hw_pkg::FINISH_PUSH_NEXT_LSB];
 
   // Bits above the last field of each format must be zero.
-  logic mem_clear, gemm_clear, alu_clear, finish_clear;
+  logic mem_clear, gemm_clear, alu_clear, requant_clear, finish_clear;
   assign mem_clear    = (insn_i >> loom_hw_pkg::MEM_USED_BITS) == '0;
   assign gemm_clear   = (insn_i >> loom_hw_pkg::GEMM_USED_BITS) == '0;
   assign alu_clear    = (insn_i >> loom_hw_pkg::ALU_USED_BITS) == '0;
+  assign requant_clear = (insn_i >> loom_hw_pkg::REQUANT_USED_BITS) == '0;
   assign finish_clear = (insn_i >> loom_hw_pkg::FINISH_USED_BITS) == '0;
 
   always_comb begin
@@ -58,7 +59,9 @@ module loom_insn_check (
         valid_o  = buffer == loom_hw_pkg::BUF_OUT && mem_clear && !pop_next && !push_next;
       end
       loom_hw_pkg::OPCODE_GEMM: valid_o = gemm_clear;
-      loom_hw_pkg::OPCODE_ALU:  valid_o = alu_clear && alu_op <= loom_hw_pkg::ALU_MUL;
+      // All eight ALU op codes exist; REQUANT has its own, shorter format.
+      loom_hw_pkg::OPCODE_ALU:
+        valid_o = alu_op == loom_hw_pkg::ALU_REQUANT ? requant_clear : alu_clear;
       loom_hw_pkg::OPCODE_FINISH: begin
         finish_o = 1'b1;
         valid_o  = finish_clear && !push_prev && !push_next;
@@ -76,6 +79,8 @@ module loom_insn_check (
             loom_hw_pkg::MEM_POP_PREV_LSB == loom_hw_pkg::FINISH_POP_PREV_LSB &&
             loom_hw_pkg::GEMM_PUSH_NEXT_LSB == loom_hw_pkg::FINISH_PUSH_NEXT_LSB &&
             loom_hw_pkg::ALU_PUSH_NEXT_LSB == loom_hw_pkg::FINISH_PUSH_NEXT_LSB &&
+            loom_hw_pkg::REQUANT_ALU_OP_LSB == loom_hw_pkg::ALU_ALU_OP_LSB &&
+            loom_hw_pkg::REQUANT_DST_FACTOR_IN_LSB == loom_hw_pkg::ALU_DST_FACTOR_IN_LSB &&
             InsnBits == 128)
       else $fatal(1, "loom_insn_check: instruction formats differ from docs/isa.md");
   end

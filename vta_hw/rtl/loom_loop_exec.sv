@@ -1,6 +1,9 @@
 // Executes GEMM and ALU instructions (docs/isa.md §3.3-3.4): the two-level loop nest over the
 // micro-ops [uop_bgn, uop_end), one iteration per cycle (two for an ALU with a register operand,
-// whose two ACC operands share the buffer's one read port).
+// whose two ACC operands share the buffer's one read port). REQUANT (§3.4.1) reads ACC[d] and the
+// parameter buffer RQP, which has its own port, so it runs one iteration per cycle; RQPARAM is a
+// register-form ALU op that writes RQP instead of ACC. Both take the RQP entry from the
+// micro-op's wgt field, read in S1 like INP and WGT, written in S2.
 //
 //   S0   loop counters; read the micro-op
 //   S1   d, s, w = micro-op fields + loop offsets; read INP[s] and WGT[w] (GEMM) or ACC[d] then
@@ -60,6 +63,8 @@ module loom_loop_exec #(
   localparam int unsigned UopEndW = loom_hw_pkg::GEMM_UOP_END_W;
   localparam int unsigned LoopOutW = loom_hw_pkg::GEMM_LOOP_OUT_W;
   localparam int unsigned LoopInW = loom_hw_pkg::GEMM_LOOP_IN_W;
+  localparam int unsigned RqpDepth = 32;  // isa::kRqParamDepth, on every config
+  localparam int unsigned RqpW = $clog2(RqpDepth);
 
   // ---------------------------------------------------------------------------------------------
   // The instruction's fields (docs/isa.md §2.6-2.7). GEMM and ALU share the loop nest; the src
@@ -67,6 +72,8 @@ module loom_loop_exec #(
   logic                              is_alu, use_imm, reset;
   logic [2:0]                        alu_op;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm;
+  logic [5:0]                        pre_shift, post_shift;  // REQUANT
+  logic [7:0]                        clip_lo, clip_hi;
   logic [UopBgnW-1:0]                uop_bgn;
   logic [UopEndW-1:0]                uop_end;
   logic [LoopOutW-1:0]               loop_out;
@@ -81,6 +88,10 @@ module loom_loop_exec #(
   assign alu_op  = insn_i[loom_hw_pkg::ALU_ALU_OP_LSB +: loom_hw_pkg::ALU_ALU_OP_W];
   assign use_imm = insn_i[loom_hw_pkg::ALU_USE_IMM_LSB];
   assign imm     = insn_i[loom_hw_pkg::ALU_IMM_LSB +: loom_hw_pkg::ALU_IMM_W];
+  assign pre_shift  = insn_i[loom_hw_pkg::REQUANT_PRE_SHIFT_LSB +: 6];
+  assign post_shift = insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB +: 6];
+  assign clip_lo    = insn_i[loom_hw_pkg::REQUANT_CLIP_LO_LSB +: 8];
+  assign clip_hi    = insn_i[loom_hw_pkg::REQUANT_CLIP_HI_LSB +: 8];
   always_comb begin
     if (is_alu) begin
       uop_bgn  = insn_i[loom_hw_pkg::ALU_UOP_BGN_LSB +: UopBgnW];
@@ -111,6 +122,8 @@ module loom_loop_exec #(
   logic                              is_alu_q, use_imm_q, reset_q;
   logic [2:0]                        alu_op_q;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
+  logic [5:0]                        pre_shift_q, post_shift_q;
+  logic [7:0]                        clip_lo_q, clip_hi_q;
   logic [UopBgnW-1:0]                uop_bgn_q;
   logic [UopEndW-1:0]                uop_end_q;
   logic [LoopOutW-1:0]               loop_out_q;
@@ -118,8 +131,11 @@ module loom_loop_exec #(
   logic [AW-1:0]                     dst_fo_q, dst_fi_q;
   logic [SW-1:0]                     src_fo_q, src_fi_q;
   logic [WW-1:0]                     wgt_fo_q, wgt_fi_q;
-  logic                              two_cycle;  // ALU with a register operand
-  assign two_cycle = is_alu_q && !use_imm_q;
+  logic                              two_cycle;  // ALU with a second ACC operand
+  logic                              requant_q, rqparam_q;
+  assign requant_q = is_alu_q && alu_op_q == loom_hw_pkg::ALU_REQUANT;
+  assign rqparam_q = is_alu_q && alu_op_q == loom_hw_pkg::ALU_RQPARAM;
+  assign two_cycle = is_alu_q && !use_imm_q && !requant_q;
 
   // ---------------------------------------------------------------------------------------------
   // S0: loop counters.
@@ -150,6 +166,10 @@ module loom_loop_exec #(
       reset_q    <= 1'b0;
       alu_op_q   <= '0;
       imm_q      <= '0;
+      pre_shift_q  <= '0;
+      post_shift_q <= '0;
+      clip_lo_q    <= '0;
+      clip_hi_q    <= '0;
       uop_bgn_q  <= '0;
       uop_end_q  <= '0;
       loop_out_q <= '0;
@@ -181,6 +201,10 @@ module loom_loop_exec #(
       reset_q    <= reset;
       alu_op_q   <= alu_op;
       imm_q      <= imm;
+      pre_shift_q  <= pre_shift;
+      post_shift_q <= post_shift;
+      clip_lo_q    <= clip_lo;
+      clip_hi_q    <= clip_hi;
       uop_bgn_q  <= uop_bgn;
       uop_end_q  <= uop_end;
       loop_out_q <= loop_out;
@@ -276,9 +300,10 @@ module loom_loop_exec #(
   end
 
   // GEMM reads INP and WGT in S1 and ACC in S2; the ALU reads ACC[d], then ACC[s], in S1.
-  logic          v2_q, last2_q;
-  logic [AW-1:0] d2_q;
-  logic [AW-1:0] s2_q;
+  logic            v2_q, last2_q;
+  logic [AW-1:0]   d2_q;
+  logic [AW-1:0]   s2_q;
+  logic [RqpW-1:0] w2_q;  // RQPARAM's RQP entry
   assign inp_re_o    = v1_q && !is_alu_q && !reset_q;
   assign inp_raddr_o = s1[InpIdxW-1:0];
   assign wgt_re_o    = v1_q && !is_alu_q && !reset_q;
@@ -319,6 +344,7 @@ module loom_loop_exec #(
       last2_q <= 1'b0;
       d2_q    <= '0;
       s2_q    <= '0;
+      w2_q    <= '0;
       a2_q    <= '0;
     end else if (abort_i) begin
       v2_q <= 1'b0;
@@ -328,6 +354,7 @@ module loom_loop_exec #(
         last2_q <= last1_q;
         d2_q    <= d1;
         s2_q    <= AW'(s1);
+        w2_q    <= w1[RqpW-1:0];
       end
       if (v1_q && two_cycle && ph1_q) begin
         a2_q <= fwd(d1, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
@@ -347,14 +374,57 @@ module loom_loop_exec #(
     end
   end
 
+  // The parameter buffer RQP: per entry and lane, the bias and multiplier RQPARAM copied from
+  // ACC[d] and ACC[s].
+  logic [AccW-1:0] rq_bias_q, rq_mult_q, rq_y, op_y;
+  logic            rqp_we;
+  assign rqp_we = v2_q && rqparam_q && !abort_i;
+  loom_ram_1r1w #(.Width(AccW), .Depth(RqpDepth)) u_rqp_bias (
+    .clk_i,
+    .we_i   (rqp_we),
+    .waddr_i(w2_q),
+    .wdata_i(alu_a),
+    .re_i   (v1_q && requant_q),
+    .raddr_i(w1[RqpW-1:0]),
+    .rdata_o(rq_bias_q)
+  );
+  loom_ram_1r1w #(.Width(AccW), .Depth(RqpDepth)) u_rqp_mult (
+    .clk_i,
+    .we_i   (rqp_we),
+    .waddr_i(w2_q),
+    .wdata_i(alu_x),
+    .re_i   (v1_q && requant_q),
+    .raddr_i(w1[RqpW-1:0]),
+    .rdata_o(rq_mult_q)
+  );
+
+  // REQUANT multiplies on the ALU lane's own multiplier (no DSP slices of its own): the lane gets
+  // MUL of the pre-shifted value and the multiplier, and its product goes on to the post-shift.
+  logic [AccW-1:0] lane_a, lane_x, rq_pre;
+  logic [2:0]      lane_op;
+  assign lane_op = requant_q ? 3'(loom_hw_pkg::ALU_MUL) : alu_op_q;
+  assign lane_a  = requant_q ? rq_pre : alu_a;
+  assign lane_x  = requant_q ? rq_mult_q : alu_x;
   for (genvar l = 0; l < Lanes; l++) begin : g_alu
     loom_alu_lane u_lane (
-      .op_i(alu_op_q),
-      .a_i (alu_a[l*32 +: 32]),
-      .x_i (alu_x[l*32 +: 32]),
-      .y_o (alu_y[l*32 +: 32])
+      .op_i(lane_op),
+      .a_i (lane_a[l*32 +: 32]),
+      .x_i (lane_x[l*32 +: 32]),
+      .y_o (op_y[l*32 +: 32])
+    );
+    loom_requant_lane u_requant (
+      .a_i         (alu_a[l*32 +: 32]),
+      .bias_i      (rq_bias_q[l*32 +: 32]),
+      .pre_shift_i (pre_shift_q),
+      .pre_o       (rq_pre[l*32 +: 32]),
+      .prod_i      (op_y[l*32 +: 32]),
+      .post_shift_i(post_shift_q),
+      .clip_lo_i   (clip_lo_q),
+      .clip_hi_i   (clip_hi_q),
+      .y_o         (rq_y[l*32 +: 32])
     );
   end
+  assign alu_y = requant_q ? rq_y : op_y;
 
   // GEMM: products of this iteration's INP and WGT elements.
   logic [AccW-1:0] dot;
@@ -394,7 +464,7 @@ module loom_loop_exec #(
   // ---------------------------------------------------------------------------------------------
   // S3: write; S4: the last write, for forwarding.
   logic s3_from_alu;
-  assign s3_from_alu = v2_q && is_alu_q;
+  assign s3_from_alu = v2_q && is_alu_q && !rqparam_q;  // RQPARAM writes no buffer
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -438,7 +508,7 @@ module loom_loop_exec #(
     assign out_wdata_o[l*8 +: 8] = loom_pkg::sat8(data3_q[l*32 +: 32]);
   end
   assign gemm_iter_o = v3_q && gemm3_q;
-  assign done_o      = (v3_q && last3_q) || empty_q;
+  assign done_o      = (v3_q && last3_q) || empty_q || (v2_q && rqparam_q && last2_q);
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -16,6 +16,7 @@ set(LOOM_RTL_SOURCES
   ${LOOM_RTL_DIR}/loom_fetch.sv
   ${LOOM_RTL_DIR}/loom_insn_seq.sv
   ${LOOM_RTL_DIR}/loom_alu_lane.sv
+  ${LOOM_RTL_DIR}/loom_requant_lane.sv
   ${LOOM_RTL_DIR}/loom_gemm_core.sv
   ${LOOM_RTL_DIR}/loom_loop_exec.sv
   ${LOOM_RTL_DIR}/loom_load.sv

@@ -22,6 +22,10 @@
 #define ALU_SHR 3
 #define ALU_SHR_RND 4
 #define ALU_MUL 5
+#define ALU_REQUANT 6
+#define ALU_RQPARAM 7
+#define RQP_DEPTH 32 /* isa::kRqParamDepth */
+#define BUF_RQP 5    /* ERR_INDEX's code for the parameter buffer */
 #define MOD_LOAD 0
 #define MOD_COMPUTE 1
 #define MOD_STORE 2
@@ -96,6 +100,10 @@
 #define P_WGT_OUT 25
 #define P_WGT_IN 26
 #define P_IMM 27
-#define P_WORDS 28
+#define P_PRE_SHIFT 28 /* REQUANT: these four, sign-extended, instead of src factors and imm */
+#define P_POST_SHIFT 29
+#define P_CLIP_LO 30
+#define P_CLIP_HI 31
+#define P_WORDS 32
 
 #endif /* LOOM_RUNTIME_DRIVERS_OPENCL_OPENCL_ABI_H_ */

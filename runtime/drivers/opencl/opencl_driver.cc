@@ -141,7 +141,9 @@ Status OpenclDriver::Open(const DriverOptions& options) {
       size_t{layout_.uop_depth} * 3 * 4,
       size_t{layout_.inp_depth} * config_.inp_elem_bytes(),
       size_t{layout_.wgt_depth} * config_.wgt_elem_bytes(),
-      size_t{layout_.acc_depth} * lanes * 4,
+      // Past the buffer, REQUANT's parameter buffer: kRqParamDepth biases, then as many
+      // multipliers.
+      size_t{layout_.acc_depth + 2 * isa::kRqParamDepth} * lanes * 4,
       size_t{layout_.acc_depth} * lanes,
       0,
       0,

@@ -106,6 +106,11 @@ Status StreamReport::KernelError(const RunState& st) const {
       return OutOfRange(in + buf);
     }
     case ERR_INDEX: {
+      if (a == BUF_RQP) {
+        return OutOfRange(in + "rqp index " + std::to_string(b) +
+                          " is outside the rqp buffer (depth " +
+                          std::to_string(isa::kRqParamDepth) + ")");
+      }
       const isa::Buffer buffer = static_cast<isa::Buffer>(a);
       const char* name = isa::BufferName(buffer);
       return OutOfRange(in + name + " index " + std::to_string(b) + " is outside the " + name +

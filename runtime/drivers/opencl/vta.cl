@@ -40,6 +40,11 @@ uint take(Word* w, uint width) {
   return width == 0 ? 0u : (uint)(v & ((1ul << width) - 1ul));
 }
 
+int sign_extend(uint v, uint width) {
+  const uint m = 1u << (width - 1);
+  return (int)((v ^ m) - m);
+}
+
 // Bits at and above the word's last field must be zero.
 bool reserved_clear(const Word* w) {
   if (w->pos >= 128) return true;
@@ -94,6 +99,17 @@ bool decode(ulong lo, ulong hi, global uint* p) {
     p[P_LOOP_IN] = take(&w, 14);
     p[P_DST_OUT] = take(&w, LOOM_ACC_BITS);
     p[P_DST_IN] = take(&w, LOOM_ACC_BITS);
+    if (op == OP_ALU && p[P_ALU_OP] == ALU_REQUANT) {  // its own fields in place of src and imm
+      p[P_PRE_SHIFT] = (uint)sign_extend(take(&w, 6), 6);
+      p[P_POST_SHIFT] = (uint)sign_extend(take(&w, 6), 6);
+      p[P_CLIP_LO] = (uint)sign_extend(take(&w, 8), 8);
+      p[P_CLIP_HI] = (uint)sign_extend(take(&w, 8), 8);
+      if (!reserved_clear(&w)) return false;
+      if (p[P_USE_IMM] || (int)p[P_CLIP_LO] > (int)p[P_CLIP_HI]) return false;
+      if (p[P_UOP_BGN] >= p[P_UOP_END] || p[P_UOP_END] > LOOM_UOP_DEPTH) return false;
+      p[P_MODULE] = MOD_COMPUTE;  // every flag exists on compute: no other check applies
+      return true;
+    }
     const uint src_bits = op == OP_GEMM ? LOOM_INP_BITS : LOOM_ACC_BITS;
     p[P_SRC_OUT] = take(&w, src_bits);
     p[P_SRC_IN] = take(&w, src_bits);
@@ -133,7 +149,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
     if (p[P_UOP_BGN] >= p[P_UOP_END] || p[P_UOP_END] > LOOM_UOP_DEPTH) return false;
   }
   if (op == OP_ALU) {
-    if (p[P_ALU_OP] > ALU_MUL) return false;
+    if (p[P_ALU_OP] == ALU_RQPARAM && p[P_USE_IMM]) return false;
     if (!p[P_USE_IMM] && p[P_IMM] != 0) return false;
     if (p[P_USE_IMM] && (p[P_SRC_OUT] || p[P_SRC_IN])) return false;
   }
@@ -373,13 +389,35 @@ bool exec_alu(const Machine* m, uint insn, global const uint* p, ulong* iter, lo
         fail(m, ERR_INDEX, insn, BUF_ACC, d);
         return false;
       }
-      if (!use_imm && s >= LOOM_ACC_DEPTH) {
+      if (!use_imm && op != ALU_REQUANT && s >= LOOM_ACC_DEPTH) {
         fail(m, ERR_INDEX, insn, BUF_ACC, s);
         return false;
       }
       global int* dst = m->acc + d * LANES;
-      global const int* src = m->acc + (use_imm ? d : s) * LANES;
+      global const int* src = m->acc + (use_imm || op == ALU_REQUANT ? d : s) * LANES;
       global char* out = m->out + d * LANES;
+      // REQUANT's parameter buffer, past ACC (opencl_driver.cc sizes it); uop[2] is the entry.
+      if ((op == ALU_RQPARAM || op == ALU_REQUANT) && uop[2] >= RQP_DEPTH) {
+        fail(m, ERR_INDEX, insn, BUF_RQP, uop[2]);
+        return false;
+      }
+      global int* bias = m->acc + (LOOM_ACC_DEPTH + uop[2]) * LANES;
+      global int* mult = bias + RQP_DEPTH * LANES;
+      if (op == ALU_RQPARAM) {
+        for (uint l = 0; l < LANES; ++l) bias[l] = dst[l], mult[l] = src[l];
+        continue;
+      }
+      if (op == ALU_REQUANT) {
+        for (uint l = 0; l < LANES; ++l) {
+          int v = alu_apply(ALU_ADD, dst[l], bias[l]);
+          v = alu_apply(ALU_SHR_RND, v, (int)p[P_PRE_SHIFT]);
+          v = alu_apply(ALU_MUL, v, mult[l]);
+          v = alu_apply(ALU_SHR_RND, v, (int)p[P_POST_SHIFT]);
+          dst[l] = clamp(v, (int)p[P_CLIP_LO], (int)p[P_CLIP_HI]);
+          out[l] = saturate8(dst[l]);
+        }
+        continue;
+      }
       for (uint l = 0; l < LANES; ++l) {
         const int x = use_imm ? imm : src[l];
         dst[l] = alu_apply(op, dst[l], x);
