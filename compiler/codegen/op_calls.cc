@@ -82,19 +82,20 @@ bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op
       break;
     }
     case pkg::OpParams::Resize: {
-      const pkg::Resize* p = op.params_as_Resize();
+      const q::ResizeParams p = runtime::op_params::ResizeOf(op.params_as_Resize(), b.In(0));
       b.Call(abi::kResize,
              [&](int32_t* a) {
-               return abi::EncodeScaledPlane(blk, Act(b.In(0)), p->factor_h(), p->factor_w(), a);
+               return abi::EncodeScaledPlane(blk, p.shape, p.factor_h, p.factor_w, a);
              },
              {in(0), y});
       break;
     }
     case pkg::OpParams::ZeroInsert: {
-      const pkg::ZeroInsert* p = op.params_as_ZeroInsert();
+      const q::ZeroInsertParams p =
+          runtime::op_params::ZeroInsertOf(op.params_as_ZeroInsert(), b.In(0));
       b.Call(abi::kZeroInsert,
              [&](int32_t* a) {
-               return abi::EncodeScaledPlane(blk, Act(b.In(0)), p->stride_h(), p->stride_w(), a);
+               return abi::EncodeScaledPlane(blk, p.shape, p.stride_h, p.stride_w, a);
              },
              {in(0), y});
       break;
@@ -109,10 +110,7 @@ bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op
       b.calls.push_back(zero);
       uint32_t c_off = 0;
       for (fbu i = 0; i < op.inputs()->size(); ++i) {
-        q::ConcatInput ci;
-        ci.shape = Act(b.In(i));
-        ci.mult = p->mults()->Get(i);
-        ci.shift = p->shifts()->Get(i);
+        const q::ConcatInput ci = runtime::op_params::ConcatInputOf(p, i, b.In(i));
         b.Call(abi::kConcatInto,
                [&](int32_t* a) { return abi::EncodeConcatInto(blk, os, c_off, ci, a); },
                {in(i), y});

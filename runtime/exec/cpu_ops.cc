@@ -147,22 +147,17 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
     case pkg::OpParams::AvgPool:
       return q::AvgPool(blk, op_params::AvgPoolOf(op.params_as_AvgPool(), in(0)), i32(in(1)),
                         i8(in(0)), i8(out(0)));
-    case pkg::OpParams::Resize: {
-      const pkg::Resize* p = op.params_as_Resize();
-      return q::ResizeNearest(blk, {Act(in(0)), p->factor_h(), p->factor_w()}, i8(in(0)),
+    case pkg::OpParams::Resize:
+      return q::ResizeNearest(blk, op_params::ResizeOf(op.params_as_Resize(), in(0)), i8(in(0)),
                               i8(out(0)));
-    }
-    case pkg::OpParams::ZeroInsert: {
-      const pkg::ZeroInsert* p = op.params_as_ZeroInsert();
-      return q::ZeroInsert(blk, {Act(in(0)), p->stride_h(), p->stride_w()}, i8(in(0)), i8(out(0)));
-    }
+    case pkg::OpParams::ZeroInsert:
+      return q::ZeroInsert(blk, op_params::ZeroInsertOf(op.params_as_ZeroInsert(), in(0)),
+                           i8(in(0)), i8(out(0)));
     case pkg::OpParams::Concat: {
       const pkg::Concat* p = op.params_as_Concat();
       for (fbu i = 0; i < op.inputs()->size(); ++i) {
-        concat_[i].shape = Act(in(i));
+        concat_[i] = op_params::ConcatInputOf(p, i, in(i));
         concat_[i].data = i8(in(i));
-        concat_[i].mult = p->mults()->Get(i);
-        concat_[i].shift = p->shifts()->Get(i);
       }
       return q::Concat(blk, concat_.data(), op.inputs()->size(), i8(out(0)));
     }

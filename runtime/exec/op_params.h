@@ -29,17 +29,23 @@ inline q::Requant Rq(const pkg::Requant* r) {
   out.clip_hi = r->clip_hi();
   return out;
 }
+// A window's sizes, strides and pads into the kernels' Conv2dParams or PoolParams (the same
+// field names in both).
+template <typename Params>
+inline void SetWindow(const pkg::Window* w, Params* p) {
+  p->kh = w->kh();
+  p->kw = w->kw();
+  p->stride_h = w->stride_h();
+  p->stride_w = w->stride_w();
+  p->pad_top = w->pad_top();
+  p->pad_left = w->pad_left();
+  p->pad_bottom = w->pad_bottom();
+  p->pad_right = w->pad_right();
+}
 inline q::PoolParams Pool(const pkg::Window* w, const q::ActShape& in) {
   q::PoolParams p;
   p.in = in;
-  p.kh = w->kh();
-  p.kw = w->kw();
-  p.stride_h = w->stride_h();
-  p.stride_w = w->stride_w();
-  p.pad_top = w->pad_top();
-  p.pad_left = w->pad_left();
-  p.pad_bottom = w->pad_bottom();
-  p.pad_right = w->pad_right();
+  SetWindow(w, &p);
   return p;
 }
 // A Conv2d op's parameters; `t` resolves a tensor index of the op.
@@ -49,14 +55,7 @@ inline q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
   q::Conv2dParams cp;
   cp.in = Act(t(op.inputs()->Get(0)));
   cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
-  cp.kh = p->window()->kh();
-  cp.kw = p->window()->kw();
-  cp.stride_h = p->window()->stride_h();
-  cp.stride_w = p->window()->stride_w();
-  cp.pad_top = p->window()->pad_top();
-  cp.pad_left = p->window()->pad_left();
-  cp.pad_bottom = p->window()->pad_bottom();
-  cp.pad_right = p->window()->pad_right();
+  SetWindow(p->window(), &cp);
   cp.depthwise = p->depthwise();
   cp.rq = Rq(p->requant());
   return cp;
@@ -91,6 +90,21 @@ inline q::AvgPoolParams AvgPoolOf(const pkg::AvgPool* p, const pkg::Tensor* in) 
   ap.count_include_pad = p->count_include_pad();
   ap.rq = Rq(p->requant());
   return ap;
+}
+inline q::ResizeParams ResizeOf(const pkg::Resize* p, const pkg::Tensor* in) {
+  return {Act(in), p->factor_h(), p->factor_w()};
+}
+inline q::ZeroInsertParams ZeroInsertOf(const pkg::ZeroInsert* p, const pkg::Tensor* in) {
+  return {Act(in), p->stride_h(), p->stride_w()};
+}
+// Input `i` of a Concat, `in`, without its data pointer (the caller's to set).
+inline q::ConcatInput ConcatInputOf(const pkg::Concat* p, flatbuffers::uoffset_t i,
+                                    const pkg::Tensor* in) {
+  q::ConcatInput ci;
+  ci.shape = Act(in);
+  ci.mult = p->mults()->Get(i);
+  ci.shift = p->shifts()->Get(i);
+  return ci;
 }
 
 }  // namespace loom::runtime::op_params
