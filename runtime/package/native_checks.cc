@@ -49,24 +49,25 @@ Status CheckNativeCode(const pkg::Package& r) {
     }
     // One function per op at most: seen[segment][op].
     std::vector<std::vector<bool>> seen(r.segments()->size());
-    for (fbu s = 0; s < r.native()->Get(n)->symbols()->size(); ++s) {
+    for (fbu s = 0; s < r.segments()->size(); ++s)
+      seen[s].resize(r.segments()->Get(s)->ops()->size());
+    for (fbu s = 0; s < code->symbols()->size(); ++s) {
       const pkg::NativeSymbol* sym = code->symbols()->Get(s);
-      if (sym->segment() >= r.segments()->size()) {
-        return InvalidArgument("{}: symbol {} '{}' names segment {}, but the package has {}", where,
-                               s, sym->name()->c_str(), sym->segment(), r.segments()->size());
-      }
-      const uint32_t ops = r.segments()->Get(sym->segment())->ops()->size();
-      if (sym->op() >= ops) {
-        return InvalidArgument("{}: symbol {} '{}' names op {} of segment {}, which has {} ops",
-                               where, s, sym->name()->c_str(), sym->op(), sym->segment(), ops);
-      }
       const size_t len = sym->name()->size();
       if (len == 0 || len > 255 || View(sym->name()).find('\0') != std::string_view::npos) {
         return InvalidArgument("{}: symbol {} has an empty, overlong or NUL-holding name", where,
                                s);
       }
+      if (sym->segment() >= seen.size()) {
+        return InvalidArgument("{}: symbol {} '{}' names segment {}, but the package has {}", where,
+                               s, sym->name()->c_str(), sym->segment(), seen.size());
+      }
       std::vector<bool>& ops_seen = seen[sym->segment()];
-      ops_seen.resize(ops);
+      if (sym->op() >= ops_seen.size()) {
+        return InvalidArgument("{}: symbol {} '{}' names op {} of segment {}, which has {} ops",
+                               where, s, sym->name()->c_str(), sym->op(), sym->segment(),
+                               ops_seen.size());
+      }
       if (ops_seen[sym->op()]) {
         return InvalidArgument("{}: op {} of segment {} has two functions (symbol {} '{}')", where,
                                sym->op(), sym->segment(), s, sym->name()->c_str());
