@@ -2,6 +2,7 @@
 
 #include "runtime/exec/op_params.h"
 #include "runtime/kernels/int8/abi/kernel_abi.h"
+#include "runtime/kernels/int8/bodies.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::codegen {
@@ -53,6 +54,9 @@ bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op
   const Buffer y = OpCallBuilder::Of(b.Out());
   switch (op.params_type()) {
     case pkg::OpParams::Conv2d: {
+      // A blocking the kernel body's accumulator tile cannot hold stays on the checked kernel,
+      // which refuses it with its own message instead of native code overrunning the stack.
+      if (!q::internal::ConvTileFits(blk)) return false;
       const q::Conv2dParams p =
           runtime::op_params::ConvParams(op, [&](int32_t i) { return b.Tensor(i); });
       b.Call(abi::kConv2d, [&](int32_t* a) { return abi::EncodeConv2d(blk, p, a); },

@@ -23,6 +23,12 @@ namespace internal {
 // Conv2d's accumulator tile (batch x block int32) is bounded so kernels can keep it on the stack.
 constexpr uint32_t kConvMaxBlock = 256;
 constexpr uint32_t kConvMaxTile = 1024;
+// Whether body::Conv2d's stack tile holds blocking `b`: its precondition, which the checked
+// kernel refuses to break and the code generator must not compile past (HwConfig allows blocks
+// up to 64 x 256).
+inline bool ConvTileFits(const Blocking& b) {
+  return b.block <= kConvMaxBlock && uint64_t{b.batch} * b.block <= kConvMaxTile;
+}
 
 // Writes every byte of a blocked activation of shape `s` in memory order: padding lanes (batch
 // or channel beyond the shape) get 0, every other element out[i] = f(i, nb, cb, bi, ci), where i

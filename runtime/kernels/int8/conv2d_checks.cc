@@ -9,7 +9,7 @@ namespace {
 
 Status CheckConv(const Blocking& b, const Conv2dParams& p) {
   LOOM_RETURN_IF_ERROR(CheckBlocking(b));
-  if (b.block > kConvMaxBlock || b.batch * b.block > kConvMaxTile) {
+  if (!ConvTileFits(b)) {
     return InvalidArgument("Conv2d: blocking " + std::to_string(b.batch) + "x" +
                            std::to_string(b.block) + " exceeds the supported tile of " +
                            std::to_string(kConvMaxTile) + " accumulators");

@@ -3,6 +3,7 @@
 // wrapping requantization, clips; and the parameter checks.
 #include <gtest/gtest.h>
 
+#include "runtime/kernels/int8/bodies.h"
 #include "runtime/kernels/int8/qops.h"
 #include "runtime/kernels/int8/test_util.h"
 
@@ -165,6 +166,26 @@ TEST(Conv2d, BadParameters) {
   EXPECT_FALSE(Conv2d(b, p, x.data(), w.data(), nullptr, nullptr, y.data()).ok());
   EXPECT_NE(Conv2d(b, p, x.data(), w.data(), nullptr, m.data(), x.data()).message().find("overlap"),
             std::string::npos);
+}
+
+// The body's stack tile bounds the blocking (HwConfig allows up to 64 x 256): the checked kernel
+// refuses a larger one, and the code generator leaves such a convolution to it (ConvTileFits).
+TEST(Conv2d, BlockingBeyondTheAccumulatorTile) {
+  EXPECT_TRUE(internal::ConvTileFits({4, 256}));
+  EXPECT_TRUE(internal::ConvTileFits({64, 16}));
+  EXPECT_FALSE(internal::ConvTileFits({8, 256}));
+  EXPECT_FALSE(internal::ConvTileFits({64, 32}));
+  EXPECT_FALSE(internal::ConvTileFits({1, 512}));
+  const Blocking b{8, 256};
+  Conv2dParams p;
+  p.in = {1, 4, 2, 2};
+  p.out_c = 4;
+  std::vector<int8_t> x(BlockedBytes(b, p.in)), w(ConvWeightBytes(b, 4, 4, 1, 1));
+  std::vector<int8_t> y(BlockedBytes(b, p.out()));
+  std::vector<int32_t> m(256, 1);
+  const Status s = Conv2d(b, p, x.data(), w.data(), nullptr, m.data(), y.data());
+  EXPECT_NE(s.message().find("blocking 8x256 exceeds the supported tile"), std::string::npos)
+      << s.message();
 }
 
 }  // namespace
