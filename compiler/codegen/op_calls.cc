@@ -46,10 +46,28 @@ class OpCallBuilder {
   const pkg::Op& op_;
 };
 
+// Whether every tensor of `op` has all its dimensions nonzero. The loader admits empty tensors,
+// the checked kernels refuse them (CheckShape) and the bodies assume they do not occur (an
+// AvgPool window over an empty plane would read mult_by_count[-1]): such an op is left to the
+// kernels, which name the problem at run time.
+bool NoEmptyOperand(const OpCallBuilder& b, const pkg::Op& op) {
+  for (const auto* list : {op.inputs(), op.outputs()}) {
+    for (const int32_t i : *list) {
+      const pkg::Tensor* t = b.Tensor(i);
+      if (t == nullptr) continue;
+      for (const uint32_t d : *t->shape()) {
+        if (d == 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
 // False for the ops native code does not run.
 bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op,
                 std::vector<KernelCall>* out) {
   OpCallBuilder b(r, op);
+  if (!NoEmptyOperand(b, op)) return false;
   const auto in = [&](fbu i) { return OpCallBuilder::Of(b.In(i)); };
   const Buffer y = OpCallBuilder::Of(b.Out());
   switch (op.params_type()) {

@@ -106,6 +106,63 @@ TEST(OpCalls, ConvAndPoolArgumentsDecodeToTheKernelsParameters) {
                                   static_cast<int>(pkg::OpParams::MaxPool)}));
 }
 
+// A CPU-only package plus one AvgPool over an input of height `h`, its window 3x3 with pads 2
+// above and below (so an empty plane still yields output rows, which the loader admits).
+std::unique_ptr<runtime::Package> AvgPoolPackage(uint32_t h) {
+  HwConfig config;
+  EXPECT_TRUE(LoadHwConfig("1x8x8", &config).ok());
+  package::PackageSpec spec;
+  EXPECT_TRUE(testing::BuildCpuOnlyModel(config, &spec).ok());
+  auto act = [&](const char* name, uint32_t height) {
+    package::TensorSpec t;
+    t.name = name;
+    t.layout = package::TensorLayout::Blocked;
+    t.shape = {1, 8, height, 4};
+    t.offset = (spec.arena_bytes + 1023) / 1024 * 1024;
+    spec.arena_bytes = t.offset + q::BlockedBytes({1, 8}, {1, 8, height, 4});
+    spec.tensors.push_back(t);
+    return static_cast<int32_t>(spec.tensors.size() - 1);
+  };
+  const int32_t x = act("pool_in", h);
+  const int32_t y = act("pool_out", h + 4 - 3 + 1);
+  package::TensorSpec mult;
+  mult.name = "mult_by_count";
+  mult.dtype = pkg::DType::Int32;
+  mult.layout = package::TensorLayout::Plain;
+  mult.shape = {9};
+  mult.storage = package::Storage::Constant;
+  mult.offset = (spec.constants.size() + 1023) / 1024 * 1024;
+  spec.constants.resize(mult.offset + 36, 1);
+  spec.tensors.push_back(mult);
+  package::OpSpec op;
+  op.name = "pool";
+  package::AvgPoolParams ap;
+  ap.window = {3, 3, 1, 1, 2, 1, 2, 1};
+  op.params = ap;
+  op.inputs = {x, static_cast<int32_t>(spec.tensors.size() - 1)};
+  op.outputs = {y};
+  spec.segments[0].ops.push_back(op);
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(package::SerializePackage(spec, &bytes).ok());
+  std::unique_ptr<runtime::Package> p;
+  const Status s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return p;
+}
+
+// An op with an empty operand stays on the checked kernels (which refuse it by name): the
+// kernel bodies assume no dimension is 0.
+TEST(OpCalls, AnEmptyOperandLeavesTheOpToTheKernels) {
+  const auto pooled = AvgPoolPackage(2);
+  ASSERT_NE(pooled, nullptr);
+  const std::vector<OpCalls> calls = NativeOpCalls(*pooled);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_STREQ(calls[0].calls[0].entry, q::abi::kAvgPool);
+  const auto empty = AvgPoolPackage(0);
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(NativeOpCalls(*empty).empty());
+}
+
 // The ARM EABI's run-time helpers (division on cores without a divider, memory copies), which
 // LLVM may call on armv7 and the runtime's loader provides there (runtime/exec/native_ops.cc).
 bool KnownAeabiHelper(const std::string& name) {
