@@ -36,9 +36,9 @@ struct OpCalls {
 
 // Every op of every segment that native code runs: the int8 operators Conv2d, Add, Mul,
 // MaxPool, AvgPool, Resize, ZeroInsert and Concat. The others (float ops, Quantize, Dequantize,
-// Relayout) stay on the portable path, as does a Conv2d whose blocking the kernel body's
-// accumulator tile cannot hold (bodies.h, ConvTileFits). The package must have passed the
-// loader's checks.
+// Relayout) stay on the portable path, as do a Conv2d whose blocking the kernel body's
+// accumulator tile cannot hold (bodies.h, ConvTileFits) and an op with an empty operand. The
+// package must have passed the loader's checks.
 std::vector<OpCalls> NativeOpCalls(const runtime::Package& package);
 
 }  // namespace loom::codegen
