@@ -163,6 +163,68 @@ TEST(OpCalls, AnEmptyOperandLeavesTheOpToTheKernels) {
   EXPECT_TRUE(NativeOpCalls(*empty).empty());
 }
 
+// One Conv2d (4 -> 4 channels, 1x1, over 2x2) in a CPU segment, for `config`'s blocking. Each
+// tensor gets a 1 MiB slot; the writer sizes it from its shape and layout.
+std::unique_ptr<runtime::Package> CpuConvPackage(const HwConfig& config) {
+  package::PackageSpec spec;
+  EXPECT_TRUE(testing::BuildCpuOnlyModel(config, &spec).ok());
+  auto add = [&](const char* name, pkg::DType dtype, package::TensorLayout layout,
+                 std::vector<uint32_t> shape, package::Storage storage) {
+    package::TensorSpec t;
+    t.name = name;
+    t.dtype = dtype;
+    t.layout = layout;
+    t.shape = std::move(shape);
+    t.storage = storage;
+    const uint64_t slot = 1 << 20;
+    if (storage == package::Storage::Arena) {
+      t.offset = (spec.arena_bytes + slot - 1) / slot * slot;
+      spec.arena_bytes = t.offset + slot;
+    } else {
+      t.offset = (spec.constants.size() + slot - 1) / slot * slot;
+      spec.constants.resize(t.offset + slot, 1);
+    }
+    spec.tensors.push_back(t);
+    return static_cast<int32_t>(spec.tensors.size() - 1);
+  };
+  using L = package::TensorLayout;
+  const int32_t x =
+      add("conv_in", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, package::Storage::Arena);
+  const int32_t w =
+      add("conv_w", pkg::DType::Int8, L::BlockedWeights, {4, 4, 1, 1}, package::Storage::Constant);
+  const int32_t m =
+      add("conv_mult", pkg::DType::Int32, L::BlockedVector, {4}, package::Storage::Constant);
+  const int32_t y =
+      add("conv_out", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, package::Storage::Arena);
+  package::OpSpec op;
+  op.name = "conv";
+  op.params = package::Conv2dParams{};
+  op.inputs = {x, w, -1, m};
+  op.outputs = {y};
+  spec.segments[0].ops.push_back(op);
+  std::vector<uint8_t> bytes;
+  Status s = package::SerializePackage(spec, &bytes);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<runtime::Package> p;
+  s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return p;
+}
+
+// HwConfig allows blockings up to 64 x 256; the kernel body's accumulator tile holds 1024: a
+// convolution beyond it stays on the checked kernel, which refuses it by name.
+TEST(OpCalls, AConvBeyondTheAccumulatorTileStaysOnTheKernel) {
+  HwConfig config;
+  ASSERT_TRUE(LoadHwConfig("1x32x32", &config).ok());
+  const auto fits = CpuConvPackage(config);
+  ASSERT_NE(fits, nullptr);
+  ASSERT_EQ(NativeOpCalls(*fits).size(), 1u);
+  config.batch = 64;  // 64 x 32: twice the tile
+  const auto beyond = CpuConvPackage(config);
+  ASSERT_NE(beyond, nullptr);
+  EXPECT_TRUE(NativeOpCalls(*beyond).empty());
+}
+
 // The ARM EABI's run-time helpers (division on cores without a divider, memory copies), which
 // LLVM may call on armv7 and the runtime's loader provides there (runtime/exec/native_ops.cc).
 bool KnownAeabiHelper(const std::string& name) {
