@@ -161,5 +161,32 @@ TEST(BiasCorrection, AddsABiasWithinTheRequantizationBound) {
   }
 }
 
+// A sample whose tensor is not the declared input is rejected with the sample and the input
+// named, before any kernel reads it: a 5x5 image for a 6x6 input, and int8 data of the right
+// shape (a quarter of the bytes a float kernel would read).
+TEST(BiasCorrection, RejectsASampleThatIsNotTheDeclaredInput) {
+  ir::Graph g;
+  const ValueId x = g.AddInput("x", DType::kF32, {1, 32, 6, 6});
+  g.AddOutput(AddConv(g, x, 16, "conv"));
+  const std::vector<quantize::Sample> calib = Uniform(2, 4);
+  quantize::Ranges ranges;
+  ASSERT_TRUE(quantize::CollectRanges(g, calib, {}, &ranges).ok());
+  const ir::Graph float_graph = g.Clone();
+  quantize::QuantizeResult result;
+  ASSERT_TRUE(quantize::QuantizeGraph(g, ranges, &result).ok());
+  const ir::Tensor wrong[] = {
+      ir::Tensor::FromVector<float>(DType::kF32, {1, 32, 5, 5}, std::vector<float>(32 * 25, 0.5f)),
+      ir::Tensor::FromVector<int8_t>(DType::kI8, {1, 32, 6, 6}, std::vector<int8_t>(32 * 36, 1))};
+  for (const ir::Tensor& t : wrong) {
+    std::vector<quantize::Sample> bad = calib;
+    bad[1][0] = t;
+    quantize::BiasCorrectionStats stats;
+    const Status st = quantize::CorrectBiases(float_graph, g, bad, {}, result, &stats);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.ToString().find("sample 1 input %x"), std::string::npos) << st.ToString();
+    EXPECT_EQ(stats.layers, 0);
+  }
+}
+
 }  // namespace
 }  // namespace loom
