@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
+import run_zoo  # noqa: E402  (per_inference_ms: the same reading of --stats as the other benches)
+
 
 def pair(text, what):
     name, sep, value = text.partition("=")
@@ -45,7 +48,7 @@ def run_once(args, binary, kernels, package, x, work):
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(st) as f:
         stats = json.load(f)
-    wall_ms = sum(s["wall_ms"] for s in stats["segments"]) / max(1, stats["inferences"])
+    wall_ms = run_zoo.per_inference_ms(stats)
     with open(out, "rb") as f:
         return cpu_s, wall_ms, f.read()
 

@@ -5,7 +5,8 @@ Each model gets the zoo's inputs (run_zoo.py: 4 calibration samples, the seeded 
 held-out evaluation inputs; `--held-out N` adds N more drawn with numpy.random.default_rng(5)),
 one compile per variant (`--board pynq-z1`, `--no-sqnr`, timed), `loom run --device cpu` on the
 evaluation inputs, and the cosine (whole set / worst input) against onnxruntime fp32. With
-`--fsim`, the first variant's package also runs on fsim and must give the same bytes.
+`--fsim`, the first variant's package also runs on fsim and must give the same bytes (the script
+exits 1 when it does not).
 
   bench/zoo/fidelity_sweep.py --loom build/bin/loom --models-dir /work/main/bench/models/out \\
       --variant off='--bias-correction off' --variant on='--bias-correction on' --fsim
@@ -39,7 +40,7 @@ def main():
         ["off", "--bias-correction off"], ["on", "--bias-correction on"]]
     wanted = set(args.models.split(",")) if args.models else None
     log = open(os.path.join(os.makedirs(args.work, exist_ok=True) or args.work, "log.txt"), "a")
-    rows = []
+    rows, differs = [], []
     for m in ZOO:
         onnx = os.path.join(args.models_dir, m + ".onnx")
         if not os.path.exists(onnx) or (wanted and m not in wanted):
@@ -71,7 +72,9 @@ def main():
             if args.fsim and i == 0:
                 fo = os.path.join(w, name + ".fsim.npy")
                 run([args.loom, "run", pkg, "--device", "fsim", "--input", x_path, "--output", fo, "-q"], log)
-                cell += ", fsim " + ("identical" if np.array_equal(np.load(fo), np.load(out)) else "DIFFERS")
+                same = np.array_equal(np.load(fo), np.load(out))
+                cell += ", fsim " + ("identical" if same else "DIFFERS")
+                differs += [] if same else [m]
             row.append(cell)
             print(f"{m} {name}: {cell}", file=sys.stderr, flush=True)
         rows.append(row)
@@ -79,6 +82,8 @@ def main():
     print("| --- |" + " --- |" * len(variants))
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    if differs:
+        sys.exit(f"fsim gave other bytes than cpu for: {', '.join(differs)}")
 
 
 if __name__ == "__main__":

@@ -256,6 +256,18 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
                              std::to_string(samples[s].size()) + " inputs, the graph " +
                              std::to_string(q_graph.inputs().size()));
     }
+    // SampleRun hands the samples to the kernels as they are; interp::Run checks this itself.
+    for (const ir::Graph* g : {&float_graph, static_cast<const ir::Graph*>(&q_graph)}) {
+      for (size_t i = 0; i < samples[s].size(); ++i) {
+        const ir::Value& v = g->value(g->inputs()[i]);
+        const ir::Tensor& t = samples[s][i];
+        if (t.dtype() != v.dtype || t.shape() != v.shape) {
+          return InvalidArgument("bias correction: sample " + std::to_string(s) + " input %" +
+                                 v.name() + " must be " + ir::TypeToString(v.dtype, v.shape) +
+                                 ", got " + ir::TypeToString(t.dtype(), t.shape()));
+        }
+      }
+    }
   }
   // Layers to correct: q.conv2d outputs whose float output the float graph computes.
   std::map<ValueId, const LayerInfo*> by_q;

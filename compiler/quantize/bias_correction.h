@@ -13,8 +13,10 @@
 // change, so every device stays bit-identical. docs/quantization.md has the measurements.
 //
 // Requires: `float_graph` the graph QuantizeGraph rewrote (same value ids) and `result` its
-// QuantizeResult. A layer whose float output is not a value of `float_graph` (a dense layer over
-// rows, whose 1x1 convolution the quantizer made) is left as it is. A channel's new bias keeps
+// QuantizeResult; every sample holds the graph's inputs, each of its declared dtype and shape
+// (InvalidArgument naming the sample and input otherwise). A layer whose float output is not a
+// value of `float_graph` (a dense layer over rows, whose 1x1 convolution the quantizer made) is
+// left as it is. A channel's new bias keeps
 // A = sum|w_q[o]| * 128 + |bias[o]| where the layer's pre_shift and multipliers still satisfy
 // requant.h's guarantee, (ceil(A / 2^pre) + 1) * mult < 2^31 (and A < 2^31), so the
 // requantization never wraps; a correction beyond that is clamped (and counted).

@@ -63,6 +63,15 @@ std::vector<quantize::Sample> Uniform(int count, uint32_t seed) {
   return set;
 }
 
+// Calibrates g on `calib` and quantizes it in place; `float_graph` gets g as it was.
+void Quantize(ir::Graph& g, const std::vector<quantize::Sample>& calib, ir::Graph* float_graph,
+              quantize::QuantizeResult* result) {
+  quantize::Ranges ranges;
+  ASSERT_TRUE(quantize::CollectRanges(g, calib, {}, &ranges).ok());
+  *float_graph = g.Clone();
+  ASSERT_TRUE(quantize::QuantizeGraph(g, ranges, result).ok());
+}
+
 // Per output channel: mean of (float - int8 graph) over `samples`, in units of the output's scale.
 std::vector<double> MeanErrorInSteps(const ir::Graph& f, const ir::Graph& q,
                                      const std::vector<quantize::Sample>& samples, double s_y) {
@@ -87,11 +96,9 @@ TEST(BiasCorrection, RemovesTheMeanErrorOfBiasedRounding) {
   ASSERT_TRUE(ir::Verify(g).ok());
 
   const std::vector<quantize::Sample> calib = Uniform(8, 1), held_out = Uniform(8, 2);
-  quantize::Ranges ranges;
-  ASSERT_TRUE(quantize::CollectRanges(g, calib, {}, &ranges).ok());
-  const ir::Graph float_graph = g.Clone();
+  ir::Graph float_graph;
   quantize::QuantizeResult result;
-  ASSERT_TRUE(quantize::QuantizeGraph(g, ranges, &result).ok());
+  ASSERT_NO_FATAL_FAILURE(Quantize(g, calib, &float_graph, &result));
   ASSERT_EQ(result.layers.size(), 2u);
   const double s_y = result.layers[1].output_scale;
   const ir::Graph plain = g.Clone();
@@ -136,11 +143,9 @@ TEST(BiasCorrection, AddsABiasWithinTheRequantizationBound) {
              {"group", ir::Attribute::Int(1)}});
   g.AddOutput(y);
   const std::vector<quantize::Sample> calib = Uniform(2, 3);
-  quantize::Ranges ranges;
-  ASSERT_TRUE(quantize::CollectRanges(g, calib, {}, &ranges).ok());
-  const ir::Graph float_graph = g.Clone();
+  ir::Graph float_graph;
   quantize::QuantizeResult result;
-  ASSERT_TRUE(quantize::QuantizeGraph(g, ranges, &result).ok());
+  ASSERT_NO_FATAL_FAILURE(Quantize(g, calib, &float_graph, &result));
   const ir::Node* conv = nullptr;
   for (const ir::Node* n : g.nodes()) conv = n->op == "q.conv2d" ? n : conv;
   ASSERT_NE(conv, nullptr);
@@ -158,6 +163,31 @@ TEST(BiasCorrection, AddsABiasWithinTheRequantizationBound) {
     for (int64_t i = 0; i < 32; ++i) a += std::abs(int64_t{wq.data<int8_t>()[o * 32 + i]}) * 128;
     EXPECT_NE(b[o], 0) << "channel " << o;
     EXPECT_LT((((a + (int64_t{1} << pre) - 1) >> pre) + 1) * m[o], int64_t{1} << 31);
+  }
+}
+
+// A sample whose tensor is not the declared input is rejected with the sample and the input
+// named, before any kernel reads it: a 5x5 image for a 6x6 input, and int8 data of the right
+// shape (a quarter of the bytes a float kernel would read).
+TEST(BiasCorrection, RejectsASampleThatIsNotTheDeclaredInput) {
+  ir::Graph g;
+  const ValueId x = g.AddInput("x", DType::kF32, {1, 32, 6, 6});
+  g.AddOutput(AddConv(g, x, 16, "conv"));
+  const std::vector<quantize::Sample> calib = Uniform(2, 4);
+  ir::Graph float_graph;
+  quantize::QuantizeResult result;
+  ASSERT_NO_FATAL_FAILURE(Quantize(g, calib, &float_graph, &result));
+  const ir::Tensor wrong[] = {
+      ir::Tensor::FromVector<float>(DType::kF32, {1, 32, 5, 5}, std::vector<float>(32 * 25, 0.5f)),
+      ir::Tensor::FromVector<int8_t>(DType::kI8, {1, 32, 6, 6}, std::vector<int8_t>(32 * 36, 1))};
+  for (const ir::Tensor& t : wrong) {
+    std::vector<quantize::Sample> bad = calib;
+    bad[1][0] = t;
+    quantize::BiasCorrectionStats stats;
+    const Status st = quantize::CorrectBiases(float_graph, g, bad, {}, result, &stats);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.ToString().find("sample 1 input %x"), std::string::npos) << st.ToString();
+    EXPECT_EQ(stats.layers, 0);
   }
 }
 

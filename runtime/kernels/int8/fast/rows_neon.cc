@@ -98,6 +98,10 @@ LOOM_INLINE void MacLane(int32x4_t (&a)[kP][kW / 4], const int16_t* w, const int
   }
 }
 
+// Smlal and Dot (and their Dw twins) repeat one loop skeleton on purpose: GCC will not inline an
+// always_inline sdot step (target dotprod) into a shared skeleton without that target ("target
+// specific option mismatch"), and giving the skeleton dotprod would let the smlal kernels, which
+// must run on a Cortex-A53 or A9 without sdot, use it.
 template <uint32_t kW>
 struct Smlal {
   static constexpr uint32_t kMaxPos = kSmlalPos<kW>;
