@@ -538,20 +538,30 @@ Status Encode(const Layout& layout, const Insn& insn, Word128* out) {
   return Status::Ok();
 }
 
+namespace {
+// Reads `defs` from the word in bit order; returns the first bit past them.
+uint32_t DecodeFields(const FieldDefs& defs, const Word128& word, Insn* insn) {
+  uint32_t lsb = 0;
+  for (const FieldDef& d : defs) {
+    d.set(*insn, GetBits(word, lsb, d.width));
+    lsb += d.width;
+  }
+  return lsb;
+}
+}  // namespace
+
 Status Decode(const Layout& layout, const Word128& word, Insn* out) {
   const uint64_t op = GetBits(word, 0, Layout::kOpcodeBits);
   if (op > static_cast<uint64_t>(Opcode::kAlu)) {
     return InvalidArgument("unknown opcode {}", op);
   }
   Insn insn;
-  insn.opcode = static_cast<Opcode>(op);
-  // alu_op follows the common fields in every ALU format, and selects REQUANT's.
-  const bool requant = insn.opcode == Opcode::kAlu && GetBits(word, 7, Layout::kAluOpBits) ==
-                                                          static_cast<uint64_t>(AluOp::kRequant);
-  uint32_t lsb = 0;
-  for (const FieldDef& d : FormatDefs(layout, insn.opcode, requant)) {
-    d.set(insn, GetBits(word, lsb, d.width));
-    lsb += d.width;
+  uint32_t lsb = DecodeFields(FormatDefs(layout, static_cast<Opcode>(op)), word, &insn);
+  // alu_op sits at the same bits in both ALU formats (loom_insn_check.sv asserts it too), so the
+  // plain format's reading of it picks the format to read the word with.
+  if (IsRequant(insn)) {
+    insn = Insn{};
+    lsb = DecodeFields(FormatDefs(layout, Opcode::kAlu, true), word, &insn);
   }
   for (uint32_t pos = lsb; pos < 128; ++pos) {
     if (GetBits(word, pos, 1) != 0) {

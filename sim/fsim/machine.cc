@@ -54,8 +54,6 @@ int32_t Requant(const Insn& insn, int32_t a, int32_t bias, int32_t mult) {
 
 // acc[o] += dot(x, w[o]) for every output lane o; out[o] = sat8(acc[o]). A dot product is at most
 // block_in * 2^14, far from int32 overflow; the accumulation itself wraps like the hardware.
-// acc[o] += dot(x, w[o]) for every output lane o; out[o] = sat8(acc[o]). A dot product is at most
-// block_in * 2^14, far from int32 overflow; the accumulation itself wraps like the hardware.
 // kBlockIn != 0 fixes the trip count at compile time so the dot product vectorizes.
 template <uint32_t kBlockIn>
 void DotRows(const int8_t* x, const int8_t* w, uint32_t bin, uint32_t bout, int32_t* acc,

@@ -86,6 +86,7 @@ TEST(SvPackageTest, ParametersOf1x16x16) {
       {"WGT_DEPTH", 1024},
       {"ACC_DEPTH", 2048},
       {"OUT_DEPTH", 2048},
+      {"RQP_DEPTH", 32},
       {"UOP_IDX_BITS", 13},
       {"INP_IDX_BITS", 11},
       {"WGT_IDX_BITS", 10},

@@ -259,6 +259,49 @@ TEST(Conv2dTiling, ChoiceBeatsNaiveTiling) {
               static_cast<unsigned long long>(naive.stats.cycles));
 }
 
+// Counts the emitted REQUANTs: the epilogue is fused exactly when UsesFusedRequant says so.
+size_t CountRequants(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t) {
+  AccelCode code;
+  EXPECT_TRUE(EmitConv2d(c, l, t, &code).ok());
+  size_t n = 0;
+  for (const isa::Insn& i : code.insns)
+    n += i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant;
+  return n;
+}
+
+// A tile with more output-channel blocks than the parameter buffer has entries, or clip bounds
+// beyond int8, falls back to the ALU chain; either way the result is the reference's.
+TEST(Conv2dFusedRequant, FallsBackPastTheParameterBufferAndInt8Clips) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());
+  const uint32_t over = isa::kRqParamDepth + 1;
+  Conv2dLayer l = Layer("dense_33_blocks", 1, 1, over, 1, 1, 0);
+  Conv2dLayer high = l, low = l;
+  high.name = "clip_above_int8";
+  high.clip_lo = 200;
+  high.clip_hi = 300;
+  low.name = "clip_below_int8";
+  low.clip_lo = -300;
+  low.clip_hi = -200;
+  struct Case {
+    const Conv2dLayer& layer;
+    Conv2dTiling tiling;
+    bool fused;
+  };
+  const Conv2dTiling wide{over, 1, 1, 1, 1}, fits{isa::kRqParamDepth, 1, 1, 1, 1};
+  for (const Case& k : {Case{l, wide, false}, Case{l, fits, true}, Case{high, fits, false},
+                        Case{low, fits, false}}) {
+    SCOPED_TRACE(k.layer.name + " tiling " + k.tiling.ToString());
+    EXPECT_EQ(UsesFusedRequant(k.layer, k.tiling), k.fused);
+    // Two tiles (32 + 1 blocks) when it fits, so two REQUANTs; none in the fallback.
+    EXPECT_EQ(CountRequants(c, k.layer, k.tiling), k.fused ? 2u : 0u);
+    const ConvData d = RandomData(c, k.layer, 29);
+    const RunResult r = RunOnFsim(c, k.layer, k.tiling, d);
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.out, Reference(c, k.layer, d));
+  }
+}
+
 TEST(Conv2dTiling, RejectsPaddingAsWideAsTheKernel) {
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x8x8", &c).ok());

@@ -107,6 +107,7 @@ std::string GenerateSvPackage(const HwConfig& c) {
   w.Param("WGT_DEPTH", c.wgt_depth());
   w.Param("ACC_DEPTH", c.acc_depth());
   w.Param("OUT_DEPTH", c.out_depth());
+  w.Param("RQP_DEPTH", isa::kRqParamDepth);  // REQUANT's parameter buffer, on every config
   w.Param("UOP_IDX_BITS", c.uop_idx_bits());
   w.Param("INP_IDX_BITS", c.inp_idx_bits());
   w.Param("WGT_IDX_BITS", c.wgt_idx_bits());

@@ -63,8 +63,10 @@ module loom_loop_exec #(
   localparam int unsigned UopEndW = loom_hw_pkg::GEMM_UOP_END_W;
   localparam int unsigned LoopOutW = loom_hw_pkg::GEMM_LOOP_OUT_W;
   localparam int unsigned LoopInW = loom_hw_pkg::GEMM_LOOP_IN_W;
-  localparam int unsigned RqpDepth = 32;  // isa::kRqParamDepth, on every config
+  localparam int unsigned RqpDepth = loom_hw_pkg::RQP_DEPTH;
   localparam int unsigned RqpW = $clog2(RqpDepth);
+  localparam int unsigned ShiftW = loom_hw_pkg::REQUANT_PRE_SHIFT_W;  // = REQUANT_POST_SHIFT_W
+  localparam int unsigned ClipW = loom_hw_pkg::REQUANT_CLIP_LO_W;     // = REQUANT_CLIP_HI_W
 
   // ---------------------------------------------------------------------------------------------
   // The instruction's fields (docs/isa.md §2.6-2.7). GEMM and ALU share the loop nest; the src
@@ -72,8 +74,8 @@ module loom_loop_exec #(
   logic                              is_alu, use_imm, reset;
   logic [2:0]                        alu_op;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm;
-  logic [5:0]                        pre_shift, post_shift;  // REQUANT
-  logic [7:0]                        clip_lo, clip_hi;
+  logic [ShiftW-1:0]                 pre_shift, post_shift;  // REQUANT
+  logic [ClipW-1:0]                  clip_lo, clip_hi;
   logic [UopBgnW-1:0]                uop_bgn;
   logic [UopEndW-1:0]                uop_end;
   logic [LoopOutW-1:0]               loop_out;
@@ -88,10 +90,10 @@ module loom_loop_exec #(
   assign alu_op  = insn_i[loom_hw_pkg::ALU_ALU_OP_LSB +: loom_hw_pkg::ALU_ALU_OP_W];
   assign use_imm = insn_i[loom_hw_pkg::ALU_USE_IMM_LSB];
   assign imm     = insn_i[loom_hw_pkg::ALU_IMM_LSB +: loom_hw_pkg::ALU_IMM_W];
-  assign pre_shift  = insn_i[loom_hw_pkg::REQUANT_PRE_SHIFT_LSB +: 6];
-  assign post_shift = insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB +: 6];
-  assign clip_lo    = insn_i[loom_hw_pkg::REQUANT_CLIP_LO_LSB +: 8];
-  assign clip_hi    = insn_i[loom_hw_pkg::REQUANT_CLIP_HI_LSB +: 8];
+  assign pre_shift  = insn_i[loom_hw_pkg::REQUANT_PRE_SHIFT_LSB +: ShiftW];
+  assign post_shift = insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB +: ShiftW];
+  assign clip_lo    = insn_i[loom_hw_pkg::REQUANT_CLIP_LO_LSB +: ClipW];
+  assign clip_hi    = insn_i[loom_hw_pkg::REQUANT_CLIP_HI_LSB +: ClipW];
   always_comb begin
     if (is_alu) begin
       uop_bgn  = insn_i[loom_hw_pkg::ALU_UOP_BGN_LSB +: UopBgnW];
@@ -122,8 +124,8 @@ module loom_loop_exec #(
   logic                              is_alu_q, use_imm_q, reset_q;
   logic [2:0]                        alu_op_q;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
-  logic [5:0]                        pre_shift_q, post_shift_q;
-  logic [7:0]                        clip_lo_q, clip_hi_q;
+  logic [ShiftW-1:0]                 pre_shift_q, post_shift_q;
+  logic [ClipW-1:0]                  clip_lo_q, clip_hi_q;
   logic [UopBgnW-1:0]                uop_bgn_q;
   logic [UopEndW-1:0]                uop_end_q;
   logic [LoopOutW-1:0]               loop_out_q;

@@ -6,16 +6,16 @@
 // an adder, two rounding shifters and two comparators per lane.
 module loom_requant_lane (
   // Front: ACC[d] + bias, then SHR_RND by the pre-shift; goes to the ALU lane's MUL.
-  input  logic [31:0] a_i,
-  input  logic [31:0] bias_i,
-  input  logic [5:0]  pre_shift_i,   // two's complement, as SHR_RND's operand
-  output logic [31:0] pre_o,
+  input  logic [31:0]                                  a_i,
+  input  logic [31:0]                                  bias_i,
+  input  logic [loom_hw_pkg::REQUANT_PRE_SHIFT_W-1:0]  pre_shift_i,  // two's complement
+  output logic [31:0]                                  pre_o,
   // Back: the product, SHR_RND by the post-shift, then max/min with the clip bounds.
-  input  logic [31:0] prod_i,
-  input  logic [5:0]  post_shift_i,
-  input  logic [7:0]  clip_lo_i,     // two's complement
-  input  logic [7:0]  clip_hi_i,
-  output logic [31:0] y_o
+  input  logic [31:0]                                  prod_i,
+  input  logic [loom_hw_pkg::REQUANT_POST_SHIFT_W-1:0] post_shift_i,
+  input  logic [loom_hw_pkg::REQUANT_CLIP_LO_W-1:0]    clip_lo_i,  // two's complement
+  input  logic [loom_hw_pkg::REQUANT_CLIP_HI_W-1:0]    clip_hi_i,
+  output logic [31:0]                                  y_o
 );
 
   logic [31:0] biased, post, lo;

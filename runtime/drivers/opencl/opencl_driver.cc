@@ -4,6 +4,7 @@
 #include <chrono>
 #include <vector>
 
+#include "runtime/core/isa.h"
 #include "runtime/drivers/device_heap.h"
 #include "runtime/drivers/opencl/opencl_abi.h"
 #include "runtime/drivers/opencl/opencl_device.h"
@@ -14,6 +15,18 @@ namespace loom::runtime {
 namespace {
 
 using opencl::ClError;
+
+// opencl_abi.h writes isa's codes again as #defines for the kernel; the compiler keeps them equal.
+constexpr int Code(isa::AluOp op) { return static_cast<int>(op); }
+static_assert(ALU_MIN == Code(isa::AluOp::kMin) && ALU_MAX == Code(isa::AluOp::kMax) &&
+                  ALU_ADD == Code(isa::AluOp::kAdd) && ALU_SHR == Code(isa::AluOp::kShr) &&
+                  ALU_SHR_RND == Code(isa::AluOp::kShrRound) && ALU_MUL == Code(isa::AluOp::kMul) &&
+                  ALU_REQUANT == Code(isa::AluOp::kRequant) &&
+                  ALU_RQPARAM == Code(isa::AluOp::kRqParam),
+              "opencl_abi.h's ALU_* differ from isa::AluOp");
+static_assert(RQP_DEPTH == static_cast<int>(isa::kRqParamDepth),
+              "opencl_abi.h's RQP_DEPTH differs from isa's");
+static_assert(BUF_RQP > static_cast<int>(isa::Buffer::kOut), "BUF_RQP must not be a buffer code");
 
 // Device addresses start where fsim's DRAM does, so a linked program means the same bytes on both.
 constexpr uint64_t kDramBase = 0x10000000;
