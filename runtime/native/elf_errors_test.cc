@@ -136,6 +136,14 @@ TEST_F(BrokenObject, SymbolSectionOutOfRange) {
                                            std::to_string(elf_.section_count())));
 }
 
+TEST_F(BrokenObject, SymbolReservedSectionIndex) {
+  const uint64_t symbol1 = elf_.Section(symtab_).offset + (e64() ? 24 : 16);
+  Put(&bytes_, symbol1 + (e64() ? 6 : 14), 0xff00, 2);
+  EXPECT_THAT(LoadError(bytes_),
+              HasSubstr("has the reserved section index 65280; the loader reads only ABS (65521) "
+                        "and COMMON (65522)"));
+}
+
 TEST_F(BrokenObject, RelocationSymbolOutOfRange) {
   SetRelocSymbolAndType(0xffff, OriginalReloc0().type);
   EXPECT_EQ(LoadError(bytes_),

@@ -222,7 +222,15 @@ Status ElfFile::Symbol(uint32_t i, ElfSymbol* out) const {
         "not read",
         i, s.name);
   }
-  if (s.shndx != elf::kShnAbs && s.shndx != elf::kShnCommon && s.shndx >= section_count_) {
+  // A reserved index names no section even when the object has that many.
+  if (s.shndx >= elf::kShnLoReserve) {
+    if (s.shndx != elf::kShnAbs && s.shndx != elf::kShnCommon) {
+      return InvalidArgument(
+          "symbol {} '{}' has the reserved section index {}; the loader reads only ABS ({}) and "
+          "COMMON ({})",
+          i, s.name, s.shndx, elf::kShnAbs, elf::kShnCommon);
+    }
+  } else if (s.shndx >= section_count_) {
     return InvalidArgument("symbol {} '{}' is in section {}; the object has {}", i, s.name, s.shndx,
                            section_count_);
   }

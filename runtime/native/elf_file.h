@@ -44,7 +44,8 @@ struct ElfSymbol {
   const char* name = "";  // NUL-terminated, inside the string table
   uint8_t bind = 0;
   uint8_t type = 0;
-  uint16_t shndx = 0;  // UNDEF, ABS, COMMON or a section index below section_count() (checked)
+  uint16_t shndx = 0;  // UNDEF, ABS, COMMON or a section index below section_count() and
+                       // kShnLoReserve (checked)
   uint64_t value = 0;
   uint64_t size = 0;
 };
