@@ -210,6 +210,14 @@ Status PlanLink(const ElfFile& f, uint64_t page, LinkPlan* out) {
     if (Exported(f, s, page)) {
       ++plan.export_count;
       names += std::strlen(s.name) + 1;
+      // Many symbols may share one long name: stop at the limit, before the sum costs symbols x
+      // string-table bytes of time.
+      if (names > kMaxBlockSize) {
+        return OutOfRange(
+            "the names of the first {} exported symbols (to symbol {}) add up to {} bytes, above "
+            "the loader's limit of {}",
+            plan.export_count, i, names, kMaxBlockSize);
+      }
     }
   }
   LOOM_RETURN_IF_ERROR(
