@@ -30,7 +30,7 @@ const char* MachineName(uint16_t machine) {
     case elf::kMachineArm:
       return "armv7";
     default:
-      return "an unsupported machine";
+      return nullptr;
   }
 }
 

@@ -99,7 +99,7 @@ class ElfFile {
   uint32_t symbol_count_ = 0;
 };
 
-// "x86_64", "aarch64", "armv7" for those e_machine values, else "an unsupported machine".
+// "x86_64", "aarch64", "armv7" for those e_machine values, else null.
 const char* MachineName(uint16_t machine);
 
 }  // namespace loom::runtime::native
