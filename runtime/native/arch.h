@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "runtime/core/status.h"
+#include "runtime/native/little_endian.h"
 
 namespace loom::runtime::native {
 
@@ -68,24 +69,6 @@ const Arch& ArmArch();
 // The table for an e_machine value, or null.
 const Arch* ArchForMachine(uint16_t machine);
 
-// Little-endian access to patched bytes (the objects are little-endian whatever the host).
-inline uint32_t Load32(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-inline uint16_t Load16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-inline uint64_t Load64(const uint8_t* p) { return Load32(p) | uint64_t{Load32(p + 4)} << 32; }
-inline void Store16(uint8_t* p, uint32_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
-}
-inline void Store32(uint8_t* p, uint32_t v) {
-  Store16(p, v);
-  Store16(p + 2, v >> 16);
-}
-inline void Store64(uint8_t* p, uint64_t v) {
-  Store32(p, static_cast<uint32_t>(v));
-  Store32(p + 4, static_cast<uint32_t>(v >> 32));
-}
 // Sign-extends the low `bits` bits of v.
 inline int64_t SignExtend(uint64_t v, int bits) {
   const uint64_t m = uint64_t{1} << (bits - 1);

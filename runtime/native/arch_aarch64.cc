@@ -228,13 +228,11 @@ Status Apply(const Fixup& f) {
                          "branch to veneer");
     }
     case kAdrGotPage:
-      if (a != 0) return Unimplemented("a GOT entry with addend {} (the GOT holds symbols)", a);
-      Store64(f.got, sa);
-      return PatchPage(f.where, f.got_address, p, true);
     case kLd64GotLo12:
       if (a != 0) return Unimplemented("a GOT entry with addend {} (the GOT holds symbols)", a);
       Store64(f.got, sa);
-      return PatchLo12(f.where, f.got_address, 3);
+      return f.type == kAdrGotPage ? PatchPage(f.where, f.got_address, p, true)
+                                   : PatchLo12(f.where, f.got_address, 3);
     default:
       return Unimplemented("relocation type {} has no implementation", f.type);
   }

@@ -136,6 +136,32 @@ TEST_F(BrokenObject, SymbolSectionOutOfRange) {
                                            std::to_string(elf_.section_count())));
 }
 
+TEST_F(BrokenObject, SymbolReservedSectionIndex) {
+  const uint64_t symbol1 = elf_.Section(symtab_).offset + (e64() ? 24 : 16);
+  Put(&bytes_, symbol1 + (e64() ? 6 : 14), 0xff00, 2);
+  EXPECT_THAT(LoadError(bytes_),
+              HasSubstr("has the reserved section index 65280; the loader reads only ABS (65521) "
+                        "and COMMON (65522)"));
+}
+
+TEST_F(BrokenObject, ExportNamesAboveTheLimit) {
+  // Every symbol named by one 32 MiB string appended to the file: the first eight exports exceed
+  // the loader's limit, found without reading the name once per symbol of the table.
+  const uint64_t strings = elf_.Section(symtab_).link;
+  const uint64_t table = e64() ? Get(bytes_, 40, 8) : Get(bytes_, 32, 4);
+  const uint64_t header = table + strings * (e64() ? 64 : 40);
+  const uint64_t name_size = 32u << 20;
+  Put(&bytes_, header + (e64() ? 24 : 16), bytes_.size(), e64() ? 8 : 4);
+  Put(&bytes_, header + (e64() ? 32 : 20), name_size + 1, e64() ? 8 : 4);
+  bytes_.resize(bytes_.size() + name_size, 'a');
+  bytes_.push_back(0);
+  for (uint32_t i = 0; i < elf_.symbol_count(); ++i) {
+    Put(&bytes_, elf_.Section(symtab_).offset + i * (e64() ? 24 : 16), 0, 4);
+  }
+  EXPECT_THAT(LoadError(bytes_), HasSubstr("add up to 268435464 bytes, above the loader's limit "
+                                           "of 268435456"));
+}
+
 TEST_F(BrokenObject, RelocationSymbolOutOfRange) {
   SetRelocSymbolAndType(0xffff, OriginalReloc0().type);
   EXPECT_EQ(LoadError(bytes_),

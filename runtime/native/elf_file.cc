@@ -1,19 +1,13 @@
-// ElfFile: every field is read through Read16/32/64 at an offset proven inside the file first, so
-// a truncated or hostile object is refused with a message instead of read out of bounds.
+// ElfFile: every field is read through Load16/32/64 (little_endian.h) at an offset proven inside
+// the file first, so a truncated or hostile object is refused with a message instead of read out
+// of bounds.
 #include "runtime/native/elf_file.h"
+
+#include "runtime/native/little_endian.h"
 
 namespace loom::runtime::native {
 
 namespace {
-
-uint64_t ReadLe(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-uint16_t Read16(const uint8_t* p) { return static_cast<uint16_t>(ReadLe(p, 2)); }
-uint32_t Read32(const uint8_t* p) { return static_cast<uint32_t>(ReadLe(p, 4)); }
-uint64_t Read64(const uint8_t* p) { return ReadLe(p, 8); }
 
 // Whether [offset, offset + length) lies inside a file of `size` bytes, without overflow.
 bool Inside(uint64_t offset, uint64_t length, uint64_t size) {
@@ -36,7 +30,7 @@ const char* MachineName(uint16_t machine) {
     case elf::kMachineArm:
       return "armv7";
     default:
-      return "an unsupported machine";
+      return nullptr;
   }
 }
 
@@ -58,7 +52,7 @@ Status ElfFile::Parse(const uint8_t* data, size_t size, ElfFile* out) {
     return DataLoss("object is {} bytes, shorter than its ELF{} header ({})", size, e64 ? 64 : 32,
                     header);
   }
-  const uint16_t type = Read16(data + 16);
+  const uint16_t type = Load16(data + 16);
   if (type != elf::kRel) {
     return InvalidArgument(
         "ELF type {} is not a relocatable object (ET_REL, 1): the loader takes "
@@ -69,12 +63,12 @@ Status ElfFile::Parse(const uint8_t* data, size_t size, ElfFile* out) {
   f.data_ = data;
   f.size_ = size;
   f.elf64_ = e64;
-  f.machine_ = Read16(data + 18);
-  f.flags_ = Read32(data + (e64 ? 48 : 36));
-  f.section_table_ = e64 ? Read64(data + 40) : Read32(data + 32);
-  const uint16_t entsize = Read16(data + (e64 ? 58 : 46));
-  f.section_count_ = Read16(data + (e64 ? 60 : 48));
-  f.section_names_ = Read16(data + (e64 ? 62 : 50));
+  f.machine_ = Load16(data + 18);
+  f.flags_ = Load32(data + (e64 ? 48 : 36));
+  f.section_table_ = e64 ? Load64(data + 40) : Load32(data + 32);
+  const uint16_t entsize = Load16(data + (e64 ? 58 : 46));
+  f.section_count_ = Load16(data + (e64 ? 60 : 48));
+  f.section_names_ = Load16(data + (e64 ? 62 : 50));
   if (f.section_count_ == 0) {
     return InvalidArgument(
         "object has no section table (or uses extended section numbering, "
@@ -170,24 +164,24 @@ Status ElfFile::Parse(const uint8_t* data, size_t size, ElfFile* out) {
 ElfSection ElfFile::Section(uint32_t i) const {
   const uint8_t* p = data_ + section_table_ + uint64_t{i} * (elf64_ ? 64 : 40);
   ElfSection s;
-  s.name = Read32(p);
-  s.type = Read32(p + 4);
+  s.name = Load32(p);
+  s.type = Load32(p + 4);
   if (elf64_) {
-    s.flags = Read64(p + 8);
-    s.offset = Read64(p + 24);
-    s.size = Read64(p + 32);
-    s.link = Read32(p + 40);
-    s.info = Read32(p + 44);
-    s.align = Read64(p + 48);
-    s.entsize = Read64(p + 56);
+    s.flags = Load64(p + 8);
+    s.offset = Load64(p + 24);
+    s.size = Load64(p + 32);
+    s.link = Load32(p + 40);
+    s.info = Load32(p + 44);
+    s.align = Load64(p + 48);
+    s.entsize = Load64(p + 56);
   } else {
-    s.flags = Read32(p + 8);
-    s.offset = Read32(p + 16);
-    s.size = Read32(p + 20);
-    s.link = Read32(p + 24);
-    s.info = Read32(p + 28);
-    s.align = Read32(p + 32);
-    s.entsize = Read32(p + 36);
+    s.flags = Load32(p + 8);
+    s.offset = Load32(p + 16);
+    s.size = Load32(p + 20);
+    s.link = Load32(p + 24);
+    s.info = Load32(p + 28);
+    s.align = Load32(p + 32);
+    s.entsize = Load32(p + 36);
   }
   return s;
 }
@@ -208,7 +202,7 @@ Status ElfFile::Symbol(uint32_t i, ElfSymbol* out) const {
   }
   const ElfSection table = Section(symtab_);
   const uint8_t* p = data_ + table.offset + uint64_t{i} * (elf64_ ? 24 : 16);
-  const uint32_t name = Read32(p);
+  const uint32_t name = Load32(p);
   const ElfSection strings = Section(table.link);
   if (name >= strings.size) {
     return InvalidArgument("symbol {}'s name offset {} is past its string table ({} bytes)", i,
@@ -219,16 +213,24 @@ Status ElfFile::Symbol(uint32_t i, ElfSymbol* out) const {
   const uint8_t info = p[elf64_ ? 4 : 12];
   s.bind = info >> 4;
   s.type = info & 0xf;
-  s.shndx = Read16(p + (elf64_ ? 6 : 14));
-  s.value = elf64_ ? Read64(p + 8) : Read32(p + 4);
-  s.size = elf64_ ? Read64(p + 16) : Read32(p + 8);
+  s.shndx = Load16(p + (elf64_ ? 6 : 14));
+  s.value = elf64_ ? Load64(p + 8) : Load32(p + 4);
+  s.size = elf64_ ? Load64(p + 16) : Load32(p + 8);
   if (s.shndx == elf::kShnXindex) {
     return InvalidArgument(
         "symbol {} '{}' uses an extended section index, which the loader does "
         "not read",
         i, s.name);
   }
-  if (s.shndx != elf::kShnAbs && s.shndx != elf::kShnCommon && s.shndx >= section_count_) {
+  // A reserved index names no section even when the object has that many.
+  if (s.shndx >= elf::kShnLoReserve) {
+    if (s.shndx != elf::kShnAbs && s.shndx != elf::kShnCommon) {
+      return InvalidArgument(
+          "symbol {} '{}' has the reserved section index {}; the loader reads only ABS ({}) and "
+          "COMMON ({})",
+          i, s.name, s.shndx, elf::kShnAbs, elf::kShnCommon);
+    }
+  } else if (s.shndx >= section_count_) {
     return InvalidArgument("symbol {} '{}' is in section {}; the object has {}", i, s.name, s.shndx,
                            section_count_);
   }
@@ -253,17 +255,17 @@ Status ElfFile::Reloc(uint32_t section, uint64_t i, ElfReloc* out) const {
   const uint8_t* p = data_ + s.offset + i * s.entsize;
   ElfReloc r;
   if (elf64_) {
-    r.offset = Read64(p);
-    const uint64_t info = Read64(p + 8);
+    r.offset = Load64(p);
+    const uint64_t info = Load64(p + 8);
     r.symbol = static_cast<uint32_t>(info >> 32);
     r.type = static_cast<uint32_t>(info);
-    if (s.type == elf::kShtRela) r.addend = static_cast<int64_t>(Read64(p + 16));
+    if (s.type == elf::kShtRela) r.addend = static_cast<int64_t>(Load64(p + 16));
   } else {
-    r.offset = Read32(p);
-    const uint32_t info = Read32(p + 4);
+    r.offset = Load32(p);
+    const uint32_t info = Load32(p + 4);
     r.symbol = info >> 8;
     r.type = info & 0xff;
-    if (s.type == elf::kShtRela) r.addend = static_cast<int32_t>(Read32(p + 8));
+    if (s.type == elf::kShtRela) r.addend = static_cast<int32_t>(Load32(p + 8));
   }
   if (r.symbol >= symbol_count_) {
     return InvalidArgument("symbol index {} is out of range (the symbol table has {})", r.symbol,

@@ -44,7 +44,8 @@ struct ElfSymbol {
   const char* name = "";  // NUL-terminated, inside the string table
   uint8_t bind = 0;
   uint8_t type = 0;
-  uint16_t shndx = 0;  // UNDEF, ABS, COMMON or a section index below section_count() (checked)
+  uint16_t shndx = 0;  // UNDEF, ABS, COMMON or a section index below section_count() and
+                       // kShnLoReserve (checked)
   uint64_t value = 0;
   uint64_t size = 0;
 };
@@ -98,7 +99,7 @@ class ElfFile {
   uint32_t symbol_count_ = 0;
 };
 
-// "x86_64", "aarch64", "armv7" for those e_machine values, else "an unsupported machine".
+// "x86_64", "aarch64", "armv7" for those e_machine values, else null.
 const char* MachineName(uint16_t machine);
 
 }  // namespace loom::runtime::native

@@ -91,16 +91,21 @@ const char* Label(const ElfFile& f, const ElfSymbol& s) {
   return s.name[0] != 0 ? s.name : "(no symbol)";
 }
 
-bool Exported(const ElfSymbol& s, bool loaded_section) {
-  if (s.bind != elf::kStbGlobal && s.bind != elf::kStbWeak) return false;
-  if (s.name[0] == 0) return false;
-  return s.shndx == elf::kShnAbs || s.shndx == elf::kShnCommon ||
-         (s.shndx != elf::kShnUndef && loaded_section);
-}
-
 bool SectionLoaded(const ElfFile& f, uint32_t i, uint64_t page) {
   bool loaded = false;
   return i < f.section_count() && IsLoaded(f, i, page, &loaded).ok() && loaded;
+}
+
+// Whether the symbol is defined in a section the block holds (not UNDEF, ABS or COMMON).
+bool InLoadedSection(const ElfFile& f, const ElfSymbol& s, uint64_t page) {
+  return s.shndx != elf::kShnUndef && s.shndx < elf::kShnLoReserve &&
+         SectionLoaded(f, s.shndx, page);
+}
+
+bool Exported(const ElfFile& f, const ElfSymbol& s, uint64_t page) {
+  if (s.bind != elf::kStbGlobal && s.bind != elf::kStbWeak) return false;
+  if (s.name[0] == 0) return false;
+  return s.shndx == elf::kShnAbs || s.shndx == elf::kShnCommon || InLoadedSection(f, s, page);
 }
 
 // Calls visit(table, index, reloc, info) for every relocation that patches a loaded section, after
@@ -189,8 +194,7 @@ Status PlanLink(const ElfFile& f, uint64_t page, LinkPlan* out) {
   for (uint32_t i = 0; i < f.symbol_count(); ++i) {
     ElfSymbol s;
     LOOM_RETURN_IF_ERROR(f.Symbol(i, &s));
-    const bool in_section = s.shndx != elf::kShnUndef && s.shndx < elf::kShnLoReserve;
-    const bool loaded = in_section && SectionLoaded(f, s.shndx, page);
+    const bool loaded = InLoadedSection(f, s, page);
     if (loaded && s.value > f.Section(s.shndx).size) {
       return InvalidArgument("symbol {} '{}' is at offset {} of section '{}', which has {} bytes",
                              i, s.name, s.value, f.SectionName(s.shndx), f.Section(s.shndx).size);
@@ -203,9 +207,17 @@ Status PlanLink(const ElfFile& f, uint64_t page, LinkPlan* out) {
       }
       commons += s.size + s.value;
     }
-    if (Exported(s, loaded)) {
+    if (Exported(f, s, page)) {
       ++plan.export_count;
       names += std::strlen(s.name) + 1;
+      // Many symbols may share one long name: stop at the limit, before the sum costs symbols x
+      // string-table bytes of time.
+      if (names > kMaxBlockSize) {
+        return OutOfRange(
+            "the names of the first {} exported symbols (to symbol {}) add up to {} bytes, above "
+            "the loader's limit of {}",
+            plan.export_count, i, names, kMaxBlockSize);
+      }
     }
   }
   LOOM_RETURN_IF_ERROR(
@@ -276,7 +288,7 @@ Status Link(const ElfFile& f, const LinkPlan& plan, const Import* imports, size_
       symbol_address[i] = s.value;
     } else if (s.shndx == elf::kShnCommon) {
       // Placed by PlaceCommons.
-    } else if (SectionLoaded(f, s.shndx, page)) {
+    } else if (InLoadedSection(f, s, page)) {
       symbol_address[i] = section_address[s.shndx] + s.value;
     } else {
       state[i] = kUnloaded;
@@ -331,8 +343,7 @@ Status Link(const ElfFile& f, const LinkPlan& plan, const Import* imports, size_
   for (uint32_t i = 0; i < f.symbol_count() && e < plan.export_count; ++i) {
     ElfSymbol s;
     LOOM_RETURN_IF_ERROR(f.Symbol(i, &s));
-    const bool in_section = s.shndx != elf::kShnUndef && s.shndx < elf::kShnLoReserve;
-    if (!Exported(s, in_section && SectionLoaded(f, s.shndx, page))) continue;
+    if (!Exported(f, s, page)) continue;
     const size_t length = std::strlen(s.name) + 1;
     std::memcpy(memory + name, s.name, length);
     exports[e].name_offset = name;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/native/test_objects.h"
+
 namespace loom::runtime::native {
 namespace {
 
@@ -36,22 +38,9 @@ struct Linked {
   }
 };
 
-std::vector<uint8_t> ReadCorpus(const std::string& name) {
-  const std::string path =
-      std::string(LOOM_SOURCE_DIR) + "/runtime/native/loader_fuzz_corpus/" + name;
-  std::vector<uint8_t> bytes;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    uint8_t buffer[4096];
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
-      bytes.insert(bytes.end(), buffer, buffer + n);
-    std::fclose(f);
-  }
-  return bytes;
-}
-
 void LinkCorpus(const std::string& name, Linked* out) {
-  out->bytes = ReadCorpus(name);
+  out->bytes =
+      ReadFileBytes(std::string(LOOM_SOURCE_DIR) + "/runtime/native/loader_fuzz_corpus/" + name);
   ASSERT_FALSE(out->bytes.empty()) << name;
   ASSERT_TRUE(ElfFile::Parse(out->bytes.data(), out->bytes.size(), &out->file).ok());
   const Status planned = PlanLink(out->file, 4096, &out->plan);
@@ -66,8 +55,8 @@ void LinkCorpus(const std::string& name, Linked* out) {
       {"memmove", reinterpret_cast<const void*>(uintptr_t{0x3000})},
       {"__aeabi_idiv", reinterpret_cast<const void*>(uintptr_t{0x4001})},
   };
-  const Status linked =
-      Link(out->file, out->plan, imports, 6, reinterpret_cast<uint8_t*>(out->memory.data()), kBase);
+  const Status linked = Link(out->file, out->plan, imports, sizeof imports / sizeof imports[0],
+                             reinterpret_cast<uint8_t*>(out->memory.data()), kBase);
   ASSERT_TRUE(linked.ok()) << name << ": " << linked.ToString();
 }
 
@@ -137,6 +126,7 @@ TEST(NativeLink, ArmAndThumbSwitchWithBlx) {
   // Thumb thumb_plus calls ARM arm_triple: a BLX straight to it.
   uint64_t p = thumb_plus & ~uint64_t{1};
   while ((Load16(l.At(p)) & 0xf800) != 0xf000 && p < thumb_plus + 32) p += 2;
+  ASSERT_LT(p, thumb_plus + 32) << "no BL/BLX in thumb_plus";
   bool blx = false;
   EXPECT_EQ(ThumbCallTarget(&l, p, &blx), arm_triple);
   EXPECT_TRUE(blx);

@@ -31,9 +31,10 @@ Status Plan(const uint8_t* data, size_t size, ElfFile* file, LinkPlan* plan) {
     return Unimplemented("this runtime runs on a machine the native loader does not support");
   }
   if (file->machine() != host) {
-    if (ArchForMachine(file->machine()) != nullptr) {
-      return InvalidArgument("object is for {}, this runtime runs {}", MachineName(file->machine()),
-                             HostTriple());
+    // Named whether or not this build links that machine's relocations (bare metal keeps only its
+    // own, LOOM_NATIVE_HOST_ONLY).
+    if (const char* name = MachineName(file->machine())) {
+      return InvalidArgument("object is for {}, this runtime runs {}", name, HostTriple());
     }
     return InvalidArgument("object is for ELF machine {}, this runtime runs {}", file->machine(),
                            HostTriple());
@@ -44,8 +45,8 @@ Status Plan(const uint8_t* data, size_t size, ElfFile* file, LinkPlan* plan) {
 }  // namespace
 
 const char* HostTriple() {
-  const uint16_t machine = HostMachine();
-  return machine == 0 ? "unknown" : MachineName(machine);
+  const char* name = MachineName(HostMachine());
+  return name != nullptr ? name : "unknown";
 }
 
 Module::~Module() { FreeCodeMemory(memory_); }

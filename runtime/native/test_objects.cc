@@ -33,8 +33,7 @@ int TestHostAdd(int a, int b) {
 
 int TestHostAddCalls() { return g_host_add_calls; }
 
-std::vector<uint8_t> ReadTestObject(const std::string& name) {
-  const std::string path = std::string(LOOM_NATIVE_TEST_OBJECTS) + "/" + name + ".o";
+std::vector<uint8_t> ReadFileBytes(const std::string& path) {
   std::vector<uint8_t> bytes;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return bytes;
@@ -44,6 +43,10 @@ std::vector<uint8_t> ReadTestObject(const std::string& name) {
     bytes.insert(bytes.end(), buffer, buffer + n);
   std::fclose(f);
   return bytes;
+}
+
+std::vector<uint8_t> ReadTestObject(const std::string& name) {
+  return ReadFileBytes(std::string(LOOM_NATIVE_TEST_OBJECTS) + "/" + name + ".o");
 }
 
 std::vector<std::string> CommonVariants() {

@@ -12,6 +12,9 @@
 
 namespace loom::runtime::native {
 
+// The bytes of the file at `path`, or empty when it cannot be read.
+std::vector<uint8_t> ReadFileBytes(const std::string& path);
+
 // The bytes of test_objects/NAME.o, or empty when that object was not built.
 std::vector<uint8_t> ReadTestObject(const std::string& name);
 
