@@ -163,39 +163,40 @@ TEST(OpCalls, AnEmptyOperandLeavesTheOpToTheKernels) {
   EXPECT_TRUE(NativeOpCalls(*empty).empty());
 }
 
-// One Conv2d (4 -> 4 channels, 1x1, over 2x2) in a CPU segment, for `config`'s blocking. Each
-// tensor gets a 1 MiB slot; the writer sizes it from its shape and layout.
+// One Conv2d (4 -> 4 channels, 1x1, over 2x2) in a CPU segment, for `config`'s blocking (its
+// block_in and block_out both 32; the multipliers repeat per batch row). Every region is exactly as
+// large as its tensors need, or the loader refuses the package.
 std::unique_ptr<runtime::Package> CpuConvPackage(const HwConfig& config) {
   package::PackageSpec spec;
   EXPECT_TRUE(testing::BuildCpuOnlyModel(config, &spec).ok());
   auto add = [&](const char* name, pkg::DType dtype, package::TensorLayout layout,
-                 std::vector<uint32_t> shape, package::Storage storage) {
+                 std::vector<uint32_t> shape, uint64_t bytes, package::Storage storage) {
     package::TensorSpec t;
     t.name = name;
     t.dtype = dtype;
     t.layout = layout;
     t.shape = std::move(shape);
     t.storage = storage;
-    const uint64_t slot = 1 << 20;
     if (storage == package::Storage::Arena) {
-      t.offset = (spec.arena_bytes + slot - 1) / slot * slot;
-      spec.arena_bytes = t.offset + slot;
+      t.offset = (spec.arena_bytes + 1023) / 1024 * 1024;
+      spec.arena_bytes = t.offset + bytes;
     } else {
-      t.offset = (spec.constants.size() + slot - 1) / slot * slot;
-      spec.constants.resize(t.offset + slot, 1);
+      t.offset = (spec.constants.size() + 1023) / 1024 * 1024;
+      spec.constants.resize(t.offset + bytes, 1);
     }
     spec.tensors.push_back(t);
     return static_cast<int32_t>(spec.tensors.size() - 1);
   };
   using L = package::TensorLayout;
+  const uint64_t act = q::BlockedBytes({config.batch, config.block_out}, {1, 4, 2, 2});
   const int32_t x =
-      add("conv_in", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, package::Storage::Arena);
-  const int32_t w =
-      add("conv_w", pkg::DType::Int8, L::BlockedWeights, {4, 4, 1, 1}, package::Storage::Constant);
-  const int32_t m =
-      add("conv_mult", pkg::DType::Int32, L::BlockedVector, {4}, package::Storage::Constant);
+      add("conv_in", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, act, package::Storage::Arena);
+  const int32_t w = add("conv_w", pkg::DType::Int8, L::BlockedWeights, {4, 4, 1, 1}, 32 * 32,
+                        package::Storage::Constant);
+  const int32_t m = add("conv_mult", pkg::DType::Int32, L::BlockedVector, {4},
+                        config.batch * 32 * 4, package::Storage::Constant);
   const int32_t y =
-      add("conv_out", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, package::Storage::Arena);
+      add("conv_out", pkg::DType::Int8, L::Blocked, {1, 4, 2, 2}, act, package::Storage::Arena);
   package::OpSpec op;
   op.name = "conv";
   op.params = package::Conv2dParams{};
