@@ -295,7 +295,9 @@ Status Emitter::Run(AccelCode* code) {
 
 bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling) {
   // Clip bounds beyond int8 change nothing (every OUT write saturates), so they clamp to it.
-  return tiling.oc <= isa::kRqParamDepth && layer.clip_hi >= -128 && layer.clip_lo <= 127;
+  // REQUANT shifts right only; the quantizer's shifts always are, hand-written layers may not be.
+  return tiling.oc <= isa::kRqParamDepth && layer.clip_hi >= -128 && layer.clip_lo <= 127 &&
+         isa::RequantShiftValid(layer.pre_shift) && isa::RequantShiftValid(layer.post_shift);
 }
 
 std::string Conv2dTiling::ToString() const {

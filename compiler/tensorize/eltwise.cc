@@ -97,7 +97,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
   // multiplier 1 where they would take two or three ALU passes; those two constants are made on
   // chip in the last two ACC elements and copied into RQP entry 0 once.
   const bool fused = (l.shift != 0) + (l.clip_lo > -128) + (l.clip_hi < 127) >= 2 &&
-                     l.shift >= -32 && l.shift <= 31 && l.clip_lo <= 127 && l.clip_hi >= -128;
+                     isa::RequantShiftValid(l.shift) && l.clip_lo <= 127 && l.clip_hi >= -128;
   const uint32_t scratch = fused ? 2 : 0;
   // Per virtual thread r: INP holds [a tile | b tile] at r * 2 * te, ACC one sum plane at r * te.
   const uint32_t fit = std::min(config.inp_depth() / (2 * V), (config.acc_depth() - scratch) / V);

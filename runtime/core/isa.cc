@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 
 namespace loom::isa {
 
@@ -258,8 +259,8 @@ FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
       });
       if (requant) {
         defs.Append(LoopDefs(l, l.acc_idx_bits, false));
-        defs.Append({LOOM_S32_FIELD(pre_shift, Layout::kRqShiftBits),
-                     LOOM_S32_FIELD(post_shift, Layout::kRqShiftBits),
+        defs.Append({LOOM_U32_FIELD(pre_shift, Layout::kRqShiftBits),
+                     LOOM_U32_FIELD(post_shift, Layout::kRqShiftBits),
                      LOOM_S32_FIELD(clip_lo, Layout::kRqClipBits),
                      LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits)});
         break;
@@ -488,8 +489,18 @@ Status Verify(const Layout& layout, const Insn& insn) {
     if (insn.use_imm && (insn.alu_op == AluOp::kRequant || insn.alu_op == AluOp::kRqParam)) {
       return Bad(insn, "has no immediate form (use_imm must be 0)");
     }
-    if (IsRequant(insn) && insn.clip_lo > insn.clip_hi) {
-      return Bad(insn, "clip_lo {} is above clip_hi {}", insn.clip_lo, insn.clip_hi);
+    if (IsRequant(insn)) {
+      // Checked before the field widths: a negative shift would otherwise read as 2^64 - n.
+      for (const auto& [name, shift] :
+           {std::pair{"pre_shift", insn.pre_shift}, std::pair{"post_shift", insn.post_shift}}) {
+        if (!RequantShiftValid(shift)) {
+          return Bad(insn, "field '{}' = {} is outside [0, {}] (REQUANT shifts right only)", name,
+                     shift, kRqMaxShift);
+        }
+      }
+      if (insn.clip_lo > insn.clip_hi) {
+        return Bad(insn, "clip_lo {} is above clip_hi {}", insn.clip_lo, insn.clip_hi);
+      }
     }
   }
   if (insn.opcode == Opcode::kFinish && (insn.deps.push_prev || insn.deps.push_next)) {

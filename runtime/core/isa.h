@@ -37,6 +37,12 @@ inline constexpr int kNumAluOps = 8;
 // Entries of the parameter buffer (RQP), on every config: each holds one int32 bias and one
 // multiplier per lane (batch x block_out).
 inline constexpr uint32_t kRqParamDepth = 32;
+// REQUANT's two rounding shifts go right only, by 0 to 31 (docs/isa.md §2.7.1): every shift the
+// quantizer chooses, and a right-only shifter is a third the logic of one that also shifts left.
+inline constexpr int32_t kRqMaxShift = 31;
+inline constexpr bool RequantShiftValid(int32_t shift) {
+  return shift >= 0 && shift <= kRqMaxShift;
+}
 
 // The three execution modules, in pipeline order: load -> compute -> store.
 enum class Module : uint8_t { kLoad = 0, kCompute = 1, kStore = 2 };
@@ -107,8 +113,8 @@ struct Insn {
   int32_t imm = 0;  // signed 16-bit
 
   // ALU REQUANT only; its format holds these where the others hold the src factors and imm.
-  int32_t pre_shift = 0;   // signed 6-bit, applied as SHR_RND
-  int32_t post_shift = 0;  // signed 6-bit, applied as SHR_RND
+  int32_t pre_shift = 0;   // 0..31 in a 6-bit field, applied as SHR_RND
+  int32_t post_shift = 0;  // 0..31 in a 6-bit field, applied as SHR_RND
   int32_t clip_lo = 0;     // signed 8-bit, clip_lo <= clip_hi
   int32_t clip_hi = 0;     // signed 8-bit
 
@@ -175,7 +181,7 @@ struct Layout {
   static constexpr uint32_t kLoopBits = 14;
   static constexpr uint32_t kAluOpBits = 3;
   static constexpr uint32_t kImmBits = 16;
-  static constexpr uint32_t kRqShiftBits = 6;  // REQUANT pre_shift, post_shift
+  static constexpr uint32_t kRqShiftBits = 6;  // REQUANT pre_shift, post_shift (top bit 0)
   static constexpr uint32_t kRqClipBits = 8;   // REQUANT clip_lo, clip_hi
 
   // Widths derived from the config.

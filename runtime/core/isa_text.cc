@@ -244,9 +244,9 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
     if (!found) return p.Error("unknown ALU op '" + sub + "' in '" + mnemonic + "'");
     LOOM_RETURN_IF_ERROR(ParseLoops(p, i));
     if (i->alu_op == AluOp::kRequant) {
-      // Ranges as wide as the fields; Verify names a clip_lo above clip_hi.
+      // The shifts' range and the clip fields' widths; Verify names a clip_lo above clip_hi.
       std::vector<int64_t> v;
-      LOOM_RETURN_IF_ERROR(p.Numbers("shift", ",", 2, -32, 31, &v));
+      LOOM_RETURN_IF_ERROR(p.Numbers("shift", ",", 2, 0, kRqMaxShift, &v));
       i->pre_shift = static_cast<int32_t>(v[0]);
       i->post_shift = static_cast<int32_t>(v[1]);
       LOOM_RETURN_IF_ERROR(p.Numbers("clip", ",", 2, -128, 127, &v));

@@ -596,7 +596,7 @@ Status RequantRelu(const HwConfig& c, std::vector<IsaCase>* out) {
 }
 
 // The fused REQUANT (§3.4.1): RQPARAM fills parameter entries 0 and 31 (the last) from ACC, then
-// six REQUANTs with shifts 0, 1, 31, -32 (clamped to -31) and -1, clip bounds at the int8 ends,
+// six REQUANTs with shifts at 0, 1, 30 and 31 in either position, clip bounds at the int8 ends,
 // inside them and equal, each over two elements, one per entry. Operands start with the int32
 // extremes and negative multipliers; the results are int8, so OUT shows them exactly.
 Status FusedRequant(const HwConfig& c, std::vector<IsaCase>* out) {
@@ -604,7 +604,7 @@ Status FusedRequant(const HwConfig& c, std::vector<IsaCase>* out) {
   const uint32_t K = 6, n = 2 * K;  // REQUANTs, elements
   // clang-format off
   const int32_t params[K][4] = {{0, 0, -128, 127}, {1, 31, -128, 127}, {31, 1, -5, 7},
-                                {-32, 2, -128, -100}, {5, -1, 0, 127}, {16, 15, 3, 3}};
+                                {30, 2, -128, -100}, {2, 29, 0, 127}, {16, 15, 3, 3}};
   const int32_t edges[] = {kMin32, kMax32, -1, 0, 1, kMin32 + 1, kMax32 - 1, 1 << 30, -(1 << 30)};
   // clang-format on
   const uint32_t E = sizeof edges / sizeof edges[0];

@@ -1343,8 +1343,8 @@ class RandomInsns {
       i.alu_op = static_cast<AluOp>(Range(0, kNumAluOps - 1));
       i.use_imm = i.alu_op < AluOp::kRequant && Coin();
       if (i.alu_op == AluOp::kRequant) {
-        i.pre_shift = static_cast<int32_t>(Range(0, 63)) - 32;
-        i.post_shift = static_cast<int32_t>(Range(0, 63)) - 32;
+        i.pre_shift = static_cast<int32_t>(Range(0, 31));
+        i.post_shift = static_cast<int32_t>(Range(0, 31));
         i.clip_lo = static_cast<int32_t>(Range(0, 255)) - 128;
         i.clip_hi =
             i.clip_lo + static_cast<int32_t>(Range(0, static_cast<uint32_t>(127 - i.clip_lo)));
@@ -1428,19 +1428,20 @@ TEST_P(IsaShape, RandomMicroOpsRoundTrip) {
   }
 }
 
-// REQUANT's own format (docs/isa.md §2.7.1): its four signed fields round-trip at their extremes,
-// fields of the other ALU format must be 0, clip_lo may not exceed clip_hi, and the bits above
-// its last field are reserved.
+// REQUANT's own format (docs/isa.md §2.7.1): its four fields round-trip at their extremes (shifts
+// 0..31, clips signed), a shift outside 0..31 is refused whether encoded or decoded, fields of the
+// other ALU format must be 0, clip_lo may not exceed clip_hi, and the bits above its last field
+// are reserved.
 TEST_P(IsaShape, RequantFormat) {
   EXPECT_EQ(l_.requant_bits(), 68 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
   Insn q = Alu(AluOp::kRequant, false);
   q.uop_end = 1;
   q.loop_out = q.loop_in = 3;
   q.dst_factor_out = 2;
-  for (int32_t pre : {-32, -1, 0, 1, 31}) {
+  for (int32_t pre : {0, 1, 30, 31}) {
     for (int32_t lo : {-128, 0, 127}) {
       q.pre_shift = pre;
-      q.post_shift = -1 - pre;
+      q.post_shift = 31 - pre;
       q.clip_lo = lo;
       q.clip_hi = lo == 127 ? 127 : lo + 1;
       EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
@@ -1448,7 +1449,21 @@ TEST_P(IsaShape, RequantFormat) {
   }
   Insn bad = q;
   bad.pre_shift = 32;
-  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'pre_shift' = 32 is outside [-32, 31]"));
+  EXPECT_THAT(EncodeStatus(l_, bad).message(),
+              HasSubstr("'pre_shift' = 32 is outside [0, 31] (REQUANT shifts right only)"));
+  bad = q;
+  bad.post_shift = -1;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'post_shift' = -1 is outside [0, 31]"));
+  // The fields are 6 bits wide (their top bit was a sign once): a word with that bit set decodes
+  // to a refusal, not to a shift.
+  q.pre_shift = q.post_shift = 3;
+  for (const FieldSpec& f : RequantFields(l_)) {
+    if (f.name != std::string("pre_shift") && f.name != std::string("post_shift")) continue;
+    Word128 w = EncodeOrDie(l_, q);
+    SetBit(&w, f.lsb + f.width - 1, true);
+    EXPECT_THAT(DecodeStatus(l_, w).message(),
+                HasSubstr("'" + std::string(f.name) + "' = 35 is outside [0, 31]"));
+  }
   bad = q;
   bad.clip_hi = 128;
   EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'clip_hi' = 128"));

@@ -424,24 +424,27 @@ TEST_F(IsaText, AssembleUopsErrors) {
   EXPECT_THAT(UopError("uop dst=0,1 src=0 wgt=0"), HasSubstr("needs 1 values"));
 }
 
-// REQUANT's text form: shift= and clip= (signed), no src= or imm=; RQPARAM is register form only.
+// REQUANT's text form: shift= (0..31) and clip= (signed), no src= or imm=; RQPARAM is register
+// form only.
 TEST_F(IsaText, FusedRequant) {
   std::vector<Insn> insns;
   ASSERT_TRUE(
       Assemble(l_,
                "alu.rqparam uop=4:6 loop=1x1 dst=0,0 src=0,0\n"
-               "alu.requant uop=6:8 loop=4x8 dst=8,1 shift=-32,0x1f clip=-128,127 @push_next\n",
+               "alu.requant uop=6:8 loop=4x8 dst=8,1 shift=0,0x1f clip=-128,127 @push_next\n",
                &insns)
           .ok());
   ASSERT_EQ(insns.size(), 2u);
   EXPECT_EQ(insns[0].alu_op, AluOp::kRqParam);
   EXPECT_EQ(insns[1].alu_op, AluOp::kRequant);
-  EXPECT_EQ(insns[1].pre_shift, -32);
+  EXPECT_EQ(insns[1].pre_shift, 0);
   EXPECT_EQ(insns[1].post_shift, 31);
   EXPECT_EQ(Disassemble(insns[1]),
-            "alu.requant uop=6:8 loop=4x8 dst=8,1 shift=-32,31 clip=-128,127 @push_next");
+            "alu.requant uop=6:8 loop=4x8 dst=8,1 shift=0,31 clip=-128,127 @push_next");
   EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,32 clip=0,0"),
-              HasSubstr("'shift' = 32 is outside [-32, 31]"));
+              HasSubstr("'shift' = 32 is outside [0, 31]"));
+  EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=-1,0 clip=0,0"),
+              HasSubstr("'shift' = -1 is outside [0, 31]"));
   EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=1,0"),
               HasSubstr("clip_lo 1 is above clip_hi 0"));
   EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0"),

@@ -233,6 +233,27 @@ TEST_F(TsimRegsTest, InvalidInstructionIsErrorOne) {
   EXPECT_TRUE(s2.ok()) << s2.ToString();
 }
 
+// REQUANT's shifts are 0..31 in 6-bit fields (docs/isa.md §2.7.1, §4 R): the RTL refuses a word
+// with either field's top bit set, which its right-only shifters would otherwise misread.
+TEST_F(TsimRegsTest, RequantShiftTopBitIsErrorOne) {
+  for (const isa::FieldSpec& f : isa::RequantFields(layout_)) {
+    if (f.name != std::string("pre_shift") && f.name != std::string("post_shift")) continue;
+    runtime::TsimRunOptions o = Load(
+        "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+        "alu.rqparam uop=0:1 loop=1x1 dst=0,0 src=0,0\n"
+        "alu.requant uop=0:1 loop=1x1 dst=0,0 shift=3,3 clip=-128,127\n"
+        "finish\n");
+    const uint32_t bit = f.lsb + f.width - 1;
+    dev_->dram().At(o.insn_addr + 2 * HwConfig::kInsnBytes)[bit / 8] |= uint8_t(1u << (bit % 8));
+    runtime::DeviceCounters stats;
+    const Status s = dev_->Run(o, &stats);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << f.name << ": " << s.ToString();
+    EXPECT_THAT(s.message(), HasSubstr(std::string("'") + f.name + "' = 35 is outside [0, 31]"));
+    EXPECT_EQ(Read(reg::kStatus), reg::kStatusError | reg::kErrInvalidInsn << 4) << f.name;
+    EXPECT_EQ(Read(reg::kErrorInsn), 2u) << f.name;
+  }
+}
+
 TEST_F(TsimRegsTest, UnknownOpcodeAndWrongBufferAreErrorOne) {
   const char* const patches[] = {"opcode 7", "store of inp"};
   for (int k = 0; k < 2; ++k) {

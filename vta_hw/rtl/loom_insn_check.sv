@@ -1,7 +1,7 @@
 // Decodes enough of an instruction word to route it, and detects every condition that
 // docs/isa.md §4 marks R (the RTL must reject it): a reserved bit set, an unknown opcode or
-// buffer, a dependency flag the executing module does not have, push flags on FINISH, and a
-// buffer the opcode does not allow. The other static conditions are the runtime's to check.
+// buffer, a dependency flag the executing module does not have, push flags on FINISH, a buffer
+// the opcode does not allow, and a REQUANT shift beyond 31. The other static conditions are the runtime's to check.
 //
 // The fields every format shares (docs/isa.md §2.3) sit at the same bits in every format; the
 // FINISH format consists of exactly those, so its positions name them here and elsewhere.
@@ -35,6 +35,11 @@ module loom_insn_check (
   assign alu_clear    = (insn_i >> loom_hw_pkg::ALU_USED_BITS) == '0;
   assign requant_clear = (insn_i >> loom_hw_pkg::REQUANT_USED_BITS) == '0;
   assign finish_clear = (insn_i >> loom_hw_pkg::FINISH_USED_BITS) == '0;
+  // REQUANT's shifts are 0..31 in 6-bit fields (docs/isa.md §2.7.1): their top bits must be 0.
+  logic requant_shifts_ok;
+  assign requant_shifts_ok =
+      !insn_i[loom_hw_pkg::REQUANT_PRE_SHIFT_LSB + loom_hw_pkg::REQUANT_PRE_SHIFT_W - 1] &&
+      !insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB + loom_hw_pkg::REQUANT_POST_SHIFT_W - 1];
 
   always_comb begin
     valid_o  = 1'b0;
@@ -61,7 +66,8 @@ module loom_insn_check (
       loom_hw_pkg::OPCODE_GEMM: valid_o = gemm_clear;
       // All eight ALU op codes exist; REQUANT has its own, shorter format.
       loom_hw_pkg::OPCODE_ALU:
-        valid_o = alu_op == loom_hw_pkg::ALU_REQUANT ? requant_clear : alu_clear;
+        valid_o = alu_op == loom_hw_pkg::ALU_REQUANT ? requant_clear && requant_shifts_ok
+                                                     : alu_clear;
       loom_hw_pkg::OPCODE_FINISH: begin
         finish_o = 1'b1;
         valid_o  = finish_clear && !push_prev && !push_next;
