@@ -106,6 +106,17 @@ TEST(OpCalls, ConvAndPoolArgumentsDecodeToTheKernelsParameters) {
                                   static_cast<int>(pkg::OpParams::MaxPool)}));
 }
 
+// The package `spec` describes, written and loaded (null, with a test failure, if either fails).
+std::unique_ptr<runtime::Package> WriteAndLoad(const package::PackageSpec& spec) {
+  std::vector<uint8_t> bytes;
+  Status s = package::SerializePackage(spec, &bytes);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<runtime::Package> p;
+  if (s.ok()) s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return p;
+}
+
 // A CPU-only package plus one AvgPool over an input of height `h`, its window 3x3 with pads 2
 // above and below (so an empty plane still yields output rows, which the loader admits).
 std::unique_ptr<runtime::Package> AvgPoolPackage(uint32_t h) {
@@ -142,12 +153,7 @@ std::unique_ptr<runtime::Package> AvgPoolPackage(uint32_t h) {
   op.inputs = {x, static_cast<int32_t>(spec.tensors.size() - 1)};
   op.outputs = {y};
   spec.segments[0].ops.push_back(op);
-  std::vector<uint8_t> bytes;
-  EXPECT_TRUE(package::SerializePackage(spec, &bytes).ok());
-  std::unique_ptr<runtime::Package> p;
-  const Status s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return p;
+  return WriteAndLoad(spec);
 }
 
 // An op with an empty operand stays on the checked kernels (which refuse it by name): the
@@ -203,13 +209,7 @@ std::unique_ptr<runtime::Package> CpuConvPackage(const HwConfig& config) {
   op.inputs = {x, w, -1, m};
   op.outputs = {y};
   spec.segments[0].ops.push_back(op);
-  std::vector<uint8_t> bytes;
-  Status s = package::SerializePackage(spec, &bytes);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<runtime::Package> p;
-  s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return p;
+  return WriteAndLoad(spec);
 }
 
 // HwConfig allows blockings up to 64 x 256; the kernel body's accumulator tile holds 1024: a
