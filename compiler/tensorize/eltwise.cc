@@ -205,13 +205,17 @@ namespace {
 uint32_t PoolInRows(const PoolLayer& l, uint32_t oh_n) { return (oh_n - 1) * l.stride_h + l.kh; }
 uint32_t PoolInCols(const PoolLayer& l) { return (l.out_w() - 1) * l.stride_w + l.kw; }
 
-// The most output rows per tile that fit two virtual threads (0 if not even one row does).
-uint32_t PoolRowsThatFit(const HwConfig& c, const PoolLayer& l) {
-  const uint64_t iw = PoolInCols(l), ow = l.out_w();
+// ACC elements past the tiles that hold the fused requantization's bias 0 and multiplier.
+constexpr uint32_t kPoolScratch = 2;
+
+// The most output rows per tile that fit two virtual threads beside `scratch` ACC elements (0 if
+// not even one row does).
+uint32_t PoolRowsThatFit(const HwConfig& c, const PoolLayer& l, uint32_t scratch = 0) {
+  const uint64_t iw = PoolInCols(l), ow = l.out_w(), acc = c.acc_depth() - scratch;
   uint32_t best = 0;
   for (uint32_t r = 1; r <= l.out_h(); ++r) {
     const uint64_t x = uint64_t{PoolInRows(l, r)} * iw;
-    if (2 * x > c.inp_depth() || 2 * (x + r * ow) > c.acc_depth()) break;
+    if (2 * x > c.inp_depth() || 2 * (x + r * ow) > acc) break;
     best = r;
   }
   return best;
@@ -229,6 +233,11 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
   l.w = w;
   SetWindow(window, &l);
   return l;
+}
+
+bool PoolLayer::fused_requant(const HwConfig& config) const {
+  return average && pre_shift >= 0 && pre_shift <= 31 && post_shift >= 0 && post_shift <= 31 &&
+         PoolRowsThatFit(config, *this, kPoolScratch) > 0;
 }
 
 Status PoolLayer::Check(const HwConfig& config) const {
@@ -263,7 +272,8 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   LOOM_RETURN_IF_ERROR(l.Check(config));
   constexpr uint32_t V = 2;
   const uint32_t OH = l.out_h(), OW = l.out_w(), iw = PoolInCols(l);
-  const uint32_t fit = PoolRowsThatFit(config, l);
+  const bool fused = l.fused_requant(config);
+  const uint32_t fit = PoolRowsThatFit(config, l, fused ? kPoolScratch : 0);
   const uint32_t rt = std::min(rows ? rows : fit, fit);
   const uint32_t x_cap = PoolInRows(l, rt) * iw;  // ACC per thread: [X: input copy | Y: output]
   const uint32_t acc_tile = x_cap + rt * OW;
@@ -296,10 +306,29 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
       for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
     for (uint32_t tap : taps) uops.push_back({x, x + tap, 0});
   }
+  const uint32_t zero = config.acc_depth() - kPoolScratch, mult = zero + 1, params = V * per;
+  if (fused) {  // {zero, mult}: RQP entry 0's bias and multiplier; {mult}: the element set to it
+    uops.push_back({zero, mult, 0});
+    uops.push_back({mult, 0, 0});
+  }
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  if (fused) {  // the multiplier fits the immediate (Check), so it is made on chip: no constants
+    Insn reset = Run(Opcode::kGemm, params, 1);  // ACC[zero] = ACC[mult] = 0
+    reset.reset = true;
+    reset.src_factor_in = 0;
+    reset.dst_factor_in = 0;
+    code->Emit(reset);
+    Insn set = AluImm(AluOp::kAdd, params + 1, 1, l.mult);
+    set.dst_factor_in = 0;
+    code->Emit(set);
+    Insn rqp = Run(Opcode::kAlu, params, 1);
+    rqp.alu_op = AluOp::kRqParam;
+    rqp.dst_factor_in = rqp.src_factor_in = 0;
+    code->Emit(rqp);
+  }
 
   uint32_t t = 0;
   for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
@@ -391,7 +420,18 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         for (uint32_t pos = 1; pos < l.kh * l.kw; ++pos) {
           if (!separable || pos % l.kw == 0) code->Emit(window(reduce, pos));
         }
-        if (l.average) {  // requantize the sums in Y
+        if (fused) {  // requantize the sums in Y: the Y micro-op, RQP entry 0
+          Insn rq = Run(Opcode::kAlu, u + 1, OW);
+          rq.alu_op = AluOp::kRequant;
+          rq.src_factor_in = 0;
+          rq.loop_out = oh_n;
+          rq.dst_factor_out = OW;
+          rq.pre_shift = l.pre_shift;
+          rq.post_shift = l.post_shift;
+          rq.clip_lo = l.clip_lo;
+          rq.clip_hi = l.clip_hi;
+          code->Emit(rq);
+        } else if (l.average) {
           auto requant = [&](AluOp op, int32_t imm) {
             Insn a = AluImm(op, u + 1, OW, imm);
             a.loop_out = oh_n;

@@ -45,7 +45,11 @@ Status EmitAdd(const HwConfig& config, const AddLayer& layer, AccelCode* code,
 // tile is whole output rows of one channel block: the input rows it needs are copied into ACC
 // through the identity weights, the output starts at zero, and takes the window's first element
 // (ADD) and then the MAX of every other position, or the ADD of every position followed by the
-// requantization (SHR_RND, MUL by the immediate multiplier, SHR_RND, clip).
+// requantization (SHR_RND, MUL by the multiplier, SHR_RND, clip). Every window here divides by
+// the same count, so the multiplier is one value for every lane and pixel: the requantization
+// runs as one fused REQUANT pass (isa.md §3.4.1) from RQP entry 0 (bias 0), unless a shift is
+// negative (REQUANT shifts only right) or the buffers are full to the last two ACC elements,
+// where it runs as the chain of immediate ALU passes.
 //
 // The image border is DMA padding (zeros). A padded max pool is therefore only exact on
 // non-negative input (after a ReLU), and a padded average only with count_include_pad; the
@@ -63,6 +67,9 @@ struct PoolLayer {
   uint32_t identity = 0;           // constants, in WGT elements
   uint32_t out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
   uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  // Whether an average pool requantizes with REQUANT (EmitPool's choice; max pooling never does):
+  // both shifts in [0, 31], and a row still fits beside the two ACC elements it needs.
+  bool fused_requant(const HwConfig& config) const;
   Status Check(const HwConfig& config) const;
 };
 // The layer's shape from a logical NCHW input (offsets and the average's requantization are the

@@ -50,7 +50,9 @@ uint64_t TimingModel::AluCycles(const isa::Insn& insn) const {
   const uint64_t iters = uint64_t{insn.loop_out} * insn.loop_in * (insn.uop_end - insn.uop_bgn);
   // REQUANT reads one ACC operand; its others come from the parameter register's own port.
   const bool one_read = insn.use_imm || insn.alu_op == isa::AluOp::kRequant;
-  return kIssueCycles + kAluPipeline + iters * (one_read ? 1 : 2);
+  // RQPARAM writes the parameter buffer in the ALU stage and has no ACC write stage after it.
+  const uint64_t pipeline = insn.alu_op == isa::AluOp::kRqParam ? kAluPipeline - 1 : kAluPipeline;
+  return kIssueCycles + pipeline + iters * (one_read ? 1 : 2);
 }
 
 uint32_t TimingModel::FetchBurstInsns() const {

@@ -28,7 +28,7 @@ struct TimingModel {
   // GEMM: one micro-op iteration per cycle.
   uint64_t GemmCycles(const isa::Insn& insn) const;
   // ALU: one iteration per cycle with an immediate or REQUANT, two with a register operand (the
-  // acc buffer has one read port).
+  // acc buffer has one read port); RQPARAM ends a stage early (it writes RQP, not ACC).
   uint64_t AluCycles(const isa::Insn& insn) const;
   // Fetch: cycles to read `count` consecutive instructions in one burst.
   uint64_t FetchBurstCycles(uint32_t count) const;

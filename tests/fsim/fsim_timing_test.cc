@@ -269,6 +269,30 @@ TEST_P(FsimTimingTest, TraceCoversEveryInstruction) {
   EXPECT_GE(complete, r.insns.size());
 }
 
+// The ALU's cost per form, as docs/rtl.md's timing table measures the RTL: one ACC read per
+// iteration with an immediate and for REQUANT, two with a register operand; RQPARAM reads two but
+// writes RQP in the ALU stage, so it ends one stage before a register-form op of the same loop.
+TEST(FsimAluTiming, CostPerForm) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
+  const fsim::TimingModel m(c);
+  isa::Insn i;
+  i.opcode = isa::Opcode::kAlu;
+  i.uop_bgn = 0;
+  i.uop_end = 2;
+  i.loop_out = 3;
+  i.loop_in = 5;  // 30 iterations
+  i.alu_op = isa::AluOp::kAdd;
+  EXPECT_EQ(m.AluCycles(i), 1u + 3u + 2u * 30u);
+  i.alu_op = isa::AluOp::kRqParam;
+  EXPECT_EQ(m.AluCycles(i), 1u + 2u + 2u * 30u);
+  i.alu_op = isa::AluOp::kRequant;
+  EXPECT_EQ(m.AluCycles(i), 1u + 3u + 30u);
+  i.alu_op = isa::AluOp::kMax;
+  i.use_imm = true;
+  EXPECT_EQ(m.AluCycles(i), 1u + 3u + 30u);
+}
+
 // "fsim" prefix: the ctest names then match `ctest -R fsim`.
 auto ConfigName = [](const ::testing::TestParamInfo<std::string>& p) { return p.param; };
 INSTANTIATE_TEST_SUITE_P(fsim, FsimTimingTest, ::testing::Values("1x8x8", "1x16x16", "1x32x32"),

@@ -145,6 +145,7 @@ struct PoolCase {
   uint32_t n, c, h, w, k, stride, pad, rows;
   bool average = false;
   int32_t mult = 1, pre = 0, post = 0, clip_lo = -128;
+  bool fused = false;  // the requantization EmitPool is expected to pick
 };
 
 void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
@@ -203,6 +204,16 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   AccelCode code;
   Status st = EmitPool(c, l, &code, k.rows);
   ASSERT_TRUE(st.ok()) << st.ToString();
+  // Both requantizations are exercised: the fused REQUANT (after one RQPARAM) and the ALU chain.
+  size_t requants = 0, rqparams = 0;
+  for (const isa::Insn& i : code.insns) {
+    if (i.opcode != isa::Opcode::kAlu) continue;
+    requants += i.alu_op == isa::AluOp::kRequant;
+    rqparams += i.alu_op == isa::AluOp::kRqParam;
+  }
+  EXPECT_EQ(l.fused_requant(c), k.fused);
+  EXPECT_EQ(rqparams, k.fused ? 1u : 0u);
+  EXPECT_EQ(requants > 0, k.fused);
   st = m.Run(code);
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::vector<int8_t> got_plain(size_t{k.n} * k.c * p.out_h() * p.out_w()), want_plain(got_plain.size());
@@ -213,13 +224,19 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
 
 INSTANTIATE_TEST_SUITE_P(
     tensorize, PoolTest,
-    ::testing::Values(PoolCase{"max_k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
-                      PoolCase{"max_k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
-                      PoolCase{"max_k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
-                      PoolCase{"max_k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1},
-                      PoolCase{"avg_global_7x7", 1, 20, 7, 7, 7, 1, 0, 0, true, 21399, 0, 20},
-                      PoolCase{"avg_k3_s2_p1_relu_pre", 1, 12, 9, 9, 3, 2, 1, 2, true, 29127, 2, 16, 0},
-                      PoolCase{"avg_k2_s2_batch2", 2, 8, 6, 6, 2, 2, 0, 0, true, 16384, 0, 16}),
+    ::testing::Values(
+        PoolCase{"max_k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
+        PoolCase{"max_k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
+        PoolCase{"max_k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
+        PoolCase{"max_k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1},
+        PoolCase{"avg_global_7x7", 1, 20, 7, 7, 7, 1, 0, 0, true, 21399, 0, 20, -128, true},
+        PoolCase{"avg_k3_s2_p1_relu_pre", 1, 12, 9, 9, 3, 2, 1, 2, true, 29127, 2, 16, 0, true},
+        PoolCase{"avg_k2_s2_batch2", 2, 8, 6, 6, 2, 2, 0, 0, true, 16384, 0, 16, -128, true},
+        // A left shift (REQUANT shifts only right): the ALU chain.
+        PoolCase{"avg_k2_s2_left_shift_chain", 1, 12, 6, 6, 2, 2, 0, 0, true, -3, -2, 4, -100},
+        // One row fills ACC to its last element (2 x (64 + 64) of 256): no room for
+        // RQP entry 0's two elements, so the ALU chain.
+        PoolCase{"avg_k1_full_acc_chain", 1, 8, 3, 64, 1, 1, 0, 0, true, 300, 0, 8}),
     [](const ::testing::TestParamInfo<PoolCase>& i) { return std::string(i.param.name); });
 
 struct DwCase {
