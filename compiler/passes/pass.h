@@ -63,6 +63,9 @@ struct PackedValue {
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip = nullptr,
                        std::vector<std::string>* packed = nullptr, bool im2col = true);
+// After quantization: quantizes each packed input before its rearrangement instead of after it
+// (the same int8 values; the host moves bytes, not floats). `moved` is PackFirstLayers's.
+Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved);
 
 }  // namespace loom::passes
 

@@ -406,9 +406,13 @@ TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
     const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
     ASSERT_TRUE(st.ok()) << st.ToString();
     // The rewrite happened: the packed graph reads a width im2col (Concat of shifted copies) of
-    // a space-to-depth (Transpose) of the input.
+    // a space-to-depth (Transpose) of the input, both moving int8 bytes (quantized before them).
     bool rewritten = false, widened = false;
     for (const ir::Node* n : packed.result.graph.nodes()) {
+      const bool moves = n->op == "Transpose" || n->op == "Concat";
+      if (moves) {
+        EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8) << n->op;
+      }
       rewritten |= n->op == "Transpose";
       widened |= n->op == "Concat";
     }
