@@ -20,14 +20,18 @@ struct Conv {
   uint32_t count;         // identical layers in the network (0: an alternative, not in the total)
   uint32_t pad_end = 0;   // bottom/right padding when it differs from `pad`
   uint64_t src_macs = 0;  // the source layer's MACs per output element when rewritten
+  uint32_t kw = 0;        // kernel width when it differs from `k` (its width pads are then 0)
 };
 
-// conv1 as the compiler emits it (space-to-depth by the stride, passes::PackFirstLayers: 12
-// channels of 112x112, a 4x4 kernel with the window shifted one row and column), with the unpacked
-// layer and a full im2col of its 7x7x3 window (147 channels, 1x1) for comparison; then per stage:
-// the strided 3x3, the 1x1 downsample, and the remaining 3x3s; fc as 1x1.
+// conv1 as the compiler emits it (space-to-depth by the stride, then a width im2col,
+// passes::PackFirstLayers: 48 channels of 112x112, a 4x1 kernel, the width padding the host's),
+// with the space-to-depth alone (12 channels, a 4x4 kernel with the window shifted one row and
+// column), the unpacked layer and a full im2col of its 7x7x3 window (147 channels, 1x1) for
+// comparison; then per stage: the strided 3x3, the 1x1 downsample, and the remaining 3x3s; fc as
+// 1x1.
 const Conv kLayers[] = {
-    {"conv1 s2d 4x4 (packed)", 12, 112, 64, 4, 1, 2, 1, 1, 3 * 7 * 7},
+    {"conv1 s2d+cols 4x1", 48, 112, 64, 4, 1, 2, 1, 1, 3 * 7 * 7, 1},
+    {"conv1 s2d 4x4", 12, 112, 64, 4, 1, 2, 0, 1, 3 * 7 * 7},
     {"conv1 7x7/2 unpacked", 3, 224, 64, 7, 2, 3, 0},
     {"conv1 im2col 1x1", 147, 112, 64, 1, 1, 0, 0},
     {"layer1 3x3", 64, 56, 64, 3, 1, 1, 4},
@@ -74,6 +78,10 @@ int main(int argc, char** argv) {
     layer.stride_h = layer.stride_w = l.stride;
     layer.pad_top = layer.pad_left = l.pad;
     layer.pad_bottom = layer.pad_right = l.pad_end ? l.pad_end : l.pad;
+    if (l.kw) {
+      layer.kw = l.kw;
+      layer.pad_left = layer.pad_right = 0;
+    }
     layer.pre_shift = 4;
     layer.post_shift = 16;
     layer.clip_lo = 0;
@@ -87,7 +95,7 @@ int main(int argc, char** argv) {
     total_search += secs;
     const uint64_t oh = layer.out_h(), ow = layer.out_w();
     const uint64_t real_macs =
-        uint64_t{l.o} * oh * ow * (l.src_macs ? l.src_macs : l.c * l.k * l.k);
+        uint64_t{l.o} * oh * ow * (l.src_macs ? l.src_macs : l.c * l.k * (l.kw ? l.kw : l.k));
     uint64_t read = 0, written = 0;
     loom::tensorize::Conv2dCompulsoryBytes(c, layer, &read, &written);
     const loom::RooflineBound bound = loom::Roofline(c, real_macs, read, written);

@@ -15,12 +15,35 @@
 // quantization (which gives the moved values the source's range, PackedValue) the int8 results
 // are those of the unpacked layer.
 //
+// Width im2col of the packed input: the KW' column taps move into the channels too, leaving a
+// KH' x 1 kernel over KW'*s*s*C channels, which fill whole blocks where s*s*C does not (conv1:
+// 12 -> 48 channels, 3 blocks, 4x1: 12 GEMM steps per output vector instead of 16):
+//
+//   T = Reshape(Concat_kx'(Pad(S5, width pads l' - kx', r' - (KW' - 1 - kx'))), axis 1)
+//       S5 = S as [N, 1, s*s*C, H/s, W/s]; channel kx' * s*s*C + ch holds S's channel ch shifted
+//       left by kx' - l' columns; W''[o][kx' * s*s*C + ch][a][0] = W'[o][ch][a][kx']
+//
+// The width padding is then the host's (zeros, which quantize to 0 as the DMA's do; a negative
+// pad crops); the height padding stays the DMA's. The concatenation runs on rank-5 values so the
+// quantizer leaves it (and the pads) float, on the CPU beside the space-to-depth.
+//
 // Runs only where it shrinks the GEMM work: ceil(s*s*C / block) * KH' * KW' < ceil(C / block) *
-// KH * KW for the config's channel block `block` (0 turns the pass off).
+// KH * KW for the config's channel block `block` (0 turns the pass off); the im2col form where
+// ceil(KW'*s*s*C / block) * KH' is less again (`im2col`, on by default). The host's copies are
+// not counted: the packed input is small (conv1: 48 x 112 x 112 bytes) against the layer's GEMM.
+//
+// After quantization, QuantizePackedInputs moves the input's q.quantize ahead of the rearrangement
+// (quantizing commutes with moving values and with zero pads when the zero point is 0), so the
+// host copies int8 bytes, not floats: a quarter of the bytes, and a quantize of the source's
+// elements instead of the im2col's four times as many.
 //
 // Requires: shapes inferred; the convolution 2-D, group 1, dilations 1, equal strides s >= 2
 // dividing H and W, constant float weights (and bias), a non-constant input, and packed pads
 // below the packed kernel (what q.conv2d accepts). Others stay.
+#include <map>
+#include <optional>
+#include <set>
+
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewrite_util.h"
 
@@ -45,30 +68,36 @@ bool PackAxis(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad_before,
   return a->after >= 0 && a->after < a->kernel && a->before < a->kernel;
 }
 
-bool Packable(const ir::Graph& g, const ir::Node& n, int64_t block, Axis* ay, Axis* ax) {
-  if (n.op != "Conv" || block <= 0 || n.GetInt("group", 1) != 1) return false;
+// The packed layer's form, by GEMM steps per output vector.
+enum class Form { kNone, kSpaceToDepth, kWidthIm2col };
+
+Form Packable(const ir::Graph& g, const ir::Node& n, int64_t block, bool im2col, Axis* ay,
+              Axis* ax) {
+  if (n.op != "Conv" || block <= 0 || n.GetInt("group", 1) != 1) return Form::kNone;
   const ir::Tensor* w = ConstantInput(g, n, 1);
-  if (w == nullptr || w->dtype() != DType::kF32 || w->shape().size() != 4) return false;
-  if (n.has_input(2) && ConstantInput(g, n, 2) == nullptr) return false;
+  if (w == nullptr || w->dtype() != DType::kF32 || w->shape().size() != 4) return Form::kNone;
+  if (n.has_input(2) && ConstantInput(g, n, 2) == nullptr) return Form::kNone;
   const ir::Value& x = g.value(n.input(0));
   const ir::Value& y = g.value(n.outputs[0]);
   if (x.is_constant() || x.dtype != DType::kF32 || x.shape.size() != 4 || y.shape.size() != 4) {
-    return false;
+    return Form::kNone;
   }
   for (int64_t d : n.GetInts("dilations")) {
-    if (d != 1) return false;
+    if (d != 1) return Form::kNone;
   }
   const std::vector<int64_t> st = n.GetInts("strides"), pads = n.GetInts("pads");
-  if (st.size() != 2 || st[0] != st[1] || st[0] < 2 || pads.size() != 4) return false;
+  if (st.size() != 2 || st[0] != st[1] || st[0] < 2 || pads.size() != 4) return Form::kNone;
   const int64_t s = st[0], c = x.shape[1], kh = w->shape()[2], kw = w->shape()[3];
-  if (x.shape[2] % s != 0 || x.shape[3] % s != 0) return false;
+  if (x.shape[2] % s != 0 || x.shape[3] % s != 0) return Form::kNone;
   if (!PackAxis(x.shape[2], y.shape[2], kh, s, pads[0], ay) ||
       !PackAxis(x.shape[3], y.shape[3], kw, s, pads[1], ax)) {
-    return false;
+    return Form::kNone;
   }
   const int64_t before = CeilDiv(c, block) * kh * kw;
-  const int64_t after = CeilDiv(s * s * c, block) * ay->kernel * ax->kernel;
-  return after < before;
+  const int64_t s2d = CeilDiv(s * s * c, block) * ay->kernel * ax->kernel;
+  const int64_t cols = CeilDiv(ax->kernel * s * s * c, block) * ay->kernel;
+  if (im2col && cols < s2d && cols < before) return Form::kWidthIm2col;
+  return s2d < before ? Form::kSpaceToDepth : Form::kNone;
 }
 
 // W'[o][(by*s+bx)*C + c][a][a2] = W[o][c][a*s+by-dy][a2*s+bx-dx].
@@ -92,60 +121,145 @@ ir::Tensor PackWeights(const ir::Tensor& w, int64_t s, const Axis& ay, const Axi
   return ir::Tensor::FromVector<float>(DType::kF32, {o, pc, ph, pw}, out);
 }
 
-void Pack(ir::Graph& g, ir::Node& n, const Axis& ay, const Axis& ax,
+// W''[o][kx' * C' + ch][a][0] = W'[o][ch][a][kx'] for W' [O, C', KH', KW'].
+ir::Tensor WidenWeights(const ir::Tensor& w) {
+  const int64_t o = w.shape()[0], c = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  std::vector<float> out(static_cast<size_t>(o * kw * c * kh));
+  const float* in = w.data<float>();
+  for (int64_t oi = 0; oi < o; ++oi) {
+    for (int64_t tap = 0; tap < kw; ++tap) {
+      for (int64_t ci = 0; ci < c; ++ci) {
+        for (int64_t a = 0; a < kh; ++a) {
+          out[static_cast<size_t>(((oi * kw + tap) * c + ci) * kh + a)] =
+              in[((oi * c + ci) * kh + a) * kw + tap];
+        }
+      }
+    }
+  }
+  return ir::Tensor::FromVector<float>(DType::kF32, {o, kw * c, kh, 1}, out);
+}
+
+void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
           std::vector<PackedValue>* moved) {
   const ir::ValueId x = n.input(0);
   const ir::Shape xs = g.value(x).shape;
   const ir::Tensor w = *ConstantInput(g, n, 1);  // a copy: adding values may move constants
   const std::string w_name = g.value(n.input(1)).name() + ".s2d";
   const int64_t s = n.GetInts("strides")[0];
-  const int64_t N = xs[0], C = xs[1], hs = xs[2] / s, ws = xs[3] / s;
+  const int64_t N = xs[0], C = xs[1], hs = xs[2] / s, ws = xs[3] / s, pc = s * s * C;
+  const int64_t ow = g.value(n.outputs[0]).shape[3];
   const std::string base = g.value(x).name() + ".s2d";
-  auto step = [&](const char* op, ir::ValueId in, const std::string& name, ir::Shape shape,
-                  ir::AttributeMap attrs) {
+  auto step = [&](const char* op, std::vector<ir::ValueId> ins, const std::string& name,
+                  ir::Shape shape, ir::AttributeMap attrs) {
     const ir::ValueId v = g.AddValue(name, DType::kF32, std::move(shape));
-    g.AddNode(op, {in}, {v}, std::move(attrs), "", &n);
+    g.AddNode(op, std::move(ins), {v}, std::move(attrs), "", &n);
     moved->push_back({v, x});
     return v;
   };
-  const ir::ValueId split = step("Reshape", x, base + ".split", {N, C, hs, s, ws, s},
-                                 {{"shape", ir::Attribute::Ints({N, C, hs, s, ws, s})}});
-  const ir::ValueId moved_axes = step("Transpose", split, base + ".perm", {N, s, s, C, hs, ws},
+  auto reshape = [&](ir::ValueId in, const std::string& name, const ir::Shape& shape) {
+    return step("Reshape", {in}, name, shape, {{"shape", ir::Attribute::Ints(shape)}});
+  };
+  const ir::ValueId split = reshape(x, base + ".split", {N, C, hs, s, ws, s});
+  const ir::ValueId moved_axes = step("Transpose", {split}, base + ".perm", {N, s, s, C, hs, ws},
                                       {{"perm", ir::Attribute::Ints({0, 3, 5, 1, 2, 4})}});
-  const ir::ValueId packed = step("Reshape", moved_axes, base, {N, s * s * C, hs, ws},
-                                  {{"shape", ir::Attribute::Ints({N, s * s * C, hs, ws})}});
-  n.inputs[0] = packed;
-  n.inputs[1] = g.AddConstant(w_name, PackWeights(w, s, ay, ax));
+  ir::Tensor packed_w = PackWeights(w, s, ay, ax);
+  if (form == Form::kSpaceToDepth) {
+    n.inputs[0] = reshape(moved_axes, base, {N, pc, hs, ws});
+    n.SetAttr("pads", ir::Attribute::Ints({ay.before, ax.before, ay.after, ax.after}));
+  } else {
+    // Rank 5 until the end: the quantizer takes rank-4 concatenations for q.concat.
+    const ir::ValueId s5 = reshape(moved_axes, base + ".5d", {N, 1, pc, hs, ws});
+    std::vector<ir::ValueId> taps;
+    for (int64_t tap = 0; tap < ax.kernel; ++tap) {
+      const int64_t left = ax.before - tap, right = ax.after - (ax.kernel - 1 - tap);
+      taps.push_back(step("Pad", {s5}, base + ".col" + std::to_string(tap), {N, 1, pc, hs, ow},
+                          {{"mode", ir::Attribute::String("constant")},
+                           {"pads", ir::Attribute::Ints({0, 0, 0, 0, left, 0, 0, 0, 0, right})},
+                           {"value", ir::Attribute::Float(0.0f)}}));
+    }
+    const ir::ValueId cols = step("Concat", taps, base + ".cols", {N, ax.kernel, pc, hs, ow},
+                                  {{"axis", ir::Attribute::Int(1)}});
+    n.inputs[0] = reshape(cols, base + ".im2col", {N, ax.kernel * pc, hs, ow});
+    n.SetAttr("pads", ir::Attribute::Ints({ay.before, 0, ay.after, 0}));
+    packed_w = WidenWeights(packed_w);
+  }
+  const int64_t kw = packed_w.shape()[3];
+  n.inputs[1] = g.AddConstant(w_name, std::move(packed_w));
   n.SetAttr("strides", ir::Attribute::Ints({1, 1}));
-  n.SetAttr("pads", ir::Attribute::Ints({ay.before, ax.before, ay.after, ax.after}));
   n.SetAttr("dilations", ir::Attribute::Ints({1, 1}));
   if (n.FindAttr("kernel_shape")) {
-    n.SetAttr("kernel_shape", ir::Attribute::Ints({ay.kernel, ax.kernel}));
+    n.SetAttr("kernel_shape", ir::Attribute::Ints({ay.kernel, kw}));
   }
 }
 
 }  // namespace
 
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
-                       const std::set<std::string>* skip, std::vector<std::string>* packed) {
+                       const std::set<std::string>* skip, std::vector<std::string>* packed,
+                       bool im2col) {
   const std::vector<ir::Node*> snapshot = g.nodes();
   for (ir::Node* n : snapshot) {
     Axis ay, ax;
-    if (!Packable(g, *n, block, &ay, &ax)) continue;
+    const Form form = Packable(g, *n, block, im2col, &ay, &ax);
+    if (form == Form::kNone) continue;
     // An unnamed node goes by its output's name (ONNX requires those), so the knob has a key.
     const std::string name = n->name.empty() ? g.value(n->outputs[0]).name() : n->name;
     if (skip && skip->count(name)) continue;
-    Pack(g, *n, ay, ax, moved);
+    Pack(g, *n, form, ay, ax, moved);
     if (packed) packed->push_back(name);
   }
   return Status::Ok();
 }
 
+Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved) {
+  static const std::set<std::string> kLayout = {"Reshape", "Transpose", "Pad", "Concat"};
+  std::map<ir::ValueId, ir::ValueId> source;
+  for (const PackedValue& m : moved) source[m.value] = m.source;
+  bool changed = false;
+  for (ir::Node* q : std::vector<ir::Node*>(g.nodes())) {
+    if (q->erased() || q->op != "q.quantize" || !source.count(q->input(0))) continue;
+    const ir::ValueId x = source[q->input(0)], fq = q->outputs[0];
+    const std::optional<ir::QuantParams> qp = g.value(fq).quant;
+    if (!qp || qp->per_axis() || qp->zero_points.size() != 1 || qp->zero_points[0] != 0) continue;
+    // Every value moved from x, each made by a layout op and read only by another or by q.
+    std::vector<ir::ValueId> chain;
+    for (const PackedValue& m : moved) {
+      if (m.source == x) chain.push_back(m.value);
+    }
+    std::set<const ir::Node*> producers = {q};
+    for (ir::ValueId v : chain) producers.insert(g.Producer(v));
+    bool movable = true;
+    for (ir::ValueId v : chain) {
+      const ir::Node* p = g.Producer(v);
+      movable &= p != nullptr && kLayout.count(p->op) && !g.IsGraphOutput(v) &&
+                 (p->op != "Pad" || p->GetFloat("value", 0.0f) == 0.0f);
+      for (const ir::Use& u : g.Uses(v)) movable &= producers.count(u.node) > 0;
+    }
+    if (!movable) continue;
+    const ir::ValueId xq = g.AddValue(g.value(x).name() + ".q", DType::kI8, g.value(x).shape);
+    g.value(xq).quant = qp;
+    g.AddNode("q.quantize", {x}, {xq}, {}, "", g.Producer(chain.front()));
+    for (ir::ValueId v : chain) {
+      for (ir::ValueId& in : g.Producer(v)->inputs) in = in == x ? xq : in;
+      g.value(v).dtype = DType::kI8;
+      g.value(v).quant = qp;
+    }
+    // q's int8 result is now a relayout of the packed bytes (graph-pack blocks the conv's input).
+    q->op = "q.relayout";
+    changed = true;
+  }
+  if (!changed) return Status::Ok();
+  g.RemoveDeadValues();
+  return g.TopologicalSort();
+}
+
 Status FirstLayerPacking(ir::Graph& g, const PassOptions& options) {
   int64_t block = 0;
+  int64_t im2col = 1;
   LOOM_RETURN_IF_ERROR(IntOption(options, "block", 16, &block));
+  LOOM_RETURN_IF_ERROR(IntOption(options, "im2col", 1, &im2col));
   std::vector<PackedValue> moved;
-  return PackFirstLayers(g, block, &moved);
+  return PackFirstLayers(g, block, &moved, nullptr, nullptr, im2col != 0);
 }
 
 }  // namespace loom::passes

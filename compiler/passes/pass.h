@@ -59,9 +59,13 @@ struct PackedValue {
 };
 // `skip`: nodes to leave unpacked (`loom tune`'s packing knob; may be null), by name, or by their
 // output's name when unnamed; `packed`, when not null, receives the packed nodes' names so given.
+// `im2col` false keeps every packed layer in the space-to-depth form (no width im2col).
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip = nullptr,
-                       std::vector<std::string>* packed = nullptr);
+                       std::vector<std::string>* packed = nullptr, bool im2col = true);
+// After quantization: quantizes each packed input before its rearrangement instead of after it
+// (the same int8 values; the host moves bytes, not floats). `moved` is PackFirstLayers's.
+Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved);
 
 }  // namespace loom::passes
 

@@ -43,8 +43,11 @@ void AddCorePasses(Registry& r) {
           "remove nodes and unused trailing outputs nothing reads; drop dead values", "",
           DeadCodeElimination});
   Add(r, {"first-layer-packing",
-          "space-to-depth a strided Conv whose few input channels waste the channel block",
-          "block=16: the accelerator's channel block (0: off)", FirstLayerPacking});
+          "space-to-depth (and width im2col) a strided Conv whose few input channels waste the "
+          "channel block",
+          "block=16: the accelerator's channel block (0: off); im2col=1: also move the packed "
+          "kernel's columns into the channels where that saves GEMM steps (0: never)",
+          FirstLayerPacking});
 }
 
 Registry& TheRegistry() {

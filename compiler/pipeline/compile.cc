@@ -127,11 +127,11 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     }
     LOOM_RETURN_IF_ERROR(quantize::CollectRanges(g, samples, cal, &ranges));
   }
+  std::vector<passes::PackedValue> moved;
   if (o.first_layer_packing) {
     // After calibration: the packed input holds the source's values (and zeros), so it takes the
     // source's range and the int8 results stay those of the unpacked graph.
     Timer t(r, "first-layer-packing");
-    std::vector<passes::PackedValue> moved;
     LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(g, r->config.block_in, &moved,
                                                  o.schedules ? &o.schedules->unpacked : nullptr,
                                                  &r->packed_layers));
@@ -166,6 +166,11 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   if (o.measure_sqnr) {
     Timer t(r, "sqnr");
     LOOM_RETURN_IF_ERROR(quantize::MeasureSqnr(float_graph, g, samples, r->quant, &r->sqnr_db));
+  }
+  if (!moved.empty()) {
+    Timer t(r, "packed-input-quantize");
+    LOOM_RETURN_IF_ERROR(passes::QuantizePackedInputs(g, moved));
+    LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after quantizing packed inputs"));
   }
   {
     Timer t(r, "graph-pack");

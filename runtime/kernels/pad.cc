@@ -1,6 +1,7 @@
 // ONNX Pad (constant, reflect, edge) for any dtype. Each output element maps back to one source
 // index per dimension: constant mode fills out-of-range positions, reflect mirrors without
 // repeating the border, edge clamps. Negative pads crop.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -115,6 +116,33 @@ Status PadShapes(const TensorView& x, const int64_t* pads, PadMode mode, const T
   return Status::Ok();
 }
 
+namespace {
+
+// The source index along one axis of output index `i` (pad `begin` before an axis of `d`);
+// false where constant mode fills.
+bool SourceIndex(int64_t i, int64_t begin, int64_t d, PadMode mode, int64_t* s) {
+  // A crop (negative begin) near INT64_MIN puts the source index past any axis.
+  if (!CheckedSub(i, begin, s)) *s = d;
+  if (*s >= 0 && *s < d) return true;
+  switch (mode) {
+    case PadMode::kConstant:
+      return false;
+    case PadMode::kReflect:
+      *s = *s < 0 ? -*s : 2 * (d - 1) - *s;
+      break;
+    case PadMode::kEdge:
+      *s = *s < 0 ? 0 : d - 1;
+      break;
+  }
+  return true;
+}
+
+void FillRun(uint8_t* dst, int64_t count, const uint8_t* fill, size_t es) {
+  for (int64_t j = 0; j < count; ++j) std::memcpy(dst + j * es, fill, es);
+}
+
+}  // namespace
+
 Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
            const TensorView& y) {
   LOOM_RETURN_IF_ERROR(PadShapes(x, pads, mode, y));
@@ -124,34 +152,50 @@ Status Pad(const TensorView& x, const int64_t* pads, PadMode mode, double value,
   EncodeValue(x.dtype, value, fill);
   const auto* src = x.As<const uint8_t>();
   auto* dst = y.As<uint8_t>();
+  if (y.NumElements() == 0) return Status::Ok();
+  if (r == 0) {
+    std::memcpy(dst, src, es);
+    return Status::Ok();
+  }
+  // Row by row along the last axis: the other axes map once per row, and in constant mode a row's
+  // inside part is one copy (a host-side im2col pads every row of its input this way).
+  const int last = r - 1;
+  const int64_t w = y.shape[last], d = x.shape[last], begin = pads[last];
+  const int64_t rows = y.NumElements() / w;
   int64_t idx[kMaxRank] = {};
-  const int64_t n = y.NumElements();
-  for (int64_t o = 0; o < n; ++o) {
+  for (int64_t row = 0; row < rows; ++row) {
+    uint8_t* out = dst + static_cast<size_t>(row * w) * es;
     int64_t off = 0;
     bool inside = true;
-    for (int i = 0; i < r; ++i) {
-      const int64_t d = x.shape[i];
-      // A crop (negative begin) near INT64_MIN puts the source index past any axis.
+    for (int i = 0; i < last && inside; ++i) {
       int64_t s = 0;
-      if (!CheckedSub(idx[i], pads[i], &s)) s = d;
-      if (s < 0 || s >= d) {
-        switch (mode) {
-          case PadMode::kConstant:
-            inside = false;
-            break;
-          case PadMode::kReflect:
-            s = s < 0 ? -s : 2 * (d - 1) - s;
-            break;
-          case PadMode::kEdge:
-            s = s < 0 ? 0 : d - 1;
-            break;
-        }
-      }
-      if (!inside) break;
+      inside = SourceIndex(idx[i], pads[i], x.shape[i], mode, &s);
       off += s * x.strides[i];
     }
-    std::memcpy(dst + o * es, inside ? src + off * es : fill, es);
-    for (int i = r - 1; i >= 0; --i) {
+    if (!inside) {
+      FillRun(out, w, fill, es);
+    } else if (mode == PadMode::kConstant && x.strides[last] == 1) {
+      // Output j reads source j - begin: inside for j in [begin, begin + d), clipped to the row.
+      const int64_t lo = std::clamp<int64_t>(begin, 0, w);
+      int64_t hi = 0;
+      if (!CheckedAdd(begin, d, &hi)) hi = w;  // only a begin near INT64_MAX overflows
+      hi = std::clamp<int64_t>(hi, lo, w);
+      FillRun(out, lo, fill, es);
+      if (hi > lo) {
+        std::memcpy(out + static_cast<size_t>(lo) * es,
+                    src + static_cast<size_t>(off + lo - begin) * es,
+                    static_cast<size_t>(hi - lo) * es);
+      }
+      FillRun(out + static_cast<size_t>(hi) * es, w - hi, fill, es);
+    } else {
+      for (int64_t j = 0; j < w; ++j) {
+        int64_t s = 0;
+        const bool in = SourceIndex(j, begin, d, mode, &s);
+        std::memcpy(out + static_cast<size_t>(j) * es,
+                    in ? src + static_cast<size_t>(off + s * x.strides[last]) * es : fill, es);
+      }
+    }
+    for (int i = last - 1; i >= 0; --i) {
       if (++idx[i] < y.shape[i]) break;
       idx[i] = 0;
     }

@@ -1,4 +1,5 @@
-// Pad: the three modes on the ONNX spec's 3x2 example, negative pads cropping, integer fill.
+// Pad: the three modes on the ONNX spec's 3x2 example, negative pads cropping, integer fill, and
+// every mode over pads and crops on all axes of a 3-D tensor against a per-element reference.
 #include <gtest/gtest.h>
 
 #include "runtime/kernels/kernel_test_util.h"
@@ -34,6 +35,59 @@ TEST(Pad, NegativePadsCropAndIntegerFill) {
   const int64_t too_far[2] = {4, 0};  // reflecting 4 cells of a 4-cell axis would wrap twice
   Buf<int32_t> y8({8});
   EXPECT_FALSE(Pad(x.view(), too_far, PadMode::kReflect, 0.0, y8.view()).ok());
+}
+
+// The per-element definition: output index i maps to source i - begin on each axis.
+int64_t RefSource(int64_t i, int64_t begin, int64_t d, PadMode mode) {
+  const int64_t s = i - begin;
+  if (s >= 0 && s < d) return s;
+  if (mode == PadMode::kConstant) return -1;
+  if (mode == PadMode::kReflect) return s < 0 ? -s : 2 * (d - 1) - s;
+  return s < 0 ? 0 : d - 1;
+}
+
+// The row-at-a-time kernel against the definition: pads, crops and both at once on every axis
+// (the last axis's crop-and-pad is what a width im2col asks for).
+TEST(Pad, EveryModeMatchesThePerElementDefinition) {
+  const int64_t xs[3] = {2, 3, 5};
+  std::vector<float> xv(30);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i + 1);
+  Buf<float> x({2, 3, 5}, xv);
+  const int64_t kPads[][6] = {{0, 0, 2, 0, 0, -1},
+                              {1, -1, -2, 0, 2, 1},
+                              {0, 1, 1, 1, 0, -3},
+                              {-1, 0, 0, 1, -1, 4},
+                              {1, 2, 4, 1, 2, 4}};
+  for (const auto& pads : kPads) {
+    for (PadMode mode : {PadMode::kConstant, PadMode::kReflect, PadMode::kEdge}) {
+      SCOPED_TRACE(std::to_string(static_cast<int>(mode)) + " " + std::to_string(pads[2]) + "," +
+                   std::to_string(pads[5]));
+      const int64_t ys[3] = {xs[0] + pads[0] + pads[3], xs[1] + pads[1] + pads[4],
+                             xs[2] + pads[2] + pads[5]};
+      Buf<float> y({ys[0], ys[1], ys[2]});
+      const Status st = Pad(x.view(), pads, mode, -9.0, y.view());
+      bool reflectable = true;
+      for (int i = 0; i < 3; ++i) reflectable &= pads[i] < xs[i] && pads[3 + i] < xs[i];
+      if (mode == PadMode::kReflect && !reflectable) {
+        EXPECT_FALSE(st.ok());
+        continue;
+      }
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      std::vector<float> want;
+      for (int64_t a = 0; a < ys[0]; ++a) {
+        for (int64_t b = 0; b < ys[1]; ++b) {
+          for (int64_t c = 0; c < ys[2]; ++c) {
+            const int64_t sa = RefSource(a, pads[0], xs[0], mode);
+            const int64_t sb = RefSource(b, pads[1], xs[1], mode);
+            const int64_t sc = RefSource(c, pads[2], xs[2], mode);
+            const bool in = sa >= 0 && sb >= 0 && sc >= 0;
+            want.push_back(in ? xv[static_cast<size_t>((sa * xs[1] + sb) * xs[2] + sc)] : -9.0f);
+          }
+        }
+      }
+      EXPECT_EQ(y.data, want);
+    }
+  }
 }
 
 TEST(Pad, ExtremePadsAndValues) {

@@ -103,7 +103,9 @@ INSTANTIATE_TEST_SUITE_P(EveryPass, PassPreservesResults,
 
 // first-layer-packing on the strided convolutions it targets: odd and even pads, kernels that
 // are and are not multiples of the stride, strides 2 and 3, asymmetric pads, batch 2, bias and
-// a fused ReLU. The interpreter's float results match, and each convolution was rewritten.
+// a fused ReLU, in both forms (space-to-depth alone, and with the width im2col, whose host-side
+// pads both pad and crop). The interpreter's float results match, and each convolution was
+// rewritten in the form asked for.
 TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
   const char* kConvs[] = {
       // x shape, w shape, pads, stride, output shape
@@ -118,18 +120,29 @@ TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
       "[1, 1], group = 1, pads = [2, 1, 1, 2], strides = [3, 3]}",
   };
   for (const char* conv : kConvs) {
-    SCOPED_TRACE(conv);
-    ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
-    testing::RandomizeConstants(g, 7);
-    const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 3);
-    std::vector<ir::Tensor> before, after;
-    ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
-    ASSERT_TRUE(RunPipeline({"first-layer-packing{block=16}"}, &g).ok());
-    int transposes = 0;
-    for (const ir::Node* n : g.nodes()) transposes += n->op == "Transpose";
-    EXPECT_EQ(transposes, 1) << ir::PrintGraph(g);
-    ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
-    EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+    for (int im2col : {0, 1}) {
+      SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
+      ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
+      testing::RandomizeConstants(g, 7);
+      const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 3);
+      std::vector<ir::Tensor> before, after;
+      ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
+      const std::string pass =
+          "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
+      ASSERT_TRUE(RunPipeline({pass}, &g).ok());
+      int transposes = 0, concats = 0, narrow = 0;
+      for (const ir::Node* n : g.nodes()) {
+        transposes += n->op == "Transpose";
+        concats += n->op == "Concat";
+        // The im2col form leaves a KH' x 1 kernel.
+        if (n->op == "Conv") narrow += g.value(n->input(1)).shape[3] == 1;
+      }
+      EXPECT_EQ(transposes, 1) << ir::PrintGraph(g);
+      EXPECT_EQ(concats, im2col) << ir::PrintGraph(g);
+      EXPECT_EQ(narrow, im2col) << ir::PrintGraph(g);
+      ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
+      EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+    }
   }
 }
 

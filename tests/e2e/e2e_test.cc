@@ -384,7 +384,8 @@ TEST(Boards, CompileForABoardUsesItsConfig) {
 }
 
 // First-layer packing (passes::PackFirstLayers) moves the stem's 7x7/2 window over 3 channels
-// into the channel dimension: the same int8 results as the unpacked layer (the packed input keeps
+// into the channel dimension (space-to-depth, then a width im2col: a 4x1 kernel over 48
+// channels): the same int8 results as the unpacked layer (the packed input keeps
 // the source's scale and the sums are the same products), in fewer accelerator cycles.
 TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
   const Model m = [] {
@@ -404,10 +405,19 @@ TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
     Compiled plain;
     const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
     ASSERT_TRUE(st.ok()) << st.ToString();
-    // The rewrite happened: the packed graph reads a space-to-depth of the input.
-    bool rewritten = false;
-    for (const ir::Node* n : packed.result.graph.nodes()) rewritten |= n->op == "Transpose";
+    // The rewrite happened: the packed graph reads a width im2col (Concat of shifted copies) of
+    // a space-to-depth (Transpose) of the input, both moving int8 bytes (quantized before them).
+    bool rewritten = false, widened = false;
+    for (const ir::Node* n : packed.result.graph.nodes()) {
+      const bool moves = n->op == "Transpose" || n->op == "Concat";
+      if (moves) {
+        EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8) << n->op;
+      }
+      rewritten |= n->op == "Transpose";
+      widened |= n->op == "Concat";
+    }
     EXPECT_TRUE(rewritten);
+    EXPECT_TRUE(widened);
     const DeviceRun a = RunOn("fsim", packed, input), b = RunOn("fsim", plain, input);
     ASSERT_TRUE(a.status.ok()) << a.status.ToString();
     ASSERT_TRUE(b.status.ok()) << b.status.ToString();
