@@ -236,7 +236,7 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
 }
 
 bool PoolLayer::fused_requant(const HwConfig& config) const {
-  return average && pre_shift >= 0 && pre_shift <= 31 && post_shift >= 0 && post_shift <= 31 &&
+  return average && isa::RequantShiftValid(pre_shift) && isa::RequantShiftValid(post_shift) &&
          PoolRowsThatFit(config, *this, kPoolScratch) > 0;
 }
 
