@@ -147,7 +147,8 @@ TEST_F(BrokenObject, SymbolReservedSectionIndex) {
 TEST_F(BrokenObject, ExportNamesAboveTheLimit) {
   // Every symbol named by one 32 MiB string appended to the file: the first eight exports exceed
   // the loader's limit, found without reading the name once per symbol of the table.
-  const uint64_t strings = elf_.Section(symtab_).link;
+  // elf_ reads bytes_ in place: take what it says before bytes_ grows (and moves).
+  const uint64_t strings = elf_.Section(symtab_).link, symbols = elf_.Section(symtab_).offset;
   const uint64_t table = e64() ? Get(bytes_, 40, 8) : Get(bytes_, 32, 4);
   const uint64_t header = table + strings * (e64() ? 64 : 40);
   const uint64_t name_size = 32u << 20;
@@ -156,7 +157,7 @@ TEST_F(BrokenObject, ExportNamesAboveTheLimit) {
   bytes_.resize(bytes_.size() + name_size, 'a');
   bytes_.push_back(0);
   for (uint32_t i = 0; i < elf_.symbol_count(); ++i) {
-    Put(&bytes_, elf_.Section(symtab_).offset + i * (e64() ? 24 : 16), 0, 4);
+    Put(&bytes_, symbols + i * (e64() ? 24 : 16), 0, 4);
   }
   EXPECT_THAT(LoadError(bytes_), HasSubstr("add up to 268435464 bytes, above the loader's limit "
                                            "of 268435456"));
