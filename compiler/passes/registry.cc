@@ -29,8 +29,10 @@ void Add(Registry& r, const PassInfo& info) {
 void AddCorePasses(Registry& r) {
   Add(r, {"shape-inference", "recompute every node's output dtype and shape with Loom's op table",
           "", ShapeInference});
-  Add(r, {"identity-removal", "remove Identity and inference Dropout, rewiring their users", "",
-          IdentityRemoval});
+  Add(r, {"identity-removal",
+          "remove Identity, inference Dropout and pools that copy (1x1 window, stride 1, no "
+          "padding; global pools over 1x1), rewiring their users",
+          "", IdentityRemoval});
   Add(r, {"constant-folding",
           "evaluate nodes whose inputs are all constants with the reference kernels",
           "max-bytes=16777216: largest result (bytes) to fold", ConstantFolding});
