@@ -22,6 +22,9 @@ void __aeabi_ldivmod();
 void __aeabi_memcpy();
 void __aeabi_memcpy4();
 void __aeabi_memcpy8();
+void __aeabi_memmove();
+void __aeabi_memmove4();
+void __aeabi_memmove8();
 void __aeabi_memset();
 void __aeabi_memset4();
 void __aeabi_memset8();
@@ -36,9 +39,11 @@ using fbu = flatbuffers::uoffset_t;
 
 #define LOOM_IMPORT_(f) \
   { #f, reinterpret_cast < const void*>(&f) }
-// What native code may call: memcpy and memset everywhere, and the EABI helpers on armv7.
+// What native code may call: memcpy, memmove and memset everywhere (LLVM turns copy loops into
+// them), and the EABI helpers on armv7.
 const native::Import kImports[] = {
     {"memcpy", reinterpret_cast<const void*>(&std::memcpy)},
+    {"memmove", reinterpret_cast<const void*>(&std::memmove)},
     {"memset", reinterpret_cast<const void*>(&std::memset)},
 #if defined(__arm__)
     LOOM_IMPORT_(__aeabi_uidiv),
@@ -50,6 +55,9 @@ const native::Import kImports[] = {
     LOOM_IMPORT_(__aeabi_memcpy),
     LOOM_IMPORT_(__aeabi_memcpy4),
     LOOM_IMPORT_(__aeabi_memcpy8),
+    LOOM_IMPORT_(__aeabi_memmove),
+    LOOM_IMPORT_(__aeabi_memmove4),
+    LOOM_IMPORT_(__aeabi_memmove8),
     LOOM_IMPORT_(__aeabi_memset),
     LOOM_IMPORT_(__aeabi_memset4),
     LOOM_IMPORT_(__aeabi_memset8),
