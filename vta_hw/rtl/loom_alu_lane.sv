@@ -16,24 +16,29 @@ module loom_alu_lane (
     else n = x_i[4:0];
   end
 
-  // SHR, SHR_RND and the left shifts share one 32-bit right shifter (a barrel shifter per lane is
-  // most of the ALU's logic):
-  //   SHR:            a >> n, arithmetic;
-  //   SHR_RND, n > 0: (a + 2^(n-1)) >> n, computed as (a >> n) + a[n-1]: the sum carries into
-  //                   bit n exactly when a[n-1] is set, and (a >> n) + 1 cannot overflow for
-  //                   n >= 1, so no 33-bit adder sits in front of the shifter (Yosys, xc7: 453
-  //                   LUTs per lane against 565);
+  // SHR, SHR_RND and the left shifts share one 33-bit arithmetic right shifter (a barrel shifter
+  // per lane is most of the ALU's logic):
+  //   SHR_RND, n > 0: (a + 2^(n-1)) >> n, the sum in 33 bits so that nothing overflows;
+  //   SHR:            a >> n;
   //   x < 0:          a << n, as the bit-reversed a shifted right with zeros coming in.
   function automatic logic [31:0] reverse(logic [31:0] v);
     for (int unsigned k = 0; k < 32; k++) reverse[k] = v[31-k];
   endfunction
 
-  logic [31:0] shift_in, shifted, shift;
-  logic        half;
-  assign shift_in = left ? reverse(a_i) : a_i;
-  assign shifted  = left ? shift_in >> n : 32'($signed(shift_in) >>> n);
-  assign half     = !left && op_i == loom_hw_pkg::ALU_SHR_RND && n != 5'd0 && a_i[n-5'd1];
-  assign shift    = left ? reverse(shifted) : shifted + {31'b0, half};
+  logic [32:0] shift_in, shifted;
+  always_comb begin
+    if (left) begin
+      shift_in = {1'b0, reverse(a_i)};
+    end else if (op_i == loom_hw_pkg::ALU_SHR_RND && n != '0) begin
+      shift_in = {a_i[31], a_i} + (33'd1 << (n - 5'd1));
+    end else begin
+      shift_in = {a_i[31], a_i};
+    end
+  end
+  assign shifted = 33'($signed(shift_in) >>> n);
+
+  logic [31:0] shift;
+  assign shift = left ? reverse(shifted[31:0]) : shifted[31:0];
 
   // Low 32 bits of a * x from three 16 x 16 products (the fourth only reaches bits >= 32): three
   // DSP slices per lane instead of four.
@@ -56,6 +61,6 @@ module loom_alu_lane (
   end
 
   logic unused;
-  assign unused = ^{mul_hl[31:16], mul_lh[31:16]};
+  assign unused = ^{mul_hl[31:16], mul_lh[31:16], shifted[32]};
 
 endmodule : loom_alu_lane
