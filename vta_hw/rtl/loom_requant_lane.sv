@@ -8,7 +8,7 @@
 // its rounding shifts need none of SHR_RND's left-shift logic and no 33-bit sum:
 //   (a + 2^(n-1)) >> n  ==  (a >> n) + a[n-1]   for n in 1..31,
 // because the sum carries into bit n exactly when the bits below n are at least 2^(n-1), that is
-// when a[n-1] is set; (a >> n) + 1 cannot overflow for n >= 1. Yosys (xc7): 360 LUTs per lane
+// when a[n-1] is set; (a >> n) + 1 cannot overflow for n >= 1. Yosys (xc7): 358 LUTs per lane
 // against 942 with two SHR_RND lanes (docs/rtl.md "Fused requantization").
 module loom_requant_lane (
   // Front: ACC[d] + bias, then SHR_RND by the pre-shift; goes to the ALU lane's MUL.
