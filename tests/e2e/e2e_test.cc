@@ -429,6 +429,48 @@ TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
   }
 }
 
+// At stride 1 (VGG's features.0) the pass's width im2col alone: upsample_block opens with a 3x3/1
+// pad 1 convolution over 8 channels of the graph input, which on 1x16x16 (8 of 16 lanes, 9 GEMM
+// steps) becomes 3x1 over 24 channels (2 blocks, 6 steps). On 1x8x8 the 8 channels fill the
+// block, so it stays. The packed package's bytes on fsim are the unpacked one's; EndToEnd runs
+// the same package on cpu, fsim, tsim and opencl.
+TEST(FirstLayerPacking, Stride1Im2colKeepsItsBytesInFewerCycles) {
+  Model m;
+  for (const Model& b : Blocks()) m = b.name == "upsample_block" ? b : m;
+  ASSERT_EQ(m.name, "upsample_block");
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
+  for (const char* config : {"1x8x8", "1x16x16"}) {
+    SCOPED_TRACE(config);
+    const bool packs = std::string(config) == "1x16x16";
+    const Compiled& packed = Get(m, config);
+    ASSERT_FALSE(packed.bytes.empty());
+    int concats = 0, transposes = 0;
+    for (const ir::Node* n : packed.result.graph.nodes()) {
+      if (n->op == "Concat") {
+        ++concats;
+        EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8);
+      }
+      transposes += n->op == "Transpose";
+    }
+    EXPECT_EQ(concats, packs ? 1 : 0);
+    EXPECT_EQ(transposes, 0);  // no space-to-depth at stride 1
+    if (!packs) continue;
+    Compiled plain;
+    const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const DeviceRun a = RunOn("fsim", packed, input), b = RunOn("fsim", plain, input);
+    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+    ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+    ASSERT_EQ(a.out.size(), b.out.size());
+    for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
+    EXPECT_LT(a.total.cycles, b.total.cycles);
+    std::cout << "upsample_block on " << config << ": " << a.total.cycles << " fsim cycles packed, "
+              << b.total.cycles << " unpacked\n";
+  }
+}
+
 // Bias correction (quantize/bias_correction.h) changes only int32 bias constants: the corrected
 // package of a block with depthwise, squeeze-excitation and hard-swish layers still runs bit for
 // bit alike on cpu and fsim, and its biases did move.
