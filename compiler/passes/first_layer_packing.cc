@@ -1,4 +1,4 @@
-// first-layer-packing: moves a strided convolution's window into the channel dimension when its
+// first-layer-packing: moves a convolution's window into the channel dimension when its
 // input channels fill only a small part of the accelerator's channel block (ResNet-18's 7x7/2
 // conv1 over 3 channels uses 3 of 16 lanes). Space-to-depth by the stride s:
 //
@@ -23,6 +23,12 @@
 //       S5 = S as [N, 1, s*s*C, H/s, W/s]; channel kx' * s*s*C + ch holds S's channel ch shifted
 //       left by kx' - l' columns; W''[o][kx' * s*s*C + ch][a][0] = W'[o][ch][a][kx']
 //
+// At stride 1 there is no space-to-depth (S = x, KH' = KH, KW' = KW): the im2col alone turns
+// VGG's 3x3 features.0 over 3 channels into 3x1 over 9 channels, 3 GEMM steps per output vector
+// instead of 9. It runs there only on a graph input with fewer channels than a block: the host
+// writes KW copies of the image, which costs nothing extra only where the image is on the host
+// already (its quantize), not for an interior layer the accelerator produces.
+//
 // The width padding is then the host's (zeros, which quantize to 0 as the DMA's do; a negative
 // pad crops); the height padding stays the DMA's. The concatenation runs on rank-5 values so the
 // quantizer leaves it (and the pads) float, on the CPU beside the space-to-depth.
@@ -37,9 +43,9 @@
 // host copies int8 bytes, not floats: a quarter of the bytes, and a quantize of the source's
 // elements instead of the im2col's four times as many.
 //
-// Requires: shapes inferred; the convolution 2-D, group 1, dilations 1, equal strides s >= 2
-// dividing H and W, constant float weights (and bias), a non-constant input, and packed pads
-// below the packed kernel (what q.conv2d accepts). Others stay.
+// Requires: shapes inferred; the convolution 2-D, group 1, dilations 1, equal strides s dividing
+// H and W (s = 1: the im2col on, a graph input, C < block), constant float weights (and bias), a
+// non-constant input, and packed pads below the packed kernel (what q.conv2d accepts). Others stay.
 #include <map>
 #include <optional>
 #include <set>
@@ -86,8 +92,11 @@ Form Packable(const ir::Graph& g, const ir::Node& n, int64_t block, bool im2col,
     if (d != 1) return Form::kNone;
   }
   const std::vector<int64_t> st = n.GetInts("strides"), pads = n.GetInts("pads");
-  if (st.size() != 2 || st[0] != st[1] || st[0] < 2 || pads.size() != 4) return Form::kNone;
+  if (st.size() != 2 || st[0] != st[1] || st[0] < 1 || pads.size() != 4) return Form::kNone;
   const int64_t s = st[0], c = x.shape[1], kh = w->shape()[2], kw = w->shape()[3];
+  // At stride 1 only the im2col can help, and its host copy is KW images: only a graph input
+  // (already on the host for its quantize) under a partly filled block.
+  if (s == 1 && (!im2col || c >= block || !g.IsGraphInput(n.input(0)))) return Form::kNone;
   if (x.shape[2] % s != 0 || x.shape[3] % s != 0) return Form::kNone;
   if (!PackAxis(x.shape[2], y.shape[2], kh, s, pads[0], ay) ||
       !PackAxis(x.shape[3], y.shape[3], kw, s, pads[1], ax)) {
@@ -144,11 +153,12 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
   const ir::ValueId x = n.input(0);
   const ir::Shape xs = g.value(x).shape;
   const ir::Tensor w = *ConstantInput(g, n, 1);  // a copy: adding values may move constants
-  const std::string w_name = g.value(n.input(1)).name() + ".s2d";
   const int64_t s = n.GetInts("strides")[0];
   const int64_t N = xs[0], C = xs[1], hs = xs[2] / s, ws = xs[3] / s, pc = s * s * C;
   const int64_t ow = g.value(n.outputs[0]).shape[3];
-  const std::string base = g.value(x).name() + ".s2d";
+  // Stride 1 has no space-to-depth: the im2col reads x itself.
+  const std::string w_name = g.value(n.input(1)).name() + (s == 1 ? ".im2col" : ".s2d");
+  const std::string base = g.value(x).name() + (s == 1 ? "" : ".s2d");
   auto step = [&](const char* op, std::vector<ir::ValueId> ins, const std::string& name,
                   ir::Shape shape, ir::AttributeMap attrs) {
     const ir::ValueId v = g.AddValue(name, DType::kF32, std::move(shape));
@@ -159,9 +169,12 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
   auto reshape = [&](ir::ValueId in, const std::string& name, const ir::Shape& shape) {
     return step("Reshape", {in}, name, shape, {{"shape", ir::Attribute::Ints(shape)}});
   };
-  const ir::ValueId split = reshape(x, base + ".split", {N, C, hs, s, ws, s});
-  const ir::ValueId moved_axes = step("Transpose", {split}, base + ".perm", {N, s, s, C, hs, ws},
-                                      {{"perm", ir::Attribute::Ints({0, 3, 5, 1, 2, 4})}});
+  ir::ValueId moved_axes = x;
+  if (s > 1) {
+    const ir::ValueId split = reshape(x, base + ".split", {N, C, hs, s, ws, s});
+    moved_axes = step("Transpose", {split}, base + ".perm", {N, s, s, C, hs, ws},
+                      {{"perm", ir::Attribute::Ints({0, 3, 5, 1, 2, 4})}});
+  }
   ir::Tensor packed_w = PackWeights(w, s, ay, ax);
   if (form == Form::kSpaceToDepth) {
     n.inputs[0] = reshape(moved_axes, base, {N, pc, hs, ws});

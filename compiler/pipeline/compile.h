@@ -51,8 +51,8 @@ struct CompileOptions {
   // Move accelerator segments that do not pay for their launch and transfers to the CPU
   // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
   bool partition_cost = false;
-  // Space-to-depth strided convolutions whose few input channels waste the channel block
-  // (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
+  // Space-to-depth and/or width-im2col convolutions whose few input channels waste the channel
+  // block (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
   // --no-first-layer-packing` turns it off.
   bool first_layer_packing = true;
   // Targets to compile the CPU ops' native code for (codegen::ParseCpuTargets: "x86_64,armv7",

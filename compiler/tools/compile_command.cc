@@ -174,7 +174,7 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
                 "each optionally :CPU (x86_64:x86-64-v4); host, or none (default)");
   c->add_flag(
       "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
-      "keep strided convolutions over few input channels unpacked (no space-to-depth)");
+      "keep convolutions over few input channels unpacked (no space-to-depth, no width im2col)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

@@ -146,6 +146,66 @@ TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
   }
 }
 
+// At stride 1 (VGG's features.0) only the width im2col applies, on a graph input over fewer
+// channels than a block, where it saves GEMM steps: 3x3 pad 1 over 3 channels, a 5x5 over 8
+// channels with asymmetric pads, batch 2 with bias, ReLU and no padding, a wide 1x7 kernel on a
+// non-square image. The floats match; with im2col=0 nothing changes, and a 1x1 kernel (1 step
+// either way), 16 channels and an input the graph computes stay.
+TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
+  const char* kConvs[] = {
+      "%x: f32[1,3,8,8]) {\n  %w: f32[4,3,3,3] = const splat(1.0)\n  %y: f32[1,4,8,8] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1], strides = [1, 1]}",
+      "%x: f32[1,8,9,9]) {\n  %w: f32[3,8,5,5] = const splat(1.0)\n  %y: f32[1,3,8,8] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [2, 1, 1, 2], strides = [1, 1]}",
+      "%x: f32[2,1,6,6]) {\n  %w: f32[2,1,3,3] = const splat(1.0)\n  %b: f32[2] = const "
+      "splat(1.0)\n  %y: f32[2,2,4,4] = Conv(%x, %w, %b) {activation = \"relu\", dilations = "
+      "[1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]}",
+      "%x: f32[1,2,5,12]) {\n  %w: f32[2,2,1,7] = const splat(1.0)\n  %y: f32[1,2,5,12] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [0, 3, 0, 3], strides = [1, 1]}",
+  };
+  for (const char* conv : kConvs) {
+    for (int im2col : {0, 1}) {
+      SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
+      ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
+      testing::RandomizeConstants(g, 5);
+      const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 4);
+      std::vector<ir::Tensor> before, after;
+      ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
+      const std::string pass =
+          "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
+      ASSERT_TRUE(RunPipeline({pass}, &g).ok());
+      int transposes = 0, concats = 0, narrow = 0;
+      for (const ir::Node* n : g.nodes()) {
+        transposes += n->op == "Transpose";
+        concats += n->op == "Concat";
+        if (n->op == "Conv") narrow += g.value(n->input(1)).shape[3] == 1;
+      }
+      EXPECT_EQ(transposes, 0) << ir::PrintGraph(g);
+      EXPECT_EQ(concats, im2col) << ir::PrintGraph(g);
+      EXPECT_EQ(narrow, im2col) << ir::PrintGraph(g);
+      ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
+      EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+    }
+  }
+  ir::Graph stays = testing::Parse(R"(
+    graph @stays(%x: f32[1,3,8,8], %x16: f32[1,16,8,8]) {
+      %w1: f32[4,3,1,1] = const splat(1.0)
+      %w: f32[4,3,3,3] = const splat(1.0)
+      %w16: f32[4,16,3,3] = const splat(1.0)
+      %a: f32[1,4,8,8] = Conv(%x, %w1) {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0],
+                                        strides = [1, 1]}
+      %b: f32[1,4,8,8] = Conv(%x16, %w16) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1],
+                                           strides = [1, 1]}
+      %r: f32[1,3,8,8] = Relu(%x)
+      %c: f32[1,4,8,8] = Conv(%r, %w) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1],
+                                       strides = [1, 1]}
+      return %a, %b, %c
+    })");
+  const size_t nodes = stays.nodes().size();
+  ASSERT_TRUE(RunPipeline({"first-layer-packing{block=16}"}, &stays).ok());
+  EXPECT_EQ(stays.nodes().size(), nodes) << ir::PrintGraph(stays);
+}
+
 TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
   ir::Graph g = testing::Parse(kNet);
   ASSERT_TRUE(RunPipeline(DefaultPipeline(), &g).ok());

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes `resnet_stem`, the end-to-end block for first-layer packing, without torch.
+"""Writes `resnet_stem` and `vgg_stem`, end-to-end blocks for first-layer packing, without torch.
 
   resnet_stem  conv 7x7 stride 2 pad 3 over 3 channels (bias) - ReLU - maxpool 3x3/2 pad 1
                (ResNet's stem on a 30x30 image: an odd output size and 20 output channels)
+  vgg_stem     conv 3x3 stride 1 pad 1 over 3 channels (bias) - ReLU - maxpool 2x2/2
+               (VGG's features.0-2 on a 16x16 image, 8 output channels: the width im2col alone)
 
 Written with the onnx helpers (opset 13); the fp32 reference output is computed here with numpy.
 Like make_blocks.py's outputs, the files are committed. To regenerate (numpy, onnx):
@@ -68,5 +70,39 @@ def main():
     print(f'resnet_stem: {path} ({os.path.getsize(path)} bytes)')
 
 
+
+def vgg_stem():
+    rng = np.random.default_rng(SEED + 1)
+    c, o, hw = 3, 8, 16
+    w = (rng.standard_normal((o, c, 3, 3)) / np.sqrt(c * 9)).astype(np.float32)
+    b = (0.1 * rng.standard_normal(o)).astype(np.float32)
+    nodes = [
+        helper.make_node('Conv', ['x', 'w', 'b'], ['c'], kernel_shape=[3, 3], strides=[1, 1],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node('Relu', ['c'], ['r']),
+        helper.make_node('MaxPool', ['r'], ['y'], kernel_shape=[2, 2], strides=[2, 2]),
+    ]
+    graph = helper.make_graph(
+        nodes, 'vgg_stem', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, c, hw, hw])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, o, hw // 2, hw // 2])],
+        [numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path = os.path.join(HERE, 'vgg_stem.onnx')
+    onnx.save(model, path)
+    calib = rng.standard_normal((8, c, hw, hw)).astype(np.float32)
+    test = rng.standard_normal((4, c, hw, hw)).astype(np.float32)
+    np.save(os.path.join(HERE, 'vgg_stem_calibration.npy'), calib)
+    np.save(os.path.join(HERE, 'vgg_stem_input.npy'), test)
+    xp = np.pad(test.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    y = sum(np.einsum('nchw,oc->nohw', xp[:, :, ky:ky + hw, kx:kx + hw], w[:, :, ky, kx])
+            for ky in range(3) for kx in range(3)) + b[None, :, None, None]
+    y = np.maximum(y, 0).reshape(4, o, hw // 2, 2, hw // 2, 2).max(axis=(3, 5))
+    np.save(os.path.join(HERE, 'vgg_stem_expected.npy'), y.astype(np.float32))
+    print(f'vgg_stem: {path} ({os.path.getsize(path)} bytes)')
+
+
 if __name__ == '__main__':
     main()
+    vgg_stem()
