@@ -38,18 +38,20 @@ bool AllEqual(const std::vector<int64_t>& v, int64_t x) {
 // padding for a 1x1 window at stride 1; shapes must agree where known, so that nothing about y's
 // type changes when x replaces it.
 bool IsIdentityPool(const ir::Graph& g, const ir::Node& n) {
+  const bool global = n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool";
+  if (!global && n.op != "AveragePool" && n.op != "MaxPool") return false;
+  if (!n.has_input(0) || n.outputs.empty()) return false;  // the verifier names these
   if (n.outputs.size() > 1 && g.NumUses(n.outputs[1]) > 0) return false;  // MaxPool's Indices
   const ir::Value& x = g.value(n.inputs[0]);
   const ir::Value& y = g.value(n.outputs[0]);
   if (x.shape != y.shape || x.dtype != y.dtype) return false;
-  if (n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool") {
+  if (global) {
     if (x.shape.size() < 3) return false;
     for (size_t d = 2; d < x.shape.size(); ++d) {
       if (x.shape[d] != 1) return false;
     }
     return true;
   }
-  if (n.op != "AveragePool" && n.op != "MaxPool") return false;
   const std::vector<int64_t> kernel = n.GetInts("kernel_shape");
   return !kernel.empty() && AllEqual(kernel, 1) && AllEqual(n.GetInts("strides"), 1) &&
          AllEqual(n.GetInts("pads"), 0) && AllEqual(n.GetInts("dilations"), 1);
