@@ -101,6 +101,32 @@ INSTANTIATE_TEST_SUITE_P(EveryPass, PassPreservesResults,
                            return n;
                          });
 
+// One convolution `conv` (a graph's parameter list and body up to %y) through
+// first-layer-packing{im2col}: the floats match the unpacked layer's, with `transposes`
+// Transposes (the space-to-depth), one Concat and a KH' x 1 kernel exactly when im2col is on.
+void ExpectPackingPreserves(const char* conv, int im2col, uint32_t constants_seed,
+                            uint32_t inputs_seed, int transposes) {
+  SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
+  ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
+  testing::RandomizeConstants(g, constants_seed);
+  const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, inputs_seed);
+  std::vector<ir::Tensor> before, after;
+  ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
+  const std::string pass = "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
+  ASSERT_TRUE(RunPipeline({pass}, &g).ok());
+  int found_transposes = 0, concats = 0, narrow = 0;
+  for (const ir::Node* n : g.nodes()) {
+    found_transposes += n->op == "Transpose";
+    concats += n->op == "Concat";
+    if (n->op == "Conv") narrow += g.value(n->input(1)).shape[3] == 1;
+  }
+  EXPECT_EQ(found_transposes, transposes) << ir::PrintGraph(g);
+  EXPECT_EQ(concats, im2col) << ir::PrintGraph(g);
+  EXPECT_EQ(narrow, im2col) << ir::PrintGraph(g);
+  ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
+  EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
+}
+
 // first-layer-packing on the strided convolutions it targets: odd and even pads, kernels that
 // are and are not multiples of the stride, strides 2 and 3, asymmetric pads, batch 2, bias and
 // a fused ReLU, in both forms (space-to-depth alone, and with the width im2col, whose host-side
@@ -120,29 +146,7 @@ TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
       "[1, 1], group = 1, pads = [2, 1, 1, 2], strides = [3, 3]}",
   };
   for (const char* conv : kConvs) {
-    for (int im2col : {0, 1}) {
-      SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
-      ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
-      testing::RandomizeConstants(g, 7);
-      const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 3);
-      std::vector<ir::Tensor> before, after;
-      ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
-      const std::string pass =
-          "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
-      ASSERT_TRUE(RunPipeline({pass}, &g).ok());
-      int transposes = 0, concats = 0, narrow = 0;
-      for (const ir::Node* n : g.nodes()) {
-        transposes += n->op == "Transpose";
-        concats += n->op == "Concat";
-        // The im2col form leaves a KH' x 1 kernel.
-        if (n->op == "Conv") narrow += g.value(n->input(1)).shape[3] == 1;
-      }
-      EXPECT_EQ(transposes, 1) << ir::PrintGraph(g);
-      EXPECT_EQ(concats, im2col) << ir::PrintGraph(g);
-      EXPECT_EQ(narrow, im2col) << ir::PrintGraph(g);
-      ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
-      EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
-    }
+    for (int im2col : {0, 1}) ExpectPackingPreserves(conv, im2col, 7, 3, /*transposes=*/1);
   }
 }
 
@@ -164,28 +168,7 @@ TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
       "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [0, 3, 0, 3], strides = [1, 1]}",
   };
   for (const char* conv : kConvs) {
-    for (int im2col : {0, 1}) {
-      SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
-      ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
-      testing::RandomizeConstants(g, 5);
-      const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, 4);
-      std::vector<ir::Tensor> before, after;
-      ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
-      const std::string pass =
-          "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
-      ASSERT_TRUE(RunPipeline({pass}, &g).ok());
-      int transposes = 0, concats = 0, narrow = 0;
-      for (const ir::Node* n : g.nodes()) {
-        transposes += n->op == "Transpose";
-        concats += n->op == "Concat";
-        if (n->op == "Conv") narrow += g.value(n->input(1)).shape[3] == 1;
-      }
-      EXPECT_EQ(transposes, 0) << ir::PrintGraph(g);
-      EXPECT_EQ(concats, im2col) << ir::PrintGraph(g);
-      EXPECT_EQ(narrow, im2col) << ir::PrintGraph(g);
-      ASSERT_TRUE(interp::Run(g, inputs, &after).ok());
-      EXPECT_TRUE(testing::AllClose(after, before, 1e-5, 1e-5)) << ir::PrintGraph(g);
-    }
+    for (int im2col : {0, 1}) ExpectPackingPreserves(conv, im2col, 5, 4, /*transposes=*/0);
   }
   ir::Graph stays = testing::Parse(R"(
     graph @stays(%x: f32[1,3,8,8], %x16: f32[1,16,8,8]) {
