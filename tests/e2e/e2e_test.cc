@@ -383,49 +383,48 @@ TEST(Boards, CompileForABoardUsesItsConfig) {
       << st.ToString();
 }
 
+// The packed graph of block `name` on `config` (its Concat and Transpose counts as given, each
+// moving int8 bytes, quantized before them) gives on fsim the bytes of the same block compiled
+// without first-layer packing, in fewer cycles.
+void ExpectPackedKeepsItsBytes(const std::string& name, const char* config, int concats,
+                               int transposes) {
+  SCOPED_TRACE(name + " on " + config);
+  Model m;
+  for (const Model& b : Blocks()) m = b.name == name ? b : m;
+  ASSERT_EQ(m.name, name);
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
+  const Compiled& packed = Get(m, config);
+  ASSERT_FALSE(packed.bytes.empty());
+  int found_concats = 0, found_transposes = 0;
+  for (const ir::Node* n : packed.result.graph.nodes()) {
+    if (n->op != "Transpose" && n->op != "Concat") continue;
+    EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8) << n->op;
+    (n->op == "Concat" ? found_concats : found_transposes) += 1;
+  }
+  EXPECT_EQ(found_concats, concats);
+  EXPECT_EQ(found_transposes, transposes);
+  Compiled plain;
+  const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const DeviceRun a = RunOn("fsim", packed, input), b = RunOn("fsim", plain, input);
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+  ASSERT_EQ(a.out.size(), b.out.size());
+  for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
+  EXPECT_LT(a.total.cycles, b.total.cycles);
+  std::cout << name << " on " << config << ": " << a.total.cycles << " fsim cycles packed, "
+            << b.total.cycles << " unpacked\n";
+}
+
 // First-layer packing (passes::PackFirstLayers) moves the stem's 7x7/2 window over 3 channels
 // into the channel dimension (space-to-depth, then a width im2col: a 4x1 kernel over 48
 // channels): the same int8 results as the unpacked layer (the packed input keeps
 // the source's scale and the sums are the same products), in fewer accelerator cycles.
 TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
-  const Model m = [] {
-    for (const Model& b : Blocks()) {
-      if (b.name == "resnet_stem") return b;
-    }
-    return Model{};
-  }();
-  ASSERT_EQ(m.name, "resnet_stem");
-  NpyArray in;
-  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
-  const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
   for (const char* config : {"1x8x8", "1x16x16"}) {
-    SCOPED_TRACE(config);
-    const Compiled& packed = Get(m, config);
-    ASSERT_FALSE(packed.bytes.empty());
-    Compiled plain;
-    const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    // The rewrite happened: the packed graph reads a width im2col (Concat of shifted copies) of
-    // a space-to-depth (Transpose) of the input, both moving int8 bytes (quantized before them).
-    bool rewritten = false, widened = false;
-    for (const ir::Node* n : packed.result.graph.nodes()) {
-      const bool moves = n->op == "Transpose" || n->op == "Concat";
-      if (moves) {
-        EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8) << n->op;
-      }
-      rewritten |= n->op == "Transpose";
-      widened |= n->op == "Concat";
-    }
-    EXPECT_TRUE(rewritten);
-    EXPECT_TRUE(widened);
-    const DeviceRun a = RunOn("fsim", packed, input), b = RunOn("fsim", plain, input);
-    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
-    ASSERT_TRUE(b.status.ok()) << b.status.ToString();
-    ASSERT_EQ(a.out.size(), b.out.size());
-    for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
-    EXPECT_LT(a.total.cycles, b.total.cycles);
-    std::cout << "resnet_stem on " << config << ": " << a.total.cycles << " fsim cycles packed, "
-              << b.total.cycles << " unpacked\n";
+    ExpectPackedKeepsItsBytes("resnet_stem", config, /*concats=*/1, /*transposes=*/1);
   }
 }
 
@@ -435,37 +434,9 @@ TEST(FirstLayerPacking, StemKeepsItsBytesInFewerCycles) {
 // unpacked one's; EndToEnd runs the same package on cpu, fsim, tsim and opencl. (upsample_block's
 // first 3x3/1, over 8 channels, packs too on 1x16x16 and stays on 1x8x8, where 8 fill the block.)
 TEST(FirstLayerPacking, Stride1Im2colKeepsItsBytesInFewerCycles) {
-  Model m;
-  for (const Model& b : Blocks()) m = b.name == "vgg_stem" ? b : m;
-  ASSERT_EQ(m.name, "vgg_stem");
-  NpyArray in;
-  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
-  const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
+  // No space-to-depth at stride 1.
   for (const char* config : {"1x8x8", "1x16x16"}) {
-    SCOPED_TRACE(config);
-    const Compiled& packed = Get(m, config);
-    ASSERT_FALSE(packed.bytes.empty());
-    int concats = 0, transposes = 0;
-    for (const ir::Node* n : packed.result.graph.nodes()) {
-      if (n->op == "Concat") {
-        ++concats;
-        EXPECT_EQ(packed.result.graph.value(n->outputs[0]).dtype, DType::kI8);
-      }
-      transposes += n->op == "Transpose";
-    }
-    EXPECT_EQ(concats, 1);
-    EXPECT_EQ(transposes, 0);  // no space-to-depth at stride 1
-    Compiled plain;
-    const Status st = Compile(m, config, &plain, /*first_layer_packing=*/false);
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    const DeviceRun a = RunOn("fsim", packed, input), b = RunOn("fsim", plain, input);
-    ASSERT_TRUE(a.status.ok()) << a.status.ToString();
-    ASSERT_TRUE(b.status.ok()) << b.status.ToString();
-    ASSERT_EQ(a.out.size(), b.out.size());
-    for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
-    EXPECT_LT(a.total.cycles, b.total.cycles);
-    std::cout << "vgg_stem on " << config << ": " << a.total.cycles << " fsim cycles packed, "
-              << b.total.cycles << " unpacked\n";
+    ExpectPackedKeepsItsBytes("vgg_stem", config, /*concats=*/1, /*transposes=*/0);
   }
 }
 
