@@ -37,6 +37,32 @@ Insn AluImm(AluOp op, uint32_t uop, uint32_t n, int32_t imm) {
   return i;
 }
 
+// RQP entry 0 as bias 0 and one multiplier for every lane, made on chip in the last two ACC
+// elements, zero and zero + 1, so that it needs no constants: two micro-ops ({zero, zero + 1}:
+// RQPARAM's bias and multiplier; {zero + 1}: the element set to the multiplier) appended to
+// `uops`, where they land at index `params`...
+void AppendRqParamUops(uint32_t zero, std::vector<isa::Uop>* uops) {
+  uops->push_back({zero, zero + 1, 0});
+  uops->push_back({zero + 1, 0, 0});
+}
+
+// ...and the instructions that use them: a GEMM reset of both elements, ADD `mult` to the
+// second, RQPARAM.
+void EmitRqParamEntry0(uint32_t params, int32_t mult, AccelCode* code) {
+  Insn reset = Run(Opcode::kGemm, params, 1);
+  reset.reset = true;
+  reset.src_factor_in = 0;
+  reset.dst_factor_in = 0;
+  code->Emit(reset);
+  Insn set = AluImm(AluOp::kAdd, params + 1, 1, mult);
+  set.dst_factor_in = 0;
+  code->Emit(set);
+  Insn rqp = Run(Opcode::kAlu, params, 1);
+  rqp.alu_op = AluOp::kRqParam;
+  rqp.dst_factor_in = rqp.src_factor_in = 0;
+  code->Emit(rqp);
+}
+
 }  // namespace
 
 std::vector<int8_t> IdentityWeights(const HwConfig& config) {
@@ -123,29 +149,13 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     uops.push_back({p, b, kLoB});
   }
   const uint32_t per = 3 + n_hi;
-  const uint32_t zero = config.acc_depth() - 2, one = zero + 1, params = V * per;
-  if (fused) {  // {zero, one}: bias and multiplier of RQP entry 0; {one}: the element set to 1
-    uops.push_back({zero, one, 0});
-    uops.push_back({one, 0, 0});
-  }
+  const uint32_t zero = config.acc_depth() - 2, params = V * per;
+  if (fused) AppendRqParamUops(zero, &uops);  // RQP entry 0: bias 0, multiplier 1
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.weights, kAddBlocks), Region::kConstants);
-  if (fused) {
-    Insn reset = Run(Opcode::kGemm, params, 1);  // ACC[zero] = ACC[one] = 0
-    reset.reset = true;
-    reset.src_factor_in = 0;
-    reset.dst_factor_in = 0;
-    code->Emit(reset);
-    Insn inc = AluImm(AluOp::kAdd, params + 1, 1, 1);
-    inc.dst_factor_in = 0;
-    code->Emit(inc);
-    Insn rqp = Run(Opcode::kAlu, params, 1);
-    rqp.alu_op = AluOp::kRqParam;
-    rqp.dst_factor_in = rqp.src_factor_in = 0;
-    code->Emit(rqp);
-  }
+  if (fused) EmitRqParamEntry0(params, 1, code);
 
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % V, u = per * r, base = r * 2 * te;
@@ -306,29 +316,14 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
       for (uint32_t kx = 0; kx < l.kw; ++kx) uops.push_back({y, x + ky * iw + kx, 0});
     for (uint32_t tap : taps) uops.push_back({x, x + tap, 0});
   }
-  const uint32_t zero = config.acc_depth() - kPoolScratch, mult = zero + 1, params = V * per;
-  if (fused) {  // {zero, mult}: RQP entry 0's bias and multiplier; {mult}: the element set to it
-    uops.push_back({zero, mult, 0});
-    uops.push_back({mult, 0, 0});
-  }
+  const uint32_t zero = config.acc_depth() - kPoolScratch, params = V * per;
+  if (fused) AppendRqParamUops(zero, &uops);
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
-  if (fused) {  // the multiplier fits the immediate (Check), so it is made on chip: no constants
-    Insn reset = Run(Opcode::kGemm, params, 1);  // ACC[zero] = ACC[mult] = 0
-    reset.reset = true;
-    reset.src_factor_in = 0;
-    reset.dst_factor_in = 0;
-    code->Emit(reset);
-    Insn set = AluImm(AluOp::kAdd, params + 1, 1, l.mult);
-    set.dst_factor_in = 0;
-    code->Emit(set);
-    Insn rqp = Run(Opcode::kAlu, params, 1);
-    rqp.alu_op = AluOp::kRqParam;
-    rqp.dst_factor_in = rqp.src_factor_in = 0;
-    code->Emit(rqp);
-  }
+  // The multiplier fits the immediate (Check), so it is made on chip: no constants.
+  if (fused) EmitRqParamEntry0(params, l.mult, code);
 
   uint32_t t = 0;
   for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
