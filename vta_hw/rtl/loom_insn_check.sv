@@ -1,7 +1,8 @@
 // Decodes enough of an instruction word to route it, and detects every condition that
 // docs/isa.md §4 marks R (the RTL must reject it): a reserved bit set, an unknown opcode or
 // buffer, a dependency flag the executing module does not have, push flags on FINISH, a buffer
-// the opcode does not allow, and a REQUANT shift beyond 31. The other static conditions are the runtime's to check.
+// the opcode does not allow, and a REQUANT shift beyond 31. The other static conditions are the
+// runtime's to check.
 //
 // The fields every format shares (docs/isa.md §2.3) sit at the same bits in every format; the
 // FINISH format consists of exactly those, so its positions name them here and elsewhere.
