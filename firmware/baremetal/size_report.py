@@ -23,6 +23,7 @@ PART_NAMES = {
     "drivers": "driver registry, cpu device (runtime/drivers)",
     "protocol": "register protocol + mmio transports (runtime/drivers/protocol, mmio)",
     "io": ".npy parser (runtime/io)",
+    "native": "native-code loader: ELF, relocations (runtime/native)",
     "kernels": "CPU kernels, float and int8 (runtime/kernels)",
     "platform": "start-up, UART, semihosting, newlib calls, timer (firmware/baremetal)",
     "image": "the image's main (firmware/baremetal/main.cc)",
