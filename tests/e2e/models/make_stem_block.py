@@ -41,6 +41,26 @@ def maxpool(x):
                    for ky in range(3) for kx in range(3)], axis=0)
 
 
+def save_block(name, nodes, in_shape, out_shape, w, b, rng, reference):
+    """Writes NAME.onnx (x -> nodes -> y, constants w and b), then 8 calibration and 4 test
+    images drawn from `rng` in that order, and `reference(test)` as NAME_expected.npy."""
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info('x', TensorProto.FLOAT, in_shape)],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, out_shape)],
+        [numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path = os.path.join(HERE, f'{name}.onnx')
+    onnx.save(model, path)
+    calib = rng.standard_normal((8, *in_shape[1:])).astype(np.float32)
+    test = rng.standard_normal((4, *in_shape[1:])).astype(np.float32)
+    np.save(os.path.join(HERE, f'{name}_calibration.npy'), calib)
+    np.save(os.path.join(HERE, f'{name}_input.npy'), test)
+    np.save(os.path.join(HERE, f'{name}_expected.npy'), reference(test).astype(np.float32))
+    print(f'{name}: {path} ({os.path.getsize(path)} bytes)')
+
+
 def main():
     rng = np.random.default_rng(SEED)
     w = (rng.standard_normal((O, C, K, K)) / np.sqrt(C * K * K)).astype(np.float32)
@@ -52,23 +72,8 @@ def main():
         helper.make_node('MaxPool', ['r'], ['y'], kernel_shape=[3, 3], strides=[2, 2],
                          pads=[1, 1, 1, 1]),
     ]
-    graph = helper.make_graph(
-        nodes, 'resnet_stem', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, C, HW, HW])],
-        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, O, 8, 8])],
-        [numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path = os.path.join(HERE, 'resnet_stem.onnx')
-    onnx.save(model, path)
-    calib = rng.standard_normal((8, C, HW, HW)).astype(np.float32)
-    test = rng.standard_normal((4, C, HW, HW)).astype(np.float32)
-    np.save(os.path.join(HERE, 'resnet_stem_calibration.npy'), calib)
-    np.save(os.path.join(HERE, 'resnet_stem_input.npy'), test)
-    expected = maxpool(np.maximum(conv(test.astype(np.float64), w, b), 0))
-    np.save(os.path.join(HERE, 'resnet_stem_expected.npy'), expected.astype(np.float32))
-    print(f'resnet_stem: {path} ({os.path.getsize(path)} bytes)')
-
+    save_block('resnet_stem', nodes, [1, C, HW, HW], [1, O, 8, 8], w, b, rng,
+               lambda t: maxpool(np.maximum(conv(t.astype(np.float64), w, b), 0)))
 
 
 def vgg_stem():
@@ -82,25 +87,14 @@ def vgg_stem():
         helper.make_node('Relu', ['c'], ['r']),
         helper.make_node('MaxPool', ['r'], ['y'], kernel_shape=[2, 2], strides=[2, 2]),
     ]
-    graph = helper.make_graph(
-        nodes, 'vgg_stem', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, c, hw, hw])],
-        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, o, hw // 2, hw // 2])],
-        [numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path = os.path.join(HERE, 'vgg_stem.onnx')
-    onnx.save(model, path)
-    calib = rng.standard_normal((8, c, hw, hw)).astype(np.float32)
-    test = rng.standard_normal((4, c, hw, hw)).astype(np.float32)
-    np.save(os.path.join(HERE, 'vgg_stem_calibration.npy'), calib)
-    np.save(os.path.join(HERE, 'vgg_stem_input.npy'), test)
-    xp = np.pad(test.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    y = sum(np.einsum('nchw,oc->nohw', xp[:, :, ky:ky + hw, kx:kx + hw], w[:, :, ky, kx])
-            for ky in range(3) for kx in range(3)) + b[None, :, None, None]
-    y = np.maximum(y, 0).reshape(4, o, hw // 2, 2, hw // 2, 2).max(axis=(3, 5))
-    np.save(os.path.join(HERE, 'vgg_stem_expected.npy'), y.astype(np.float32))
-    print(f'vgg_stem: {path} ({os.path.getsize(path)} bytes)')
+
+    def reference(test):
+        xp = np.pad(test.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        y = sum(np.einsum('nchw,oc->nohw', xp[:, :, ky:ky + hw, kx:kx + hw], w[:, :, ky, kx])
+                for ky in range(3) for kx in range(3)) + b[None, :, None, None]
+        return np.maximum(y, 0).reshape(4, o, hw // 2, 2, hw // 2, 2).max(axis=(3, 5))
+
+    save_block('vgg_stem', nodes, [1, c, hw, hw], [1, o, hw // 2, hw // 2], w, b, rng, reference)
 
 
 if __name__ == '__main__':
