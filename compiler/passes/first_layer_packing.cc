@@ -23,6 +23,16 @@
 //       S5 = S as [N, 1, s*s*C, H/s, W/s]; channel kx' * s*s*C + ch holds S's channel ch shifted
 //       left by kx' - l' columns; W''[o][kx' * s*s*C + ch][a][0] = W'[o][ch][a][kx']
 //
+// Row folding of the im2col: where KH' x 1 over KW'*s*s*C channels still leaves a block partly
+// empty, f row taps can move into the channels as well: the kernel rows are padded with zero rows
+// to KH'' * f (KH'' = ceil(KH' / f)), and channel group (m, kx') holds the image shifted up by
+// m * KH'' rows, so tap j of the KH'' x 1 kernel reads original kernel row j + m * KH''. The host
+// then writes the height padding as well (each group is cropped and padded differently; the
+// packed conv has no pads). ResNet's conv1 on 1x32x32: f = 2, 2x1 over 96 channels, 3 full
+// blocks, 6 GEMM steps per output vector instead of 8; VGG's features.0: f = 3, 1x1 over 27
+// channels (2 steps on 1x16x16 instead of 3, 1 on 1x32x32). The pass takes the f with the fewest
+// steps, the smallest on a tie (the host's copy grows with f).
+//
 // At stride 1 there is no space-to-depth (S = x, KH' = KH, KW' = KW): the im2col alone turns
 // VGG's 3x3 features.0 over 3 channels into 3x1 over 9 channels, 3 GEMM steps per output vector
 // instead of 9. It runs there only on a graph input with fewer channels than a block: the host
@@ -46,6 +56,7 @@
 // Requires: shapes inferred; the convolution 2-D, group 1, dilations 1, equal strides s dividing
 // H and W (s = 1: the im2col on, a graph input, C < block), constant float weights (and bias), a
 // non-constant input, and packed pads below the packed kernel (what q.conv2d accepts). Others stay.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,8 +88,21 @@ bool PackAxis(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad_before,
 // The packed layer's form, by GEMM steps per output vector.
 enum class Form { kNone, kSpaceToDepth, kWidthIm2col };
 
-Form Packable(const ir::Graph& g, const ir::Node& n, int64_t block, bool im2col, Axis* ay,
-              Axis* ax) {
+// The row fold f (1: none; at most `max_fold`) with the fewest GEMM steps
+// ceil(f * channels / block) * ceil(kh / f), the smallest f on a tie; `*steps` gets its count.
+int64_t BestFold(int64_t channels, int64_t kh, int64_t max_fold, int64_t block, int64_t* steps) {
+  int64_t best = 1;
+  *steps = CeilDiv(channels, block) * kh;
+  for (int64_t f = 2; f <= std::min(kh, max_fold); ++f) {
+    const int64_t st = CeilDiv(f * channels, block) * CeilDiv(kh, f);
+    if (st < *steps) best = f, *steps = st;
+  }
+  return best;
+}
+
+Form Packable(const ir::Graph& g, const ir::Node& n, int64_t block, bool im2col, bool fold_rows,
+              Axis* ay, Axis* ax, int64_t* fold) {
+  *fold = 1;
   if (n.op != "Conv" || block <= 0 || n.GetInt("group", 1) != 1) return Form::kNone;
   const ir::Tensor* w = ConstantInput(g, n, 1);
   if (w == nullptr || w->dtype() != DType::kF32 || w->shape().size() != 4) return Form::kNone;
@@ -104,8 +128,13 @@ Form Packable(const ir::Graph& g, const ir::Node& n, int64_t block, bool im2col,
   }
   const int64_t before = CeilDiv(c, block) * kh * kw;
   const int64_t s2d = CeilDiv(s * s * c, block) * ay->kernel * ax->kernel;
-  const int64_t cols = CeilDiv(ax->kernel * s * s * c, block) * ay->kernel;
-  if (im2col && cols < s2d && cols < before) return Form::kWidthIm2col;
+  int64_t cols = 0;
+  const int64_t f =
+      BestFold(ax->kernel * s * s * c, ay->kernel, fold_rows ? ay->kernel : 1, block, &cols);
+  if (im2col && cols < s2d && cols < before) {
+    *fold = f;
+    return Form::kWidthIm2col;
+  }
   return s2d < before ? Form::kSpaceToDepth : Form::kNone;
 }
 
@@ -130,32 +159,36 @@ ir::Tensor PackWeights(const ir::Tensor& w, int64_t s, const Axis& ay, const Axi
   return ir::Tensor::FromVector<float>(DType::kF32, {o, pc, ph, pw}, out);
 }
 
-// W''[o][kx' * C' + ch][a][0] = W'[o][ch][a][kx'] for W' [O, C', KH', KW'].
-ir::Tensor WidenWeights(const ir::Tensor& w) {
+// W''[o][(m * KW' + kx') * C' + ch][j][0] = W'[o][ch][j + m * KH''][kx'] for W' [O, C', KH', KW']
+// folded by f rows (KH'' = ceil(KH' / f); zero past KH'). f = 1 is the width im2col alone.
+ir::Tensor WidenWeights(const ir::Tensor& w, int64_t f) {
   const int64_t o = w.shape()[0], c = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
-  std::vector<float> out(static_cast<size_t>(o * kw * c * kh));
+  const int64_t kf = CeilDiv(kh, f);
+  std::vector<float> out(static_cast<size_t>(o * f * kw * c * kf), 0.0f);
   const float* in = w.data<float>();
   for (int64_t oi = 0; oi < o; ++oi) {
-    for (int64_t tap = 0; tap < kw; ++tap) {
-      for (int64_t ci = 0; ci < c; ++ci) {
-        for (int64_t a = 0; a < kh; ++a) {
-          out[static_cast<size_t>(((oi * kw + tap) * c + ci) * kh + a)] =
-              in[((oi * c + ci) * kh + a) * kw + tap];
+    for (int64_t m = 0; m < f; ++m) {
+      for (int64_t tap = 0; tap < kw; ++tap) {
+        for (int64_t ci = 0; ci < c; ++ci) {
+          for (int64_t j = 0; j < kf && j + m * kf < kh; ++j) {
+            out[static_cast<size_t>(((oi * f * kw + m * kw + tap) * c + ci) * kf + j)] =
+                in[((oi * c + ci) * kh + j + m * kf) * kw + tap];
+          }
         }
       }
     }
   }
-  return ir::Tensor::FromVector<float>(DType::kF32, {o, kw * c, kh, 1}, out);
+  return ir::Tensor::FromVector<float>(DType::kF32, {o, f * kw * c, kf, 1}, out);
 }
 
-void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
+void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax, int64_t fold,
           std::vector<PackedValue>* moved) {
   const ir::ValueId x = n.input(0);
   const ir::Shape xs = g.value(x).shape;
   const ir::Tensor w = *ConstantInput(g, n, 1);  // a copy: adding values may move constants
   const int64_t s = n.GetInts("strides")[0];
   const int64_t N = xs[0], C = xs[1], hs = xs[2] / s, ws = xs[3] / s, pc = s * s * C;
-  const int64_t ow = g.value(n.outputs[0]).shape[3];
+  const int64_t oh = g.value(n.outputs[0]).shape[2], ow = g.value(n.outputs[0]).shape[3];
   // Stride 1 has no space-to-depth: the im2col reads x itself.
   const std::string w_name = g.value(n.input(1)).name() + (s == 1 ? ".im2col" : ".s2d");
   const std::string base = g.value(x).name() + (s == 1 ? "" : ".s2d");
@@ -180,28 +213,39 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
     n.inputs[0] = reshape(moved_axes, base, {N, pc, hs, ws});
     n.SetAttr("pads", ir::Attribute::Ints({ay.before, ax.before, ay.after, ax.after}));
   } else {
-    // Rank 5 until the end: the quantizer takes rank-4 concatenations for q.concat.
+    // Rank 5 until the end: the quantizer takes rank-4 concatenations for q.concat. Folded, each
+    // group (m, kx') is the image moved up by m * KH'' rows and left by kx' - l' columns, its
+    // height padding the host's (cropped or padded to the OH + KH'' - 1 rows the conv reads).
     const ir::ValueId s5 = reshape(moved_axes, base + ".5d", {N, 1, pc, hs, ws});
+    const int64_t kf = CeilDiv(ay.kernel, fold), rows = fold == 1 ? hs : oh + kf - 1;
     std::vector<ir::ValueId> taps;
-    for (int64_t tap = 0; tap < ax.kernel; ++tap) {
-      const int64_t left = ax.before - tap, right = ax.after - (ax.kernel - 1 - tap);
-      taps.push_back(step("Pad", {s5}, base + ".col" + std::to_string(tap), {N, 1, pc, hs, ow},
-                          {{"mode", ir::Attribute::String("constant")},
-                           {"pads", ir::Attribute::Ints({0, 0, 0, 0, left, 0, 0, 0, 0, right})},
-                           {"value", ir::Attribute::Float(0.0f)}}));
+    for (int64_t m = 0; m < fold; ++m) {
+      const int64_t top = fold == 1 ? 0 : ay.before - m * kf, bottom = rows - hs - top;
+      for (int64_t tap = 0; tap < ax.kernel; ++tap) {
+        const int64_t left = ax.before - tap, right = ax.after - (ax.kernel - 1 - tap);
+        const std::string name =
+            base + ".col" + std::to_string(tap) + (m ? ".row" + std::to_string(m * kf) : "");
+        taps.push_back(
+            step("Pad", {s5}, name, {N, 1, pc, rows, ow},
+                 {{"mode", ir::Attribute::String("constant")},
+                  {"pads", ir::Attribute::Ints({0, 0, 0, top, left, 0, 0, 0, bottom, right})},
+                  {"value", ir::Attribute::Float(0.0f)}}));
+      }
     }
-    const ir::ValueId cols = step("Concat", taps, base + ".cols", {N, ax.kernel, pc, hs, ow},
+    const int64_t groups = fold * ax.kernel;
+    const ir::ValueId cols = step("Concat", taps, base + ".cols", {N, groups, pc, rows, ow},
                                   {{"axis", ir::Attribute::Int(1)}});
-    n.inputs[0] = reshape(cols, base + ".im2col", {N, ax.kernel * pc, hs, ow});
-    n.SetAttr("pads", ir::Attribute::Ints({ay.before, 0, ay.after, 0}));
-    packed_w = WidenWeights(packed_w);
+    n.inputs[0] = reshape(cols, base + ".im2col", {N, groups * pc, rows, ow});
+    n.SetAttr("pads", fold == 1 ? ir::Attribute::Ints({ay.before, 0, ay.after, 0})
+                                : ir::Attribute::Ints({0, 0, 0, 0}));
+    packed_w = WidenWeights(packed_w, fold);
   }
-  const int64_t kw = packed_w.shape()[3];
+  const int64_t kh = packed_w.shape()[2], kw = packed_w.shape()[3];
   n.inputs[1] = g.AddConstant(w_name, std::move(packed_w));
   n.SetAttr("strides", ir::Attribute::Ints({1, 1}));
   n.SetAttr("dilations", ir::Attribute::Ints({1, 1}));
   if (n.FindAttr("kernel_shape")) {
-    n.SetAttr("kernel_shape", ir::Attribute::Ints({ay.kernel, kw}));
+    n.SetAttr("kernel_shape", ir::Attribute::Ints({kh, kw}));
   }
 }
 
@@ -209,16 +253,17 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax,
 
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip, std::vector<std::string>* packed,
-                       bool im2col) {
+                       bool im2col, bool fold_rows) {
   const std::vector<ir::Node*> snapshot = g.nodes();
   for (ir::Node* n : snapshot) {
     Axis ay, ax;
-    const Form form = Packable(g, *n, block, im2col, &ay, &ax);
+    int64_t fold = 1;
+    const Form form = Packable(g, *n, block, im2col, fold_rows, &ay, &ax, &fold);
     if (form == Form::kNone) continue;
     // An unnamed node goes by its output's name (ONNX requires those), so the knob has a key.
     const std::string name = n->name.empty() ? g.value(n->outputs[0]).name() : n->name;
     if (skip && skip->count(name)) continue;
-    Pack(g, *n, form, ay, ax, moved);
+    Pack(g, *n, form, ay, ax, fold, moved);
     if (packed) packed->push_back(name);
   }
   return Status::Ok();
@@ -268,11 +313,12 @@ Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved)
 
 Status FirstLayerPacking(ir::Graph& g, const PassOptions& options) {
   int64_t block = 0;
-  int64_t im2col = 1;
+  int64_t im2col = 1, fold = 0;
   LOOM_RETURN_IF_ERROR(IntOption(options, "block", 16, &block));
   LOOM_RETURN_IF_ERROR(IntOption(options, "im2col", 1, &im2col));
+  LOOM_RETURN_IF_ERROR(IntOption(options, "fold", 0, &fold));
   std::vector<PackedValue> moved;
-  return PackFirstLayers(g, block, &moved, nullptr, nullptr, im2col != 0);
+  return PackFirstLayers(g, block, &moved, nullptr, nullptr, im2col != 0, fold != 0);
 }
 
 }  // namespace loom::passes

@@ -62,7 +62,8 @@ struct PackedValue {
 // `im2col` false keeps every packed layer in the space-to-depth form (no width im2col).
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip = nullptr,
-                       std::vector<std::string>* packed = nullptr, bool im2col = true);
+                       std::vector<std::string>* packed = nullptr, bool im2col = true,
+                       bool fold = false);
 // After quantization: quantizes each packed input before its rearrangement instead of after it
 // (the same int8 values; the host moves bytes, not floats). `moved` is PackFirstLayers's.
 Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved);

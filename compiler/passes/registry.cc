@@ -48,7 +48,8 @@ void AddCorePasses(Registry& r) {
           "space-to-depth (and width im2col) a strided Conv whose few input channels waste the "
           "channel block",
           "block=16: the accelerator's channel block (0: off); im2col=1: also move the packed "
-          "kernel's columns into the channels where that saves GEMM steps (0: never)",
+          "kernel's columns into the channels where that saves GEMM steps (0: never); fold=1: "
+          "also its rows (the host writes the height padding and more bytes; 0 by default)",
           FirstLayerPacking});
 }
 

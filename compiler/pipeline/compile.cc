@@ -132,9 +132,9 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     // After calibration: the packed input holds the source's values (and zeros), so it takes the
     // source's range and the int8 results stay those of the unpacked graph.
     Timer t(r, "first-layer-packing");
-    LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(g, r->config.block_in, &moved,
-                                                 o.schedules ? &o.schedules->unpacked : nullptr,
-                                                 &r->packed_layers));
+    LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(
+        g, r->config.block_in, &moved, o.schedules ? &o.schedules->unpacked : nullptr,
+        &r->packed_layers, /*im2col=*/true, o.first_layer_fold));
     for (const passes::PackedValue& m : moved) {
       const auto it = ranges.find(m.source);
       if (it != ranges.end()) ranges[m.value] = it->second;

@@ -55,6 +55,9 @@ struct CompileOptions {
   // block (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
   // --no-first-layer-packing` turns it off.
   bool first_layer_packing = true;
+  // Also fold the packed kernel's rows into the channels where that saves GEMM steps (fewer
+  // accelerator cycles for more host bytes; `loom compile --first-layer-fold`).
+  bool first_layer_fold = false;
   // Targets to compile the CPU ops' native code for (codegen::ParseCpuTargets: "x86_64,armv7",
   // "x86_64:x86-64-v4", "host", "none"); `loom compile --cpu-targets`. None by default while
   // native code (the reference kernels specialized) is slower than the fast kernels' SIMD paths

@@ -39,6 +39,7 @@ std::string CommandLine(const CompileArgs& a) {
   if (o.partition_cost) s += " --partition-cost";
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
   if (!o.first_layer_packing) s += " --no-first-layer-packing";
+  if (o.first_layer_fold) s += " --first-layer-fold";
   s += " --cpu-targets " + o.cpu_targets;
   return s;
 }
@@ -175,6 +176,9 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_flag(
       "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
       "keep convolutions over few input channels unpacked (no space-to-depth, no width im2col)");
+  c->add_flag("--first-layer-fold", args->options.first_layer_fold,
+              "fold the packed first layer's kernel rows into the channels too where that saves "
+              "GEMM steps (fewer accelerator cycles; the host writes more bytes)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

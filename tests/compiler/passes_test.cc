@@ -102,17 +102,20 @@ INSTANTIATE_TEST_SUITE_P(EveryPass, PassPreservesResults,
                          });
 
 // One convolution `conv` (a graph's parameter list and body up to %y) through
-// first-layer-packing{im2col}: the floats match the unpacked layer's, with `transposes`
+// first-layer-packing{block, im2col}: the floats match the unpacked layer's, with `transposes`
 // Transposes (the space-to-depth), one Concat and a KH' x 1 kernel exactly when im2col is on.
 void ExpectPackingPreserves(const char* conv, int im2col, uint32_t constants_seed,
-                            uint32_t inputs_seed, int transposes) {
-  SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col));
+                            uint32_t inputs_seed, int transposes, int block = 16, int fold = 0) {
+  SCOPED_TRACE(std::string(conv) + "\nim2col=" + std::to_string(im2col) +
+               " block=" + std::to_string(block) + " fold=" + std::to_string(fold));
   ir::Graph g = testing::Parse(std::string("graph @g(") + conv + "\n  return %y\n}\n");
   testing::RandomizeConstants(g, constants_seed);
   const std::vector<ir::Tensor> inputs = testing::RandomInputs(g, inputs_seed);
   std::vector<ir::Tensor> before, after;
   ASSERT_TRUE(interp::Run(g, inputs, &before).ok());
-  const std::string pass = "first-layer-packing{block=16, im2col=" + std::to_string(im2col) + "}";
+  const std::string pass = "first-layer-packing{block=" + std::to_string(block) +
+                           ", im2col=" + std::to_string(im2col) + ", fold=" + std::to_string(fold) +
+                           "}";
   ASSERT_TRUE(RunPipeline({pass}, &g).ok());
   int found_transposes = 0, concats = 0, narrow = 0;
   for (const ir::Node* n : g.nodes()) {
@@ -131,7 +134,8 @@ void ExpectPackingPreserves(const char* conv, int im2col, uint32_t constants_see
 // are and are not multiples of the stride, strides 2 and 3, asymmetric pads, batch 2, bias and
 // a fused ReLU, in both forms (space-to-depth alone, and with the width im2col, whose host-side
 // pads both pad and crop). The interpreter's float results match, and each convolution was
-// rewritten in the form asked for.
+// rewritten in the form asked for. Block 32 folds rows into the channels too (the 7x7/2 over 3
+// channels: 2x1 over 96 channels, the host padding the height with crops and pads per group).
 TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
   const char* kConvs[] = {
       // x shape, w shape, pads, stride, output shape
@@ -147,14 +151,16 @@ TEST(FirstLayerPacking, PreservesResultsOfStridedConvolutions) {
   };
   for (const char* conv : kConvs) {
     for (int im2col : {0, 1}) ExpectPackingPreserves(conv, im2col, 7, 3, /*transposes=*/1);
+    ExpectPackingPreserves(conv, 1, 7, 3, /*transposes=*/1, /*block=*/32, /*fold=*/1);
   }
 }
 
 // At stride 1 (VGG's features.0) only the width im2col applies, on a graph input over fewer
 // channels than a block, where it saves GEMM steps: 3x3 pad 1 over 3 channels, a 5x5 over 8
 // channels with asymmetric pads, batch 2 with bias, ReLU and no padding, a wide 1x7 kernel on a
-// non-square image. The floats match; with im2col=0 nothing changes, and a 1x1 kernel (1 step
-// either way), 16 channels and an input the graph computes stay.
+// non-square image (with fold=1 the first two fold their rows into the channels as well: 1x1
+// over 27 and 200 channels). The floats match; with im2col=0 nothing changes, and a 1x1 kernel (1
+// step either way), 16 channels and an input the graph computes stay.
 TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
   const char* kConvs[] = {
       "%x: f32[1,3,8,8]) {\n  %w: f32[4,3,3,3] = const splat(1.0)\n  %y: f32[1,4,8,8] = "
@@ -169,6 +175,7 @@ TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
   };
   for (const char* conv : kConvs) {
     for (int im2col : {0, 1}) ExpectPackingPreserves(conv, im2col, 5, 4, /*transposes=*/0);
+    ExpectPackingPreserves(conv, 1, 5, 4, /*transposes=*/0, /*block=*/16, /*fold=*/1);
   }
   ir::Graph stays = testing::Parse(R"(
     graph @stays(%x: f32[1,3,8,8], %x16: f32[1,16,8,8]) {
@@ -187,6 +194,52 @@ TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
   const size_t nodes = stays.nodes().size();
   ASSERT_TRUE(RunPipeline({"first-layer-packing{block=16}"}, &stays).ok());
   EXPECT_EQ(stays.nodes().size(), nodes) << ir::PrintGraph(stays);
+}
+
+// The row fold (fold=1; off by default) is taken only where it saves GEMM steps, by the block:
+// conv1's 7x7/2 over 3 channels is 4x1 over 48 channels on block 16 (12 steps; folding ties) and
+// 2x1 over 96 on block 32 (6 steps against 8); a 3x3/1 over 3 channels is 1x1 over 27 on block 16
+// (2 against 3), with the height padding moved to the host (no pads left on the conv).
+TEST(FirstLayerPacking, FoldsRowsOnlyWhereThatSavesSteps) {
+  const char* kStem = R"(
+    graph @g(%x: f32[1,3,32,32]) {
+      %w: f32[8,3,7,7] = const splat(1.0)
+      %y: f32[1,8,16,16] = Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [3, 3, 3, 3],
+                                         strides = [2, 2]}
+      return %y
+    })";
+  const char* kVgg = R"(
+    graph @g(%x: f32[1,3,8,8]) {
+      %w: f32[4,3,3,3] = const splat(1.0)
+      %y: f32[1,4,8,8] = Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1],
+                                       strides = [1, 1]}
+      return %y
+    })";
+  struct Case {
+    const char* graph;
+    int block, fold;
+    ir::Shape weights;
+    std::vector<int64_t> pads;
+  };
+  const Case kCases[] = {{kStem, 16, 1, {8, 48, 4, 1}, {2, 0, 1, 0}},
+                         {kStem, 32, 1, {8, 96, 2, 1}, {0, 0, 0, 0}},
+                         {kStem, 32, 0, {8, 48, 4, 1}, {2, 0, 1, 0}},
+                         {kVgg, 16, 1, {4, 27, 1, 1}, {0, 0, 0, 0}},
+                         {kVgg, 8, 1, {4, 27, 1, 1}, {0, 0, 0, 0}}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(std::string(c.graph) + "block " + std::to_string(c.block) +
+                 " fold=" + std::to_string(c.fold));
+    ir::Graph g = testing::Parse(c.graph);
+    ASSERT_TRUE(RunPipeline({"first-layer-packing{block=" + std::to_string(c.block) +
+                             ", fold=" + std::to_string(c.fold) + "}"},
+                            &g)
+                    .ok());
+    const ir::Node* conv = nullptr;
+    for (const ir::Node* n : g.nodes()) conv = n->op == "Conv" ? n : conv;
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(g.value(conv->input(1)).shape, c.weights) << ir::PrintGraph(g);
+    EXPECT_EQ(conv->GetInts("pads"), c.pads) << ir::PrintGraph(g);
+  }
 }
 
 TEST(DefaultPipeline, LeavesOnlyTheEssentialOps) {
