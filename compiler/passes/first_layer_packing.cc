@@ -31,7 +31,8 @@
 // packed conv has no pads). ResNet's conv1 on 1x32x32: f = 2, 2x1 over 96 channels, 3 full
 // blocks, 6 GEMM steps per output vector instead of 8; VGG's features.0: f = 3, 1x1 over 27
 // channels (2 steps on 1x16x16 instead of 3, 1 on 1x32x32). The pass takes the f with the fewest
-// steps, the smallest on a tie (the host's copy grows with f).
+// steps, the smallest on a tie (the host's copy grows with f). Off by default (`fold`,
+// `--first-layer-fold`): the folded input has f times the bytes for the host to write.
 //
 // At stride 1 there is no space-to-depth (S = x, KH' = KH, KW' = KW): the im2col alone turns
 // VGG's 3x3 features.0 over 3 channels into 3x1 over 9 channels, 3 GEMM steps per output vector

@@ -172,6 +172,9 @@ TEST(FirstLayerPacking, PreservesResultsOfStride1Convolutions) {
       "[1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]}",
       "%x: f32[1,2,5,12]) {\n  %w: f32[2,2,1,7] = const splat(1.0)\n  %y: f32[1,2,5,12] = "
       "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [0, 3, 0, 3], strides = [1, 1]}",
+      // A 7x7 over a 2x2 image: folded by 7, some groups crop more rows than the image has.
+      "%x: f32[1,3,2,2]) {\n  %w: f32[2,3,7,7] = const splat(1.0)\n  %y: f32[1,2,2,2] = "
+      "Conv(%x, %w) {dilations = [1, 1], group = 1, pads = [3, 3, 3, 3], strides = [1, 1]}",
   };
   for (const char* conv : kConvs) {
     for (int im2col : {0, 1}) ExpectPackingPreserves(conv, im2col, 5, 4, /*transposes=*/0);
