@@ -1,0 +1,65 @@
+// The package lowering's conv + max pool fusion (LowerOptions::fuse_pool, tensorize/conv2d_pool.h):
+// which pool may run inside the program of the convolution before it, and that program.
+#include <algorithm>
+#include <variant>
+
+#include "compiler/package/lowerer.h"
+#include "compiler/tensorize/conv2d_pool.h"
+#include "runtime/core/checked_math.h"
+
+namespace loom::package::internal {
+
+// The next node, when it is an accelerator max pool of this accelerator convolution's output and
+// nothing else reads that output (no other node, not a graph output): then the output need never
+// be written.
+const ir::Node* Lowerer::PoolToFuse(size_t i) const {
+  const auto& nodes = g_.nodes();
+  const ir::Node& conv = *nodes[i];
+  if (!o_.fuse_pool || conv.op != "q.conv2d" || i + 1 >= nodes.size()) return nullptr;
+  const ir::Node& pool = *nodes[i + 1];
+  if (pool.op != "q.max_pool" || pool.GetString("target", "cpu") != "accel" ||
+      conv.GetString("target", "cpu") != "accel" || conv.outputs.empty() ||
+      pool.input(0) != conv.outputs[0]) {
+    return nullptr;
+  }
+  const ir::ValueId y = conv.outputs[0];
+  const auto& outs = g_.outputs();
+  if (std::find(outs.begin(), outs.end(), y) != outs.end()) return nullptr;
+  for (const ir::Node* n : nodes) {
+    if (n == &pool) continue;
+    if (std::find(n->inputs.begin(), n->inputs.end(), y) != n->inputs.end()) return nullptr;
+  }
+  return &pool;
+}
+
+// Lowers a convolution (its layer `l` as LowerAccel built it) together with `pool` when a fused program
+// exists; `*fused` says whether it did (if not, nothing was emitted and the pair lowers apart).
+Status Lowerer::LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer& l,
+                              AccelCode* code, LayerLowering* layer, std::vector<Range>* allowed,
+                              bool* fused) {
+  *fused = false;
+  OpSpec op;
+  LOOM_RETURN_IF_ERROR(MakeOp(pool, &op));
+  const TensorSpec& y = T(op.outputs[0]);
+  if (y.layout != TensorLayout::Blocked) return Status::Ok();
+  const Window& w = std::get<MaxPoolParams>(op.params).window;
+  tensorize::ConvPoolLayer fl;
+  fl.conv = l;
+  fl.pool = {w.kh, w.kw, w.stride_h, w.stride_w, w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
+  if (!tensorize::CanFuseConvPool(c_, fl)) return Status::Ok();
+  if (!CheckedCast(y.offset / c_.out_elem_bytes(), &fl.output)) return Status::Ok();
+  tensorize::TilingChoice choice;
+  if (!tensorize::ChooseConvPoolTiling(c_, fl, &choice).ok()) return Status::Ok();
+  LOOM_RETURN_IF_ERROR(tensorize::EmitConvPool(c_, fl, choice.tiling, code));
+  allowed->push_back({Region::kArena, y.offset, y.offset + y.size});
+  *fused = true;
+  layer->fused_with = op.name;
+  layer->tiling = choice.tiling.ToString() + " +pool";
+  layer->est_cycles = choice.cycles;
+  layer->utilization = choice.cycles ? double(layer->macs) / (double(choice.cycles) *
+                                                              double(c_.macs_per_cycle()))
+                                     : 0;
+  return Status::Ok();
+}
+
+}  // namespace loom::package::internal
