@@ -206,6 +206,14 @@ Status Lowerer::PlanArena() {
   for (ir::ValueId v : g_.outputs()) {
     if (auto it = live.find(v); it != live.end()) it->second.second = end;
   }
+  // A max pool fused into its convolution's program (lower_conv_pool.cc) is written while the
+  // convolution still reads its inputs: its output is live from the convolution on.
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+    if (PoolToFuse(i) == nullptr) continue;
+    for (ir::ValueId v : nodes[i + 1]->outputs) {
+      if (auto it = live.find(v); it != live.end()) it->second.first = static_cast<int64_t>(i);
+    }
+  }
   struct Placed {
     int64_t first, last;
     uint64_t offset, size;

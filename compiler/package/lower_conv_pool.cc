@@ -32,8 +32,9 @@ const ir::Node* Lowerer::PoolToFuse(size_t i) const {
   return &pool;
 }
 
-// Lowers a convolution (its layer `l` as LowerAccel built it) together with `pool` when a fused program
-// exists; `*fused` says whether it did (if not, nothing was emitted and the pair lowers apart).
+// Lowers a convolution (its layer `l` as LowerAccel built it) together with `pool` when a fused
+// program exists; `*fused` says whether it did (if not, nothing was emitted and the pair lowers
+// apart).
 Status Lowerer::LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer& l,
                               AccelCode* code, LayerLowering* layer, std::vector<Range>* allowed,
                               bool* fused) {
@@ -47,6 +48,16 @@ Status Lowerer::LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer
   fl.conv = l;
   fl.pool = {w.kh, w.kw, w.stride_h, w.stride_w, w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
   if (!tensorize::CanFuseConvPool(c_, fl)) return Status::Ok();
+  // The arena plan keeps the pool's output off the conv's input (PlanArena); the fused program
+  // writes one while it reads the other.
+  const uint64_t in_begin = uint64_t{l.input} * c_.inp_elem_bytes();
+  const uint64_t in_end =
+      in_begin + uint64_t{l.n_blocks} * l.c_blocks * l.h * l.w * c_.inp_elem_bytes();
+  if (y.offset < in_end && in_begin < y.offset + y.size) {
+    return Internal(Where(pool) + ": output [" + std::to_string(y.offset) + ", " +
+                    std::to_string(y.offset + y.size) + ") overlaps the input of " + l.name +
+                    ", fused into its program (compiler bug)");
+  }
   if (!CheckedCast(y.offset / c_.out_elem_bytes(), &fl.output)) return Status::Ok();
   tensorize::TilingChoice choice;
   if (!tensorize::ChooseConvPoolTiling(c_, fl, &choice).ok()) return Status::Ok();
@@ -56,9 +67,9 @@ Status Lowerer::LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer
   layer->fused_with = op.name;
   layer->tiling = choice.tiling.ToString() + " +pool";
   layer->est_cycles = choice.cycles;
-  layer->utilization = choice.cycles ? double(layer->macs) / (double(choice.cycles) *
-                                                              double(c_.macs_per_cycle()))
-                                     : 0;
+  layer->utilization =
+      choice.cycles ? double(layer->macs) / (double(choice.cycles) * double(c_.macs_per_cycle()))
+                    : 0;
   return Status::Ok();
 }
 

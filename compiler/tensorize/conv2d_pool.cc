@@ -160,9 +160,11 @@ Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, const Span& r
   const int64_t right = std::max<int64_t>(0, iw_lo + iw_n - cv_.w);
   const uint32_t plane = static_cast<uint32_t>(ih_n * iw_n);
   for (uint32_t ic = 0; ic < ic_n; ++ic) {
-    const uint64_t dram = cv_.input + ((uint64_t{nb} * cv_.c_blocks + c0 + ic) * cv_.h +
-                                       static_cast<uint64_t>(ih_lo + top)) * cv_.w +
-                          static_cast<uint64_t>(iw_lo + left);
+    const uint64_t dram =
+        cv_.input +
+        ((uint64_t{nb} * cv_.c_blocks + c0 + ic) * cv_.h + static_cast<uint64_t>(ih_lo + top)) *
+            cv_.w +
+        static_cast<uint64_t>(iw_lo + left);
     Insn i = Dma(Opcode::kLoad, Buffer::kInp, r * fp_.inp + ic * plane, dram,
                  static_cast<uint32_t>(ih_n - top - bottom),
                  static_cast<uint32_t>(iw_n - left - right), cv_.w);
@@ -484,13 +486,14 @@ Status ChooseConvPoolTiling(const HwConfig& c, const ConvPoolLayer& l, TilingCho
     }
   }
   if (best.timed == 0) {
-    return InvalidArgument("layer " + l.conv.name + " + max pool: no fused tiling could be emitted");
+    return InvalidArgument("layer " + l.conv.name +
+                           " + max pool: no fused tiling could be emitted");
   }
   const Conv2dLayer& cv = l.conv;
   best.macs = uint64_t{cv.n_blocks} * c.batch * cv.o_blocks * c.block_out * cv.out_h() *
               cv.out_w() * cv.c_blocks * c.block_in * cv.kh * cv.kw;
-  best.utilization = static_cast<double>(best.macs) /
-                     (static_cast<double>(best.cycles) * c.macs_per_cycle());
+  best.utilization =
+      static_cast<double>(best.macs) / (static_cast<double>(best.cycles) * c.macs_per_cycle());
   *out = best;
   return Status::Ok();
 }

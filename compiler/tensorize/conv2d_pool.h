@@ -25,8 +25,8 @@
 namespace loom::tensorize {
 
 struct ConvPoolLayer {
-  Conv2dLayer conv;  // conv.output is unused: the fused program never writes the conv's output
-  Window2d pool;     // the max pool over the conv's output
+  Conv2dLayer conv;     // conv.output is unused: the fused program never writes the conv's output
+  Window2d pool;        // the max pool over the conv's output
   uint32_t output = 0;  // arena, OUT elements: [N/batch][O/block_out][out_h][out_w]
   uint32_t out_h() const;
   uint32_t out_w() const;

@@ -63,7 +63,8 @@ TEST_P(ConvPoolTest, MatchesConvThenMaxPoolOnFsim) {
   pp.pad_bottom = k.pool.pad_bottom;
   pp.pad_right = k.pool.pad_right;
 
-  std::vector<int8_t> x_plain(size_t{k.n} * k.c * k.h * k.w), w_plain(size_t{k.o} * k.c * cp.kh * cp.kw);
+  std::vector<int8_t> x_plain(size_t{k.n} * k.c * k.h * k.w),
+      w_plain(size_t{k.o} * k.c * cp.kh * cp.kw);
   for (auto& v : x_plain) v = static_cast<int8_t>(i8(rng));
   for (auto& v : w_plain) v = static_cast<int8_t>(i8(rng));
   std::vector<int32_t> b_plain(k.o), m_plain(k.o);
@@ -78,13 +79,14 @@ TEST_P(ConvPoolTest, MatchesConvThenMaxPoolOnFsim) {
   std::vector<int8_t> x(in_bytes), mid(mid_bytes), want(out_bytes);
   ASSERT_TRUE(q::PackActivation(blk, cp.in, x_plain.data(), x.data()).ok());
   std::vector<int8_t> constants(w_bytes + 2 * vec);
-  ASSERT_TRUE(q::PackConvWeights(blk, k.o, k.c, cp.kh, cp.kw, w_plain.data(), constants.data()).ok());
+  ASSERT_TRUE(
+      q::PackConvWeights(blk, k.o, k.c, cp.kh, cp.kw, w_plain.data(), constants.data()).ok());
   auto* bias_v = reinterpret_cast<int32_t*>(constants.data() + w_bytes);
   auto* mult_v = reinterpret_cast<int32_t*>(constants.data() + w_bytes + vec);
   ASSERT_TRUE(q::PackChannelVector(blk, k.o, b_plain.data(), bias_v).ok());
   ASSERT_TRUE(q::PackChannelVector(blk, k.o, m_plain.data(), mult_v).ok());
-  ASSERT_TRUE(q::Conv2d(blk, cp, x.data(), constants.data(), k.has_bias ? bias_v : nullptr,
-                        mult_v, mid.data())
+  ASSERT_TRUE(q::Conv2d(blk, cp, x.data(), constants.data(), k.has_bias ? bias_v : nullptr, mult_v,
+                        mid.data())
                   .ok());
   ASSERT_TRUE(q::MaxPool(blk, pp, mid.data(), want.data()).ok());
 
@@ -131,22 +133,68 @@ INSTANTIATE_TEST_SUITE_P(
     tensorize, ConvPoolTest,
     ::testing::Values(
         // ResNet's stem in small: 7x7/2 conv + ReLU, 3x3/2 pad 1 pool, tiles in both directions.
-        FuseCase{"stem_relu_tiles", "1x8x8", 1, 3, 22, 22, 16, Win(7, 2, 3), Win(3, 2, 1), 0,
+        FuseCase{"stem_relu_tiles",
+                 "1x8x8",
+                 1,
+                 3,
+                 22,
+                 22,
+                 16,
+                 Win(7, 2, 3),
+                 Win(3, 2, 1),
+                 0,
                  {1, 1, 2, 2, 2}},
         FuseCase{"stem_relu_search", "1x8x8", 1, 3, 22, 22, 16, Win(7, 2, 3), Win(3, 2, 1), 0, {}},
         // Signed outputs: the pool's padding holds -128 (or the clip), not the reset's 0.
-        FuseCase{"k3_s2_p1_signed_odd", "1x8x8", 1, 8, 13, 11, 8, Win(3, 1, 1), Win(3, 2, 1),
-                 -128, {1, 1, 3, 2, 2}},
-        FuseCase{"k3_s2_p1_clip_neg50", "1x8x8", 1, 8, 9, 9, 8, Win(3, 1, 1), Win(3, 2, 1), -50,
-                 {1, 1, 1, 5, 1}, false},
+        FuseCase{"k3_s2_p1_signed_odd",
+                 "1x8x8",
+                 1,
+                 8,
+                 13,
+                 11,
+                 8,
+                 Win(3, 1, 1),
+                 Win(3, 2, 1),
+                 -128,
+                 {1, 1, 3, 2, 2}},
+        FuseCase{"k3_s2_p1_clip_neg50",
+                 "1x8x8",
+                 1,
+                 8,
+                 9,
+                 9,
+                 8,
+                 Win(3, 1, 1),
+                 Win(3, 2, 1),
+                 -50,
+                 {1, 1, 1, 5, 1},
+                 false},
         // VGG's 2x2/2 on an odd size (the last conv row is pooled by no window).
-        FuseCase{"vgg_k2_s2_odd", "1x8x8", 1, 16, 9, 9, 24, Win(3, 1, 1), Win(2, 2, 0), 0,
+        FuseCase{"vgg_k2_s2_odd",
+                 "1x8x8",
+                 1,
+                 16,
+                 9,
+                 9,
+                 24,
+                 Win(3, 1, 1),
+                 Win(2, 2, 0),
+                 0,
                  {2, 1, 2, 3, 2}},
         // A non-separable window (3x3/1) over several input-channel steps and a batch of 2.
-        FuseCase{"k3_s1_batch2_ic_steps", "1x8x8", 2, 24, 8, 8, 8, Win(3, 1, 1), Win(3, 1, 1),
-                 -128, {1, 1, 3, 4, 2}},
-        FuseCase{"stem_relu_1x16x16", "1x16x16", 1, 3, 30, 30, 32, Win(7, 2, 3), Win(3, 2, 1), 0,
-                 {}}),
+        FuseCase{"k3_s1_batch2_ic_steps",
+                 "1x8x8",
+                 2,
+                 24,
+                 8,
+                 8,
+                 8,
+                 Win(3, 1, 1),
+                 Win(3, 1, 1),
+                 -128,
+                 {1, 1, 3, 4, 2}},
+        FuseCase{
+            "stem_relu_1x16x16", "1x16x16", 1, 3, 30, 30, 32, Win(7, 2, 3), Win(3, 2, 1), 0, {}}),
     [](const ::testing::TestParamInfo<FuseCase>& i) { return std::string(i.param.name); });
 
 TEST(ConvPoolLayer, RefusesWhatItCannotFuse) {
