@@ -5,6 +5,8 @@
 
 #include "compiler/package/lowerer.h"
 #include "compiler/tensorize/conv2d_pool.h"
+#include "compiler/tensorize/eltwise.h"
+#include "compiler/tensorize/schedule.h"
 #include "runtime/core/checked_math.h"
 
 namespace loom::package::internal {
@@ -61,6 +63,23 @@ Status Lowerer::LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer
   if (!CheckedCast(y.offset / c_.out_elem_bytes(), &fl.output)) return Status::Ok();
   tensorize::TilingChoice choice;
   if (!tensorize::ChooseConvPoolTiling(c_, fl, &choice).ok()) return Status::Ok();
+  // Fused only when faster than the pair apart, each layer alone on fsim's timing model: the
+  // conv with the tiling it would get, the pool as EmitPool emits it.
+  Conv2dLowering conv;
+  conv.layer = l;
+  conv.signature = tensorize::Conv2dSignature(l, false);
+  const TensorSpec& x = T(op.inputs[0]);
+  const tensorize::PoolLayer pl =
+      tensorize::PoolGeometry(c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3], fl.pool);
+  AccelCode pool_code;
+  uint64_t pool_cycles = 0;
+  if (ChooseTiling(&conv).ok() && tensorize::EmitPool(c_, pl, &pool_code).ok()) {
+    pool_code.Emit(isa::Insn());  // FINISH
+    if (tensorize::TimeCode(c_, pool_code, &pool_cycles).ok() &&
+        choice.cycles >= conv.choice.cycles + pool_cycles) {
+      return Status::Ok();
+    }
+  }
   LOOM_RETURN_IF_ERROR(tensorize::EmitConvPool(c_, fl, choice.tiling, code));
   allowed->push_back({Region::kArena, y.offset, y.offset + y.size});
   *fused = true;
