@@ -206,6 +206,14 @@ Status Lowerer::PlanArena() {
   for (ir::ValueId v : g_.outputs()) {
     if (auto it = live.find(v); it != live.end()) it->second.second = end;
   }
+  // A max pool fused into its convolution's program (lower_conv_pool.cc) is written while the
+  // convolution still reads its inputs: its output is live from the convolution on.
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+    if (PoolToFuse(i) == nullptr) continue;
+    for (ir::ValueId v : nodes[i + 1]->outputs) {
+      if (auto it = live.find(v); it != live.end()) it->second.first = static_cast<int64_t>(i);
+    }
+  }
   struct Placed {
     int64_t first, last;
     uint64_t offset, size;
@@ -429,7 +437,8 @@ Status Lowerer::BuildSegments() {
     seg.kind = accel ? SegmentKind::Accel : SegmentKind::Cpu;
     seg.name = (accel ? "accel" : "cpu") + std::to_string(spec_.segments.size());
     AccelCode code;
-    size_t prev_begin = 0;  // the previous accelerator layer's first instruction
+    size_t prev_begin = 0;    // the previous accelerator layer's first instruction
+    bool pool_fused = false;  // the previous layer's program computed this node (a max pool)
     for (; i < nodes.size() && (nodes[i]->GetString("target", "cpu") == "accel") == accel; ++i) {
       const ir::Node& n = *nodes[i];
       OpSpec op;
@@ -440,7 +449,18 @@ Status Lowerer::BuildSegments() {
       layer.segment = seg.name;
       layer.accel = accel;
       layer.macs = op.macs;
-      if (accel) {
+      if (accel && pool_fused) {
+        // No instructions of its own: the empty range at the end of the conv's (package.md).
+        pool_fused = false;
+        if (!CheckedCast(code.insns.size(), &op.insn_begin)) {
+          return InvalidArgument(Where(n) + ": segment " + seg.name +
+                                 " has more instructions than a package's 32-bit index reaches");
+        }
+        op.insn_end = op.insn_begin;
+        layer.fused_with = report_.layers.back().name;
+        layer.tiling = "fused";
+        if (o_.progress) o_.progress(++done, accel_layers, layer.name);
+      } else if (accel) {
         // The barrier before a layer belongs to it, so the layers' ranges tile the program.
         if (!CheckedCast(code.insns.size(), &op.insn_begin)) {
           return InvalidArgument(Where(n) + ": segment " + seg.name +
@@ -449,7 +469,10 @@ Status Lowerer::BuildSegments() {
         // The weakest barrier that keeps the order (docs/tensorize.md "Chaining layers").
         const bool chained = !code.insns.empty();
         const size_t barrier = chained ? tensorize::EmitBufferBarrier(&code) : 0;
+        pool_ = PoolToFuse(i);
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
+        pool_ = nullptr;
+        pool_fused = !layer.fused_with.empty();
         if (chained) {
           const bool forced = o_.schedules && o_.schedules->layer_barriers.count(op.name) != 0;
           layer.barrier =

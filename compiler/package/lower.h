@@ -48,6 +48,11 @@ struct LowerOptions {
   // Called for every accelerator convolution with the tiling it got (`loom tune` collects the
   // layers to tune and the built-in choice to beat); may be empty.
   std::function<void(const Conv2dLowering&)> on_conv2d;
+  // Fuse a q.max_pool into the program of the q.conv2d before it when the pool is the conv's
+  // only consumer (tensorize/conv2d_pool.h; `loom compile --no-fuse-pool` turns it off). A fused
+  // conv takes the fused tiling search, not LowerOptions::schedules, and is not reported to
+  // on_conv2d (its tiling is not a plain conv's).
+  bool fuse_pool = true;
 };
 
 struct LayerLowering {
@@ -63,6 +68,10 @@ struct LayerLowering {
   // Accelerator layers after the first of their segment: the barrier before them, "buffer" (the
   // weaker one: no DRAM dependency on the previous layer) or "layer"; empty otherwise.
   std::string barrier;
+  // Fused pairs (LowerOptions::fuse_pool): on the conv, the pool run inside its program; on the
+  // pool, the conv whose program computes it (the pool has no instructions of its own, and the
+  // conv's output is never written on the accelerator).
+  std::string fused_with;
 };
 
 struct LowerReport {

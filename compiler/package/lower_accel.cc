@@ -80,6 +80,11 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     }
     LOOM_RETURN_IF_ERROR(
         ElemAddr(T(op.inputs[3]).offset, c_.acc_elem_bytes(), Where(n) + ": multipliers", &l.mult));
+    if (pool_ != nullptr && !p.depthwise) {  // with the max pool after it (lower_conv_pool.cc)
+      bool fused = false;
+      LOOM_RETURN_IF_ERROR(LowerConvPool(*pool_, l, code, layer, &allowed, &fused));
+      if (fused) return VerifyLayer(n, *code, first, allowed);
+    }
     Conv2dLowering conv;
     conv.name = op.name;
     conv.signature = tensorize::Conv2dSignature(l, p.depthwise);

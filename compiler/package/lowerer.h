@@ -53,6 +53,10 @@ class Lowerer {
   Status MakeOp(const ir::Node& n, OpSpec* op);
   Status LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer);
   Status ChooseTiling(Conv2dLowering* conv) const;
+  // lower_conv_pool.cc: the max pool to run inside node i's program, and that program.
+  const ir::Node* PoolToFuse(size_t i) const;
+  Status LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer& l, AccelCode* code,
+                       LayerLowering* layer, std::vector<Range>* allowed, bool* fused);
   Status VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,
                      const std::vector<Range>& allowed) const;
   Status VerifyProgram(const std::string& segment, const AccelCode& code) const;
@@ -79,6 +83,7 @@ class Lowerer {
   std::map<ir::ValueId, int32_t> diag_;                   // depthwise weights → diagonal form
   std::map<ir::ValueId, int32_t> const_outputs_;          // constant graph output → its tensor
   int32_t identity_ = -1;                                 // the add's identity weight block
+  const ir::Node* pool_ = nullptr;  // the max pool the next q.conv2d may fuse (PoolToFuse)
 };
 
 }  // namespace loom::package::internal

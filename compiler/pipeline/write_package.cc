@@ -37,6 +37,7 @@ Status LowerModel(const ir::Graph& graph, const HwConfig& config, const CompileO
   }
   lo.schedules = options.schedules;
   lo.on_conv2d = options.on_conv2d;
+  lo.fuse_pool = options.fuse_pool;
   return package::LowerToPackage(graph, config, lo, spec, report);
 }
 
@@ -91,6 +92,7 @@ nlohmann::json LoweringJson(const package::LowerReport& r) {
     if (l.accel) {
       j["schedule"] = l.tiling;
       if (l.tuned) j["tuned"] = true;
+      if (!l.fused_with.empty()) j["fused_with"] = l.fused_with;
       if (l.est_cycles) {
         j["est_cycles"] = l.est_cycles;
         j["est_gemm_utilization"] = l.utilization;
@@ -114,7 +116,9 @@ void PrintLowering(const package::LowerReport& r, const HwConfig& config, std::o
   for (const auto& l : r.layers) {
     if (!l.accel) continue;
     tuned += l.tuned;
-    const std::string schedule = l.tuned ? l.tiling + " *" : l.tiling;
+    const std::string schedule = l.tuned               ? l.tiling + " *"
+                                 : l.tiling == "fused" ? "fused into " + l.fused_with
+                                                       : l.tiling;
     std::snprintf(line, sizeof line, "%-28.28s %-12s %-8s %-30s %12llu %5.1f%%\n", l.name.c_str(),
                   l.op.c_str(), l.segment.c_str(), schedule.c_str(),
                   static_cast<unsigned long long>(l.est_cycles), 100.0 * l.utilization);

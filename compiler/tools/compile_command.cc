@@ -40,6 +40,7 @@ std::string CommandLine(const CompileArgs& a) {
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
   if (!o.first_layer_packing) s += " --no-first-layer-packing";
   if (o.first_layer_fold) s += " --first-layer-fold";
+  if (!o.fuse_pool) s += " --no-fuse-pool";
   s += " --cpu-targets " + o.cpu_targets;
   return s;
 }
@@ -179,6 +180,10 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_flag("--first-layer-fold", args->options.first_layer_fold,
               "fold the packed first layer's kernel rows into the channels too where that saves "
               "GEMM steps (fewer accelerator cycles; the host writes more bytes)");
+  c->add_flag(
+      "--no-fuse-pool", [args](int64_t) { args->options.fuse_pool = false; },
+      "store each convolution's output and max-pool it as a layer of its own, instead of "
+      "pooling inside the convolution's program (for A/B measurement)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

@@ -28,6 +28,7 @@ Status ModelCycles(const pipeline::CompileOptions& options, const tensorize::Sch
   }
   package::LowerOptions lo;
   lo.schedules = &table;
+  lo.fuse_pool = options.fuse_pool;
   package::PackageSpec spec;
   package::LowerReport lowering;
   LOOM_RETURN_IF_ERROR(

@@ -37,6 +37,7 @@ Status CollectLayers(const TuneOptions& o, pipeline::CompileResult* r, std::vect
   LOOM_RETURN_IF_ERROR(pipeline::CompileModel(co, r));
   std::map<std::string, size_t> index;
   package::LowerOptions lo;
+  lo.fuse_pool = co.fuse_pool;  // a fused conv is not a layer to tune alone (lower.h)
   lo.on_conv2d = [&](const package::Conv2dLowering& conv) {
     auto [it, added] = index.emplace(conv.signature, out->size());
     if (added) {

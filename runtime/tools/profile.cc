@@ -141,6 +141,30 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
     if (sp.on_device && !ss.timed) out->timed = false;
     uint64_t prev_end = 0;  // where the previous layer's instructions ended
     for (const pkg::Op* op : *seg->ops()) {
+      // An op fused into the previous op's program (an empty range where that one ends: a max
+      // pool inside its convolution's) joins that op's row: its work is in those instructions,
+      // and the bound's compulsory traffic skips the intermediate tensor, never written.
+      if (sp.accel && op->insn_begin() != 0 && op->insn_begin() == op->insn_end() &&
+          !out->layers.empty() && out->layers.back().segment == s) {
+        LayerProfile& f = out->layers.back();
+        const bool counted = sp.on_device && f.accel;
+        if (counted) {
+          out->device_model_macs -= f.model_macs;
+          out->bound_cycles -= f.bound.cycles();
+        }
+        f.name += "+" + (op->name() ? op->name()->str() : "");
+        f.op += "+" + OpKind(op);
+        f.model_macs += op->macs();
+        if (prog == nullptr || f.insn_end <= f.insn_begin) f.macs += op->macs();
+        f.min_bytes_written = TensorBytes(p, op->outputs());
+        f.bound = Roofline(c, f.model_macs, f.min_bytes_read, f.min_bytes_written);
+        if (f.timed) f.real_utilization = Utilization(f.model_macs, f.cycles, c);
+        if (counted) {
+          out->device_model_macs += f.model_macs;
+          out->bound_cycles += f.bound.cycles();
+        }
+        continue;
+      }
       LayerProfile l;
       l.name = op->name() ? op->name()->str() : "";
       l.op = OpKind(op);

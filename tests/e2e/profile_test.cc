@@ -83,10 +83,15 @@ TEST_P(Profile, LayersTileEachAcceleratorSegment) {
   }
   EXPECT_TRUE(r.timed);
 
-  // Every op of the package appears once, in order.
+  // Every op of the package appears once, in order; an op fused into the program of the one
+  // before it (an empty instruction range where that one ends) in that one's row.
   const runtime::Package& p = exec->package();
   size_t ops = 0, accel_layers = 0;
-  for (const pkg::Segment* s : *p.root().segments()) ops += s->ops()->size();
+  for (const pkg::Segment* s : *p.root().segments()) {
+    for (const pkg::Op* op : *s->ops()) {
+      ops += op->insn_begin() == 0 || op->insn_begin() != op->insn_end();
+    }
+  }
   ASSERT_EQ(r.layers.size(), ops);
   ASSERT_EQ(r.segments.size(), p.num_segments());
 
@@ -181,6 +186,30 @@ TEST(ProfileFsimVsTsim, LayerCyclesTrackTheRtl) {
     EXPECT_EQ(a.macs, b.macs) << a.name;
     EXPECT_EQ(a.bytes_loaded, b.bytes_loaded) << a.name;
   }
+}
+
+// A max pool fused into its convolution's program (tensorize/conv2d_pool.h) shares the conv's
+// row, named after both: the bound counts both ops' MACs and the pair's compulsory traffic (the
+// conv's output never moves), and the program stores exactly the pooled output.
+TEST(ProfileFsim, FusedPoolSharesItsConvsRow) {
+  std::unique_ptr<runtime::Executor> exec;
+  runtime::ProfileReport r;
+  ASSERT_TRUE(ProfileOn("resnet_stem", "fsim", &exec, &r));
+  const runtime::LayerProfile* fused = nullptr;
+  for (const runtime::LayerProfile& l : r.layers) {
+    if (l.op.find("+MaxPool") != std::string::npos) fused = &l;
+  }
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->op.rfind("Conv2d", 0), 0u) << fused->op;
+  EXPECT_NE(fused->name.find('+'), std::string::npos) << fused->name;
+  EXPECT_TRUE(fused->timed);
+  EXPECT_GT(fused->cycles, 0u);
+  EXPECT_EQ(fused->bytes_stored, fused->min_bytes_written);
+  EXPECT_GT(fused->bound.cycles(), 0u);
+  EXPECT_LE(fused->bound.cycles(), fused->cycles);
+  const std::string& n = fused->name;  // the table keeps a long name's end
+  EXPECT_NE(runtime::FormatProfile(r).find(n.size() <= 40 ? n : n.substr(n.size() - 38)),
+            std::string::npos);
 }
 
 // On the cpu device nothing runs on an accelerator: layers keep their MACs, nothing is timed.

@@ -606,6 +606,17 @@ TEST(PackageBad, OpInstructionRanges) {
   EXPECT_THAT(s.message(), HasSubstr("op 1"));
   EXPECT_THAT(s.message(), HasSubstr("overlaps or precedes"));
 
+  // An op fused into the program of the op before it (a max pool inside its convolution's): an
+  // empty range where that one ends loads; an empty range anywhere else does not.
+  spec.segments[0].ops[0].insn_end = n;
+  spec.segments[0].ops[1].insn_begin = spec.segments[0].ops[1].insn_end = n;
+  s = Load(Bytes(spec));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  spec.segments[0].ops[0].insn_end = n - 1;
+  spec.segments[0].ops[1].insn_begin = spec.segments[0].ops[1].insn_end = n;
+  s = Load(Bytes(spec));
+  EXPECT_THAT(s.message(), HasSubstr("not at the end of the previous op's"));
+
   spec = ConvSpec();
   spec.segments[1].ops[0].insn_end = 1;
   s = Load(Bytes(spec));
