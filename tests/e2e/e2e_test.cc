@@ -56,8 +56,8 @@ struct Compiled {
 };
 
 Status Compile(const Model& m, const std::string& config, Compiled* out,
-               bool first_layer_packing = true, bool bias_correction = false,
-               bool fuse_pool = true, bool first_layer_fold = false) {
+               bool first_layer_packing = true, bool bias_correction = false, bool fuse_pool = true,
+               bool first_layer_fold = false) {
   pipeline::CompileOptions o;
   o.first_layer_packing = first_layer_packing;
   o.first_layer_fold = first_layer_fold;
@@ -483,6 +483,10 @@ TEST(FirstLayerPacking, RowFoldKeepsItsBytesOnEveryDevice) {
         std::cout << name << " on " << config << ": " << got.total.cycles << " fsim cycles folded, "
                   << want.total.cycles << " unfolded\n";
       }
+    }
+  }
+}
+
 // Conv + max pool fusion (tensorize/conv2d_pool.h): each stem's max pool runs inside its
 // convolution's program (the conv's output never reaches DRAM), with on fsim the bytes of the
 // pair lowered apart (`loom compile --no-fuse-pool`), in fewer cycles. EndToEnd runs the fused
