@@ -30,9 +30,8 @@ namespace loom::package {
 struct Conv2dLowering {
   std::string name;
   std::string signature;         // tensorize::Conv2dSignature
-  tensorize::Conv2dLayer layer;  // what the tiling is for: one channel block when depthwise
+  tensorize::Conv2dLayer layer;  // what the tiling is for
   bool depthwise = false;
-  uint64_t repeats = 1;  // depthwise: blocks run one after another with this tiling
   tensorize::TilingChoice choice;
   bool tuned = false;  // the tiling came from LowerOptions::schedules
 };

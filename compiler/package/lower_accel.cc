@@ -63,6 +63,7 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     tensorize::Conv2dLayer l =
         tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3],
                                   y.shape[1], Geometry(p.window));
+    l.depthwise = p.depthwise;
     l.has_bias = op.inputs[2] >= 0;
     l.pre_shift = p.requant.pre_shift;
     l.post_shift = p.requant.post_shift;
@@ -88,18 +89,12 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     Conv2dLowering conv;
     conv.name = op.name;
     conv.signature = tensorize::Conv2dSignature(l, p.depthwise);
-    conv.layer = p.depthwise ? tensorize::DepthwiseBlockLayer(l) : l;
+    conv.layer = l;
     conv.depthwise = p.depthwise;
-    conv.repeats = p.depthwise ? uint64_t{l.n_blocks} * l.c_blocks : 1;
     LOOM_RETURN_IF_ERROR(ChooseTiling(&conv));
     tensorize::TilingChoice& choice = conv.choice;
-    if (p.depthwise) {
-      LOOM_RETURN_IF_ERROR(tensorize::EmitDepthwiseConv2d(c_, l, choice.tiling, code));
-    } else {
-      LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
-    }
+    LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
     if (o_.on_conv2d) o_.on_conv2d(conv);
-    choice.cycles *= conv.repeats;
     layer->tuned = conv.tuned;
     layer->tiling = choice.tiling.ToString();
     layer->est_cycles = choice.cycles;

@@ -69,7 +69,7 @@ bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::s
   tensorize::Window2d w;
   if (!WindowOf(n, &w, why)) return false;
   tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], w);
-  if (n.GetInt("depthwise", 0) != 0) l = tensorize::DepthwiseBlockLayer(l);
+  l.depthwise = n.GetInt("depthwise", 0) != 0;
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;

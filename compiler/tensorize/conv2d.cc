@@ -40,15 +40,16 @@ Insn Loop(Opcode op, uint32_t uop, uint32_t uops, uint32_t loop_out, uint32_t lo
 }
 
 // SRAM footprint of a tiling: per virtual thread, one input tile, one weight tile and one
-// accumulator tile; plus one bias and one multiplier row shared by the threads.
+// accumulator tile; plus one bias and one multiplier row shared by the threads. A depthwise tile
+// holds the input blocks of its own output blocks and one diagonal block per (block, tap).
 struct Footprint {
   uint32_t ih, iw;       // input tile rows and columns (with halo)
   uint32_t inp, wgt, acc;
   Footprint(const Conv2dLayer& l, const Conv2dTiling& t)
       : ih((t.oh - 1) * l.stride_h + l.kh),
         iw((t.ow - 1) * l.stride_w + l.kw),
-        inp(t.ic * ih * iw),
-        wgt(t.oc * t.ic * l.kh * l.kw),
+        inp((l.depthwise ? t.oc : t.ic) * ih * iw),
+        wgt(t.oc * (l.depthwise ? 1 : t.ic) * l.kh * l.kw),
         acc(t.oc * t.oh * t.ow) {}
   bool Fits(const HwConfig& c, uint32_t v, uint32_t oc) const {
     return uint64_t{v} * inp <= c.inp_depth() && uint64_t{v} * wgt <= c.wgt_depth() &&
@@ -94,6 +95,15 @@ uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t p
   const auto key = std::make_tuple(oc_n, ic_n, iw, plane, r, a);
   if (auto it = gemm_sets_.find(key); it != gemm_sets_.end()) return it->second;
   const uint32_t first = static_cast<uint32_t>(uops_.size());
+  if (l_.depthwise) {  // block oc's own input plane and diagonal weights; ic_n == oc_n
+    for (uint32_t oc = 0; oc < oc_n; ++oc)
+      for (uint32_t y = 0; y < l_.kh; ++y)
+        for (uint32_t x = 0; x < l_.kw; ++x)
+          uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, r * fp_.inp + oc * plane + y * iw + x,
+                           r * fp_.wgt + oc * l_.kh * l_.kw + y * l_.kw + x});
+    gemm_sets_[key] = first;
+    return first;
+  }
   for (uint32_t oc = 0; oc < oc_n; ++oc)
     for (uint32_t ic = 0; ic < ic_n; ++ic)
       for (uint32_t y = 0; y < l_.kh; ++y)
@@ -178,7 +188,10 @@ void Emitter::Alu(AluOp op, bool imm, int32_t value, uint32_t uops, uint32_t oc_
 
 Status Emitter::Run(AccelCode* code) {
   const uint32_t OH = l_.out_h(), OW = l_.out_w();
-  const uint32_t n_oc = CeilDiv(l_.o_blocks, t_.oc), n_ic = CeilDiv(l_.c_blocks, t_.ic);
+  // A depthwise tile's reduction is one step over its own channel blocks.
+  const uint32_t n_oc = CeilDiv(l_.o_blocks, t_.oc);
+  const uint32_t n_ic = l_.depthwise ? 1 : CeilDiv(l_.c_blocks, t_.ic);
+  const uint32_t taps = l_.kh * l_.kw;
   const uint32_t n_oh = CeilDiv(OH, t_.oh), n_ow = CeilDiv(OW, t_.ow);
   const uint32_t T = l_.n_blocks * n_oc * n_oh * n_ow, S = T * n_ic;
   const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
@@ -220,22 +233,27 @@ Status Emitter::Run(AccelCode* code) {
           reset.dst_factor_in = 1;
           reset.deps.pop_next = t >= V_;  // the store of tile t-V has drained acc region a
           body_.Emit(reset);
-          for (uint32_t ic0 = 0; ic0 < l_.c_blocks; ic0 += t_.ic, ++s) {
-            const uint32_t ic_n = std::min(t_.ic, l_.c_blocks - ic0);
+          for (uint32_t step = 0; step < n_ic; ++step, ++s) {
+            const uint32_t ic0 = l_.depthwise ? oc0 : step * t_.ic;
+            const uint32_t ic_n = l_.depthwise ? oc_n : std::min(t_.ic, l_.c_blocks - ic0);
             const uint32_t r = s % V_;
             LOOM_RETURN_IF_ERROR(LoadInput(nb, ic0, ic_n, oh0, oh_n, ow0, ow_n, r, s >= V_));
+            // Weights stay in region r while it serves the same blocks (a depthwise tile's taps
+            // are loaded once per channel tile and thread, not per spatial tile).
             if (wgt_in_region[r] != std::make_pair(oc0, ic0)) {
-              body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt,
-                             l_.weights + (oc0 * l_.c_blocks + ic0) * l_.kh * l_.kw, oc_n,
-                             ic_n * l_.kh * l_.kw, l_.c_blocks * l_.kh * l_.kw),
-                         Region::kConstants);
+              const uint32_t row = l_.depthwise ? taps : ic_n * taps;
+              const uint32_t stride = l_.depthwise ? taps : l_.c_blocks * taps;
+              const uint32_t at = l_.depthwise ? oc0 * taps : (oc0 * l_.c_blocks + ic0) * taps;
+              body_.Emit(
+                  Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt, l_.weights + at, oc_n, row, stride),
+                  Region::kConstants);
               wgt_in_region[r] = {oc0, ic0};
             }
             body_.last().deps.push_next = true;  // region r is ready for compute
             const uint32_t iw = (ow_n - 1) * l_.stride_w + l_.kw;
             const uint32_t plane = ((oh_n - 1) * l_.stride_h + l_.kh) * iw;
             Insn g = Loop(Opcode::kGemm, GemmUops(oc_n, ic_n, iw, plane, r, a),
-                          oc_n * ic_n * l_.kh * l_.kw, oh_n, ow_n);
+                          oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
             g.dst_factor_out = ow_n;
             g.dst_factor_in = 1;
             g.src_factor_out = l_.stride_h * iw;
@@ -330,6 +348,10 @@ Status Conv2dLayer::Check(const HwConfig& c) const {
     return bad("shift outside [-31, 31]");
   }
   if (clip_lo > clip_hi) return bad("clip_lo above clip_hi");
+  if (depthwise && c_blocks != o_blocks) {
+    return bad("depthwise needs as many output as input channel blocks (" +
+               std::to_string(c_blocks) + " in, " + std::to_string(o_blocks) + " out)");
+  }
   // The smallest tiling must fit, or nothing will: its micro-ops (one per kernel position, plus
   // the reset, bias and multiplier planes of each thread) and its buffer footprint.
   if (uint64_t{kh} * kw + 6 > c.uop_depth()) return bad("kernel needs more micro-ops than the buffer holds");
@@ -344,6 +366,10 @@ Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2d
   LOOM_RETURN_IF_ERROR(layer.Check(config));
   if (tiling.virtual_threads != 1 && tiling.virtual_threads != 2) {
     return InvalidArgument("virtual_threads must be 1 or 2");
+  }
+  if (layer.depthwise && tiling.ic != 1) {
+    return InvalidArgument("layer " + layer.name + ": tiling " + tiling.ToString() +
+                           " is for a depthwise layer, whose reduction step is one block (ic=1)");
   }
   if (!tiling.oc || !tiling.ic || !tiling.oh || !tiling.ow || tiling.oc > layer.o_blocks ||
       tiling.ic > layer.c_blocks || tiling.oh > layer.out_h() || tiling.ow > layer.out_w()) {
@@ -369,46 +395,6 @@ Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint
   l.o_blocks = CeilDiv(out_c, config.block_out);
   SetWindow(window, &l);
   return l;
-}
-
-Conv2dLayer DepthwiseBlockLayer(const Conv2dLayer& layer) {
-  Conv2dLayer sub = layer;
-  sub.n_blocks = 1;
-  sub.c_blocks = 1;
-  sub.o_blocks = 1;
-  return sub;
-}
-
-Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
-                           const Conv2dTiling& tiling, AccelCode* code) {
-  if (layer.c_blocks != layer.o_blocks) {
-    return InvalidArgument("layer " + layer.name + ": depthwise needs as many output as input channels");
-  }
-  const uint64_t plane_in = uint64_t{layer.h} * layer.w;
-  const uint64_t plane_out = uint64_t{layer.out_h()} * layer.out_w();
-  bool first = true;
-  for (uint32_t nb = 0; nb < layer.n_blocks; ++nb) {
-    for (uint32_t g = 0; g < layer.c_blocks; ++g) {
-      Conv2dLayer sub = DepthwiseBlockLayer(layer);
-      const uint64_t block = uint64_t{nb} * layer.c_blocks + g;
-      const uint64_t in = layer.input + block * plane_in, out = layer.output + block * plane_out;
-      if (in > UINT32_MAX || out > UINT32_MAX) {
-        return InvalidArgument("layer " + layer.name + ": tensor offset beyond 32 bits");
-      }
-      sub.input = static_cast<uint32_t>(in);
-      sub.output = static_cast<uint32_t>(out);
-      sub.weights = layer.weights + g * layer.kh * layer.kw;
-      sub.bias = layer.bias + g;
-      sub.mult = layer.mult + g;
-      // The blocks share the on-chip regions, so each starts once the previous one has drained.
-      // A buffer barrier (EmitBufferBarrier) would do here, since block g + 1 reads no DRAM block
-      // g writes, but measured on MobileNetV2 it cost 0.5 % more cycles than this one.
-      if (!first) EmitLayerBarrier(code);
-      first = false;
-      LOOM_RETURN_IF_ERROR(EmitConv2d(config, sub, tiling, code));
-    }
-  }
-  return Status::Ok();
 }
 
 std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,

@@ -7,6 +7,9 @@
 //   bias    [O/block_out]                          ACC elements (batch x block_out int32)
 //   mult    [O/block_out]                          ACC elements
 //   output  [N/batch][O/block_out][OH][OW]         OUT elements
+// A depthwise layer (one filter per channel, c_blocks == o_blocks) has diagonal weight blocks
+//   weights [C/block_in][KH][KW]                   WGT elements (DiagonalDepthwiseWeights)
+// and output block g reduces over input block g alone.
 //
 // Integer semantics (the truth every device reproduces), per output element and channel o:
 //   acc = sum(x * w) + bias[o]                     (int32, wrapping)
@@ -30,6 +33,7 @@ struct Conv2dLayer {
   uint32_t o_blocks = 1, kh = 1, kw = 1;
   uint32_t stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  bool depthwise = false;
   // Requantization.
   bool has_bias = true;
   int32_t pre_shift = 0, post_shift = 0;
@@ -70,7 +74,7 @@ Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint
 // How the output is cut into tiles, and how many tiles are in flight.
 struct Conv2dTiling {
   uint32_t oc = 1;  // output-channel blocks per tile
-  uint32_t ic = 1;  // input-channel blocks per reduction step
+  uint32_t ic = 1;  // input-channel blocks per reduction step (depthwise: 1, the block's own)
   uint32_t oh = 1;  // output rows per tile
   uint32_t ow = 1;  // output columns per tile
   uint32_t virtual_threads = 2;
@@ -88,18 +92,13 @@ struct Conv2dTiling {
 bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
 
 // Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
-// is popped within the layer). Fails if the tiling does not fit the buffers.
+// is popped within the layer). Fails if the tiling does not fit the buffers. A depthwise layer is
+// one program too: its tiles run over channel blocks and rows like a convolution's, each with one
+// reduction step that loads the tile's own input blocks and their diagonal weights (tiling.ic is
+// 1). It uses 1/block_in of the GEMM core's lanes; docs/tensorize.md.
 Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                   AccelCode* code);
 
-// Depthwise convolution (one filter per channel): one convolution per (image block, channel
-// block) on the GEMM core, each with c_blocks = o_blocks = 1 and diagonal weight blocks, separated
-// by layer barriers. `layer` has c_blocks == o_blocks; its weights are [C/c][KH][KW] WGT elements
-// (DiagonalDepthwiseWeights); `tiling` is for one channel block (ChooseConv2dTiling on
-// DepthwiseBlockLayer). Uses 1/block_in of the GEMM core's lanes; docs/tensorize.md.
-Conv2dLayer DepthwiseBlockLayer(const Conv2dLayer& layer);
-Status EmitDepthwiseConv2d(const HwConfig& config, const Conv2dLayer& layer,
-                           const Conv2dTiling& tiling, AccelCode* code);
 // Logical depthwise weights [C][KH][KW] (channels padded to blocks with zeros by the caller or
 // not) → WGT elements [C/c][KH][KW][o][i] with w on the diagonal o == i.
 std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,

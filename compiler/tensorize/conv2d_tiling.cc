@@ -51,11 +51,14 @@ Status TimeCode(const HwConfig& c, const AccelCode& code, uint64_t* cycles) {
 }
 
 bool Conv2dTilingFits(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t) {
-  const uint64_t v = t.virtual_threads;
+  // A depthwise step loads the tile's own oc input blocks and one diagonal block per tap.
+  if (l.depthwise && t.ic != 1) return false;
+  const uint64_t v = t.virtual_threads, in_blocks = l.depthwise ? t.oc : t.ic;
+  const uint64_t wgt = uint64_t{t.oc} * (l.depthwise ? 1 : t.ic) * l.kh * l.kw;
   const uint32_t ih = (t.oh - 1) * l.stride_h + l.kh, iw = (t.ow - 1) * l.stride_w + l.kw;
-  return v * t.ic * ih * iw <= c.inp_depth() && v * t.oc * t.ic * l.kh * l.kw <= c.wgt_depth() &&
+  return v * in_blocks * ih * iw <= c.inp_depth() && v * wgt <= c.wgt_depth() &&
          v * t.oc * t.oh * t.ow + 2ull * t.oc <= c.acc_depth() &&
-         v * v * t.oc * t.ic * l.kh * l.kw + 4ull * v * t.oc <= c.uop_depth();
+         v * v * wgt + 4ull * v * t.oc <= c.uop_depth();
 }
 
 namespace {
@@ -67,8 +70,10 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   const uint32_t OH = l.out_h(), OW = l.out_w();
   const uint64_t tiles = uint64_t{l.n_blocks} * CeilDiv(l.o_blocks, t.oc) * CeilDiv(OH, t.oh) *
                          CeilDiv(OW, t.ow);
-  const uint32_t n_ic = CeilDiv(l.c_blocks, t.ic);
+  const uint32_t n_ic = l.depthwise ? 1 : CeilDiv(l.c_blocks, t.ic);
   const uint64_t steps = tiles * n_ic;
+  // Per step: input planes loaded, and weight blocks per output block (a depthwise block's taps).
+  const uint32_t in_blocks = l.depthwise ? t.oc : t.ic, per_oc = l.depthwise ? 1 : t.ic;
   isa::Insn inp;
   inp.opcode = isa::Opcode::kLoad;
   inp.buffer = isa::Buffer::kInp;
@@ -78,8 +83,8 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   isa::Insn wgt = inp;
   wgt.buffer = isa::Buffer::kWgt;
   wgt.y_size = t.oc;
-  wgt.x_size = t.ic * l.kh * l.kw;
-  wgt.x_stride = l.c_blocks * l.kh * l.kw;
+  wgt.x_size = per_oc * l.kh * l.kw;
+  wgt.x_stride = (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw;
   isa::Insn st = inp;
   st.opcode = isa::Opcode::kStore;
   st.buffer = isa::Buffer::kOut;
@@ -88,11 +93,11 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   st.x_stride = OW;
   // Weights are reloaded per step unless one reduction step covers all input channels.
   const uint64_t wgt_loads = n_ic == 1 ? CeilDiv(l.o_blocks, t.oc) * uint64_t{t.virtual_threads} : steps;
-  const uint64_t load = steps * t.ic * tm.DmaCycles(inp, c.inp_elem_bytes()) +
+  const uint64_t load = steps * in_blocks * tm.DmaCycles(inp, c.inp_elem_bytes()) +
                         wgt_loads * tm.DmaCycles(wgt, c.wgt_elem_bytes());
   isa::Insn g;
   g.opcode = isa::Opcode::kGemm;
-  g.uop_end = t.oc * t.ic * l.kh * l.kw;
+  g.uop_end = t.oc * per_oc * l.kh * l.kw;
   g.loop_out = t.oh;
   g.loop_in = t.ow;
   isa::Insn alu = g;
@@ -117,7 +122,9 @@ void Conv2dCompulsoryBytes(const HwConfig& c, const Conv2dLayer& l, uint64_t* re
                            uint64_t* written) {
   const uint64_t n = l.n_blocks;
   const uint64_t input = n * l.c_blocks * l.h * l.w * c.inp_elem_bytes();
-  const uint64_t weights = uint64_t{l.o_blocks} * l.c_blocks * l.kh * l.kw * c.wgt_elem_bytes();
+  // Depthwise: the diagonal blocks, one per (channel block, tap), are what the GEMM must read.
+  const uint64_t weights =
+      uint64_t{l.o_blocks} * (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw * c.wgt_elem_bytes();
   const uint64_t vectors = (l.has_bias ? 2ull : 1ull) * l.o_blocks * c.acc_elem_bytes();
   *read = input + weights + vectors;
   *written = n * l.o_blocks * l.out_h() * l.out_w() * c.out_elem_bytes();
@@ -132,7 +139,7 @@ Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice*
   std::vector<Ranked> ranked;
   for (uint32_t v : {2u, 1u}) {
     for (uint32_t oc : Sizes(l.o_blocks, 16)) {
-      for (uint32_t ic : Sizes(l.c_blocks, 16)) {
+      for (uint32_t ic : l.depthwise ? std::vector<uint32_t>{1} : Sizes(l.c_blocks, 16)) {
         for (uint32_t oh : Sizes(l.out_h(), 24)) {
           for (uint32_t ow : Sizes(l.out_w(), 4)) {
             const Conv2dTiling t{oc, ic, oh, ow, v};
@@ -162,8 +169,9 @@ Status ChooseConv2dTiling(const HwConfig& c, const Conv2dLayer& l, TilingChoice*
     }
   }
   if (best.timed == 0) return Internal("layer " + l.name + ": no candidate tiling could be emitted");
+  // Real MACs: a depthwise output sums kh x kw products, not the GEMM's block_in times as many.
   best.macs = uint64_t{l.n_blocks} * c.batch * l.o_blocks * c.block_out * l.out_h() * l.out_w() *
-              l.c_blocks * c.block_in * l.kh * l.kw;
+              (l.depthwise ? 1 : l.c_blocks * c.block_in) * l.kh * l.kw;
   best.utilization = static_cast<double>(best.macs) /
                      (static_cast<double>(best.cycles) * c.macs_per_cycle());
   *out = best;

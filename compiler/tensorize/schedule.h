@@ -19,8 +19,8 @@ namespace loom::tensorize {
 // Example: "conv2d n1 c4 h56 w56 o4 k3x3 s1x1 p1,1,1,1 i8>i8 epi=bias,mul,shr,max".
 std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise);
 
-// Tuned tilings by layer signature, all for one config. For a depthwise layer the tiling is that of
-// one channel block (DepthwiseBlockLayer), as the built-in search's is. The model-level knobs are
+// Tuned tilings by layer signature, all for one config. A depthwise layer's tiling has ic=1 (a
+// tiling logged when it was that of one channel block still applies). The model-level knobs are
 // by layer name (the graph node's), since they depend on the layer's neighbours: each can only
 // choose between correct programs, so a name that matches another model's layer costs no
 // correctness.

@@ -56,9 +56,20 @@ Status LayerPackage(const HwConfig& c, const tensorize::Conv2dLayer& layer,
   };
   const int32_t x = act("x", ci, layer.h, layer.w);
   const int32_t y = act("y", o, layer.out_h(), layer.out_w());
-  const int32_t wt =
-      constant("w", pkg::DType::Int8, package::TensorLayout::BlockedWeights,
-               {o, ci, layer.kh, layer.kw}, q::ConvWeightBytes(blk, o, ci, layer.kh, layer.kw));
+  // A depthwise op's weights are the compact form the cpu device reads; its program reads the
+  // diagonal blocks, a constant of their own (as compiler/package lays them out).
+  const int32_t wt = layer.depthwise
+                         ? constant("w", pkg::DType::Int8, package::TensorLayout::BlockedDepthwise,
+                                    {o, 1, layer.kh, layer.kw},
+                                    q::DepthwiseWeightBytes(blk, o, layer.kh, layer.kw))
+                         : constant("w", pkg::DType::Int8, package::TensorLayout::BlockedWeights,
+                                    {o, ci, layer.kh, layer.kw},
+                                    q::ConvWeightBytes(blk, o, ci, layer.kh, layer.kw));
+  const uint64_t diag_bytes = uint64_t{layer.o_blocks} * layer.kh * layer.kw * c.wgt_elem_bytes();
+  const int32_t wd = layer.depthwise
+                         ? constant("w.diagonal", pkg::DType::Int8, package::TensorLayout::Plain,
+                                    {static_cast<uint32_t>(diag_bytes)}, diag_bytes)
+                         : wt;
   const uint64_t vec = q::ChannelVectorElems(blk, o) * 4;
   const int32_t bt = layer.has_bias ? constant("b", pkg::DType::Int32,
                                                package::TensorLayout::BlockedVector, {o}, vec)
@@ -74,7 +85,7 @@ Status LayerPackage(const HwConfig& c, const tensorize::Conv2dLayer& layer,
   };
   l.input = elem(x, c.inp_elem_bytes());
   l.output = elem(y, c.out_elem_bytes());
-  l.weights = elem(wt, c.wgt_elem_bytes());
+  l.weights = elem(wd, c.wgt_elem_bytes());
   if (bt >= 0) l.bias = elem(bt, c.acc_elem_bytes());
   l.mult = elem(mt, c.acc_elem_bytes());
   tensorize::AccelCode code;
@@ -86,10 +97,11 @@ Status LayerPackage(const HwConfig& c, const tensorize::Conv2dLayer& layer,
   package::Conv2dParams p;
   p.window = {l.kh, l.kw, l.stride_h, l.stride_w, l.pad_top, l.pad_left, l.pad_bottom, l.pad_right};
   p.requant = {l.pre_shift, l.post_shift, l.clip_lo, l.clip_hi};
+  p.depthwise = l.depthwise;
   op.params = p;
   op.inputs = {x, wt, bt, mt};
   op.outputs = {y};
-  op.macs = uint64_t{n} * o * l.out_h() * l.out_w() * ci * l.kh * l.kw;
+  op.macs = uint64_t{n} * o * l.out_h() * l.out_w() * (l.depthwise ? 1 : ci) * l.kh * l.kw;
   op.insn_begin = 0;
   op.insn_end = static_cast<uint32_t>(code.insns.size());
   package::SegmentSpec seg;

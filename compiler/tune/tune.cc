@@ -45,7 +45,6 @@ Status CollectLayers(const TuneOptions& o, pipeline::CompileResult* r, std::vect
       t.layer = conv.layer;
       t.report.signature = conv.signature;
       t.report.name = conv.name;
-      t.report.repeats = conv.repeats;
       t.report.builtin = conv.choice.tiling;
       t.work = std::max<uint64_t>(1, conv.choice.cycles);
       out->push_back(std::move(t));

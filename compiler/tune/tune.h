@@ -35,17 +35,16 @@ struct TuneOptions {
 
 struct TunedLayer {
   std::string signature;
-  std::string name;      // the first layer with this signature
-  uint32_t count = 0;    // layers with this signature
-  uint64_t repeats = 1;  // depthwise: channel blocks per layer, each run with the tiling
+  std::string name;    // the first layer with this signature
+  uint32_t count = 0;  // layers with this signature
   tensorize::Conv2dTiling builtin, best;
   uint64_t builtin_cycles = 0, best_cycles = 0;  // one run of the tiling on the device
   uint32_t trials = 0, failed = 0;
   uint64_t space = 0;
   double spearman = 0;  // cost model's rank correlation on this layer (0: too few pairs)
   uint32_t ranked = 0;  // pairs behind it
-  // Cycles of every occurrence in the model: cycles x count x repeats.
-  uint64_t ModelCycles(uint64_t cycles) const { return cycles * count * repeats; }
+  // Cycles of every occurrence in the model: cycles x count.
+  uint64_t ModelCycles(uint64_t cycles) const { return cycles * count; }
 };
 
 struct TuneReport {

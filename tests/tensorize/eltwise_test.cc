@@ -307,6 +307,7 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   Conv2dLayer l;
   l.name = k.name;
   l.c_blocks = l.o_blocks = CeilDiv(k.c, c.block_in);
+  l.depthwise = true;
   l.h = k.h;
   l.w = k.w;
   l.kh = l.kw = k.k;
@@ -323,9 +324,9 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   l.mult = static_cast<uint32_t>((bias_at + vec * 4) / ae);
   ASSERT_EQ(bias_at % ae, 0u);
   TilingChoice choice;
-  ASSERT_TRUE(ChooseConv2dTiling(c, DepthwiseBlockLayer(l), &choice).ok());
+  ASSERT_TRUE(ChooseConv2dTiling(c, l, &choice).ok());
   AccelCode code;
-  Status st = EmitDepthwiseConv2d(c, l, choice.tiling, &code);
+  Status st = EmitConv2d(c, l, choice.tiling, &code);
   ASSERT_TRUE(st.ok()) << st.ToString();
   const size_t barrier = EmitBufferBarrier(&code);  // the add reads the depthwise output:
   AddLayer add;

@@ -70,5 +70,26 @@ TEST_F(RemoteMeasureTest, OneLayerPackagesMeasureLikeTheLocalDriver) {
   EXPECT_EQ(result.trials, 5u);
 }
 
+// A depthwise layer's one-layer package: a depthwise op (compact weights) whose program reads the
+// diagonal blocks, loaded and run by the server like any package.
+TEST_F(RemoteMeasureTest, DepthwiseLayerPackagesMeasureLikeTheLocalDriver) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
+  Conv2dLayer l = tensorize::Conv2dGeometry(c, "dw", 1, 48, 14, 14, 48,
+                                            tensorize::Window2d{3, 3, 2, 2, 1, 1, 1, 1});
+  l.depthwise = true;
+  l.clip_lo = 0;
+  std::unique_ptr<Measurer> remote, local;
+  ASSERT_TRUE(CreateMeasurer(Device(), c, 60000, &remote).ok());
+  ASSERT_TRUE(CreateDriverMeasurer("fsim", c, 60000, &local).ok());
+  for (const Conv2dTiling& t : {Conv2dTiling{3, 1, 7, 7, 2}, Conv2dTiling{2, 1, 3, 7, 1}}) {
+    uint64_t r = 0, d = 0;
+    const Status s = remote->Measure(l, t, &r);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(local->Measure(l, t, &d).ok());
+    EXPECT_NEAR(double(r), double(d), 0.01 * double(d)) << t.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace loom::tune

@@ -1,0 +1,186 @@
+// Depthwise convolution as one pipelined program (EmitConv2d with Conv2dLayer::depthwise): run on
+// fsim, its bytes must equal the int8 CPU kernel's (runtime/kernels/int8), for strides 1 and 2,
+// 3x3 and 5x5 kernels, partial channel blocks, batch, several channel blocks per tile and several
+// spatial tiles, with the search's tiling and with forced ones.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "compiler/tensorize/conv2d.h"
+#include "runtime/core/blocked_layout.h"
+#include "runtime/kernels/int8/qops.h"
+#include "tests/tensorize/fsim_run.h"
+
+namespace loom::tensorize {
+namespace {
+
+namespace q = kernels::q;
+
+// block 8 with small buffers (every layer needs several tiles), or the default 1x16x16.
+HwConfig Config(uint32_t block) {
+  HwConfig c;
+  if (block == 16) return c;
+  c.name = "test";
+  c.block_in = c.block_out = block;
+  c.inp_buffer_bytes = 4096;
+  c.acc_buffer_bytes = 8192;
+  c.wgt_buffer_bytes = 16384;
+  EXPECT_TRUE(c.Validate().ok());
+  return c;
+}
+
+const Conv2dTiling kSearch{0, 0, 0, 0, 0};
+
+struct DwCase {
+  const char* name;
+  uint32_t block, n, c, h, w, k, stride, pad;
+  Conv2dTiling tiling;  // kSearch: the search's
+  bool has_bias = true;
+  int32_t clip_lo = 0;
+};
+
+void PrintTo(const DwCase& c, std::ostream* os) { *os << c.name; }
+
+Conv2dLayer Layer(const HwConfig& c, const DwCase& k) {
+  Window2d win;
+  win.kh = win.kw = k.k;
+  win.stride_h = win.stride_w = k.stride;
+  win.pad_top = win.pad_left = win.pad_bottom = win.pad_right = k.pad;
+  Conv2dLayer l = Conv2dGeometry(c, k.name, k.n, k.c, k.h, k.w, k.c, win);
+  l.depthwise = true;
+  l.has_bias = k.has_bias;
+  l.pre_shift = 4;
+  l.post_shift = 12;
+  l.clip_lo = k.clip_lo;
+  return l;
+}
+
+class DepthwiseProgramTest : public ::testing::TestWithParam<DwCase> {};
+
+TEST_P(DepthwiseProgramTest, MatchesInt8KernelOnFsim) {
+  const DwCase& k = GetParam();
+  const HwConfig c = Config(k.block);
+  const q::Blocking blk{c.batch, c.block_in};
+  Conv2dLayer l = Layer(c, k);
+  q::Conv2dParams p;
+  p.in = {k.n, k.c, k.h, k.w};
+  p.out_c = k.c;
+  p.kh = p.kw = k.k;
+  p.stride_h = p.stride_w = k.stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k.pad;
+  p.depthwise = true;
+  p.rq = {l.pre_shift, l.post_shift, l.clip_lo, l.clip_hi};
+
+  std::mt19937 rng(k.c * 131 + k.h);
+  std::uniform_int_distribution<int> i8(-128, 127);
+  std::vector<int8_t> x_plain(size_t{k.n} * k.c * k.h * k.w), w(size_t{k.c} * k.k * k.k);
+  for (auto& v : x_plain) v = static_cast<int8_t>(i8(rng));
+  for (auto& v : w) v = static_cast<int8_t>(i8(rng));
+  std::vector<int32_t> bias(k.c), mult(k.c);
+  for (uint32_t i = 0; i < k.c; ++i) {
+    bias[i] = static_cast<int32_t>(rng() % 4001) - 2000;
+    mult[i] = static_cast<int32_t>(rng() % 2000) + 500;
+  }
+  const size_t in_bytes = q::BlockedBytes(blk, p.in), out_bytes = q::BlockedBytes(blk, p.out());
+  std::vector<int8_t> x(in_bytes);
+  ASSERT_TRUE(q::PackActivation(blk, p.in, x_plain.data(), x.data()).ok());
+  std::vector<int8_t> wq(q::DepthwiseWeightBytes(blk, k.c, k.k, k.k));
+  ASSERT_TRUE(q::PackDepthwiseWeights(blk, k.c, k.k, k.k, w.data(), wq.data()).ok());
+  const size_t vec = q::ChannelVectorElems(blk, k.c);
+  std::vector<int32_t> bias_q(vec), mult_q(vec);
+  ASSERT_TRUE(q::PackChannelVector(blk, k.c, bias.data(), bias_q.data()).ok());
+  ASSERT_TRUE(q::PackChannelVector(blk, k.c, mult.data(), mult_q.data()).ok());
+  std::vector<int8_t> want(out_bytes);
+  ASSERT_TRUE(q::Conv2d(blk, p, x.data(), wq.data(), k.has_bias ? bias_q.data() : nullptr,
+                        mult_q.data(), want.data())
+                  .ok());
+
+  // Arena [x | y]; constants [diagonal weights | bias | mult].
+  std::vector<int8_t> arena = x;
+  arena.resize(in_bytes + out_bytes, 0x5a);
+  std::vector<int8_t> consts = DiagonalDepthwiseWeights(c, k.c, k.k, k.k, w.data());
+  const uint32_t ae = c.acc_elem_bytes();
+  const size_t bias_at = (consts.size() + ae - 1) / ae * ae;
+  consts.resize(bias_at + 2 * vec * 4);
+  std::memcpy(consts.data() + bias_at, bias_q.data(), vec * 4);
+  std::memcpy(consts.data() + bias_at + vec * 4, mult_q.data(), vec * 4);
+  l.input = 0;
+  l.output = static_cast<uint32_t>(in_bytes / c.out_elem_bytes());
+  l.weights = 0;
+  l.bias = static_cast<uint32_t>(bias_at / ae);
+  l.mult = static_cast<uint32_t>((bias_at + vec * 4) / ae);
+
+  Conv2dTiling t = k.tiling;
+  if (t == kSearch) {
+    TilingChoice choice;
+    Status st = ChooseConv2dTiling(c, l, &choice);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    t = choice.tiling;
+  }
+  SCOPED_TRACE(t.ToString());
+  RecordProperty("tiling", t.ToString());
+  AccelCode code;
+  Status st = EmitConv2d(c, l, t, &code);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = RunOnFsim(c, code, consts, &arena);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<int8_t> got(arena.begin() + static_cast<std::ptrdiff_t>(in_bytes), arena.end());
+  EXPECT_EQ(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    tensorize, DepthwiseProgramTest,
+    ::testing::Values(
+        DwCase{"b8_3x3_s1_partial_block", 8, 1, 20, 9, 9, 3, 1, 1, kSearch},
+        DwCase{"b8_3x3_s2", 8, 1, 36, 10, 10, 3, 2, 1, kSearch},
+        DwCase{"b8_5x5_s1_p2_no_bias", 8, 1, 24, 7, 6, 5, 1, 2, kSearch, false, -128},
+        DwCase{"b8_5x5_s2_batch2", 8, 2, 12, 8, 8, 5, 2, 2, kSearch},
+        // Two blocks per tile with a remainder tile of one, three row tiles.
+        DwCase{"b8_3x3_s1_two_blocks_row_tiles", 8, 1, 40, 9, 9, 3, 1, 1, {2, 1, 3, 9, 2}},
+        // Three blocks per tile, row and column tiles, one virtual thread.
+        DwCase{"b8_3x3_s2_col_tiles_vt1", 8, 1, 44, 12, 12, 3, 2, 1, {3, 1, 2, 3, 1}},
+        DwCase{"b8_5x5_one_block_per_tile", 8, 1, 16, 6, 6, 5, 1, 2, {1, 1, 6, 6, 2}},
+        DwCase{"b16_3x3_7x7_many_blocks", 16, 1, 200, 7, 7, 3, 1, 1, kSearch},
+        DwCase{"b16_3x3_14x14_s2", 16, 1, 72, 14, 14, 3, 2, 1, kSearch},
+        DwCase{"b16_5x5_16x16", 16, 1, 40, 16, 16, 5, 1, 2, kSearch}),
+    [](const ::testing::TestParamInfo<DwCase>& i) { return std::string(i.param.name); });
+
+// On a small plane the search batches channel blocks into one tile, and the one program beats
+// running the blocks one after another even before counting the barriers between them.
+TEST(DepthwiseProgram, BatchesBlocksOnSmallPlanes) {
+  const HwConfig c = Config(16);
+  const Conv2dLayer l = Layer(c, DwCase{"dw_7x7x960", 16, 1, 960, 7, 7, 3, 1, 1, kSearch});
+  TilingChoice whole;
+  Status st = ChooseConv2dTiling(c, l, &whole);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_GT(whole.tiling.oc, 1u) << whole.tiling.ToString();
+  EXPECT_EQ(whole.tiling.ic, 1u);
+  Conv2dLayer block = l;
+  block.c_blocks = block.o_blocks = 1;
+  TilingChoice one;
+  st = ChooseConv2dTiling(c, block, &one);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_LT(whole.cycles, one.cycles * l.o_blocks);
+  // Real MACs (9 per output), not the GEMM's block_in times as many.
+  EXPECT_EQ(whole.macs, uint64_t{960} * 7 * 7 * 9);
+}
+
+TEST(DepthwiseProgram, RefusesBadTilingsAndShapes) {
+  const HwConfig c = Config(16);
+  Conv2dLayer l = Layer(c, DwCase{"dw", 16, 1, 64, 8, 8, 3, 1, 1, kSearch});
+  AccelCode code;
+  Status st = EmitConv2d(c, l, Conv2dTiling{2, 2, 8, 8, 2}, &code);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("ic=1"), std::string::npos) << st.message();
+  EXPECT_FALSE(Conv2dTilingFits(c, l, Conv2dTiling{2, 2, 8, 8, 2}));
+  EXPECT_TRUE(Conv2dTilingFits(c, l, Conv2dTiling{2, 1, 8, 8, 2}));
+  l.o_blocks = 3;
+  st = l.Check(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("depthwise needs as many output as input"), std::string::npos)
+      << st.message();
+}
+
+}  // namespace
+}  // namespace loom::tensorize
