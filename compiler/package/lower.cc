@@ -209,7 +209,7 @@ Status Lowerer::PlanArena() {
   // A max pool fused into its convolution's program (lower_conv_pool.cc) is written while the
   // convolution still reads its inputs: its output is live from the convolution on.
   for (size_t i = 0; i + 1 < nodes.size(); ++i) {
-    if (PoolToFuse(i) == nullptr) continue;
+    if (PoolToFuse(*nodes[i], nodes[i + 1]) == nullptr) continue;
     for (ir::ValueId v : nodes[i + 1]->outputs) {
       if (auto it = live.find(v); it != live.end()) it->second.first = static_cast<int64_t>(i);
     }
@@ -469,7 +469,7 @@ Status Lowerer::BuildSegments() {
         // The weakest barrier that keeps the order (docs/tensorize.md "Chaining layers").
         const bool chained = !code.insns.empty();
         const size_t barrier = chained ? tensorize::EmitBufferBarrier(&code) : 0;
-        pool_ = PoolToFuse(i);
+        pool_ = PoolToFuse(n, i + 1 < nodes.size() ? nodes[i + 1] : nullptr);
         LOOM_RETURN_IF_ERROR(LowerAccel(n, &code, &layer));
         pool_ = nullptr;
         pool_fused = !layer.fused_with.empty();

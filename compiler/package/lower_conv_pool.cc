@@ -14,11 +14,9 @@ namespace loom::package::internal {
 // The next node, when it is an accelerator max pool of this accelerator convolution's output and
 // nothing else reads that output (no other node, not a graph output): then the output need never
 // be written.
-const ir::Node* Lowerer::PoolToFuse(size_t i) const {
-  const auto& nodes = g_.nodes();
-  const ir::Node& conv = *nodes[i];
-  if (!o_.fuse_pool || conv.op != "q.conv2d" || i + 1 >= nodes.size()) return nullptr;
-  const ir::Node& pool = *nodes[i + 1];
+const ir::Node* Lowerer::PoolToFuse(const ir::Node& conv, const ir::Node* next) const {
+  if (!o_.fuse_pool || conv.op != "q.conv2d" || next == nullptr) return nullptr;
+  const ir::Node& pool = *next;
   if (pool.op != "q.max_pool" || pool.GetString("target", "cpu") != "accel" ||
       conv.GetString("target", "cpu") != "accel" || conv.outputs.empty() ||
       pool.input(0) != conv.outputs[0]) {
@@ -27,7 +25,7 @@ const ir::Node* Lowerer::PoolToFuse(size_t i) const {
   const ir::ValueId y = conv.outputs[0];
   const auto& outs = g_.outputs();
   if (std::find(outs.begin(), outs.end(), y) != outs.end()) return nullptr;
-  for (const ir::Node* n : nodes) {
+  for (const ir::Node* n : g_.nodes()) {
     if (n == &pool) continue;
     if (std::find(n->inputs.begin(), n->inputs.end(), y) != n->inputs.end()) return nullptr;
   }

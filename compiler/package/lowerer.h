@@ -53,8 +53,9 @@ class Lowerer {
   Status MakeOp(const ir::Node& n, OpSpec* op);
   Status LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* layer);
   Status ChooseTiling(Conv2dLowering* conv) const;
-  // lower_conv_pool.cc: the max pool to run inside node i's program, and that program.
-  const ir::Node* PoolToFuse(size_t i) const;
+  // lower_conv_pool.cc: the max pool to run inside `conv`'s program (`next`, the node lowered
+  // after it, or null), and that program.
+  const ir::Node* PoolToFuse(const ir::Node& conv, const ir::Node* next) const;
   Status LowerConvPool(const ir::Node& pool, const tensorize::Conv2dLayer& l, AccelCode* code,
                        LayerLowering* layer, std::vector<Range>* allowed, bool* fused);
   Status VerifyLayer(const ir::Node& n, const AccelCode& code, size_t first,

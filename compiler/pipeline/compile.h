@@ -51,6 +51,10 @@ struct CompileOptions {
   // Move accelerator segments that do not pay for their launch and transfers to the CPU
   // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
   bool partition_cost = false;
+  // Run a max pool inside the program of the convolution before it (package::LowerOptions
+  // fuse_pool, docs/tensorize.md "Convolution + max pool"); `loom compile --no-fuse-pool` turns
+  // it off.
+  bool fuse_pool = true;
   // Space-to-depth and/or width-im2col convolutions whose few input channels waste the channel
   // block (passes::PackFirstLayers, docs/tensorize.md "First-layer packing"); `loom compile
   // --no-first-layer-packing` turns it off.
@@ -58,10 +62,6 @@ struct CompileOptions {
   // Also fold the packed kernel's rows into the channels where that saves GEMM steps (fewer
   // accelerator cycles for more host bytes; `loom compile --first-layer-fold`).
   bool first_layer_fold = false;
-  // Run a max pool inside the program of the convolution before it (package::LowerOptions
-  // fuse_pool, docs/tensorize.md "Convolution + max pool"); `loom compile --no-fuse-pool` turns
-  // it off.
-  bool fuse_pool = true;
   // Targets to compile the CPU ops' native code for (codegen::ParseCpuTargets: "x86_64,armv7",
   // "x86_64:x86-64-v4", "host", "none"); `loom compile --cpu-targets`. None by default while
   // native code (the reference kernels specialized) is slower than the fast kernels' SIMD paths

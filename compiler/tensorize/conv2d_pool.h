@@ -12,8 +12,11 @@
 // (after a ReLU that value is 0: the GEMM reset leaves it, no extra pass).
 //
 // Tiles are `Conv2dTiling::oh` x `ow` pooled outputs of `oc` output-channel blocks. Neighbouring
-// tiles whose windows overlap (3x3/2) both compute the shared convolution row or column: measured
-// on ResNet-18's stem that costs less than keeping it (docs/tensorize.md "Convolution + max pool").
+// tiles whose windows overlap (3x3/2) both compute the shared convolution row or column (on
+// ResNet-18's stem 6-7 % more GEMM work; keeping it would need a row carried between
+// double-buffered tiles, docs/tensorize.md "Convolution + max pool").
+// Windows that tile the output (kernel == stride, no padding: 2x2/2) are written into ACC by
+// window position instead, so that the first position's plane becomes the pooled tile in place.
 #ifndef LOOM_COMPILER_TENSORIZE_CONV2D_POOL_H_
 #define LOOM_COMPILER_TENSORIZE_CONV2D_POOL_H_
 

@@ -37,10 +37,10 @@ std::string CommandLine(const CompileArgs& a) {
   s += " --bias-correction " + a.bias_correction;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
+  if (!o.fuse_pool) s += " --no-fuse-pool";
   if (!a.tuning_log.empty()) s += " --tuning-log " + a.tuning_log;
   if (!o.first_layer_packing) s += " --no-first-layer-packing";
   if (o.first_layer_fold) s += " --first-layer-fold";
-  if (!o.fuse_pool) s += " --no-fuse-pool";
   s += " --cpu-targets " + o.cpu_targets;
   return s;
 }
@@ -175,15 +175,15 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
                 "compile the CPU ops to native code for these targets: x86_64, aarch64, armv7, "
                 "each optionally :CPU (x86_64:x86-64-v4); host, or none (default)");
   c->add_flag(
+      "--no-fuse-pool", [args](int64_t) { args->options.fuse_pool = false; },
+      "store each convolution's output and max-pool it as a layer of its own, instead of "
+      "pooling inside the convolution's program (for A/B measurement)");
+  c->add_flag(
       "--no-first-layer-packing", [args](int64_t) { args->options.first_layer_packing = false; },
       "keep convolutions over few input channels unpacked (no space-to-depth, no width im2col)");
   c->add_flag("--first-layer-fold", args->options.first_layer_fold,
               "fold the packed first layer's kernel rows into the channels too where that saves "
               "GEMM steps (fewer accelerator cycles; the host writes more bytes)");
-  c->add_flag(
-      "--no-fuse-pool", [args](int64_t) { args->options.fuse_pool = false; },
-      "store each convolution's output and max-pool it as a layer of its own, instead of "
-      "pooling inside the convolution's program (for A/B measurement)");
   c->add_flag("--no-sqnr", [args](int64_t) { args->options.measure_sqnr = false; },
               "skip the per-layer SQNR measurement");
   c->callback([args, exit_code]() { *exit_code = RunCompile(*args); });

@@ -287,9 +287,9 @@ Status PackageChecker::CheckSegment(fbu index, std::unique_ptr<Program>* program
 }
 
 // Ops' instruction ranges: either none recorded (every op 0, 0) or, in an accelerator segment,
-// in op order, non-overlapping and inside the program; non-empty, but for an op fused into the
-// program of the op before it (an empty range where that one ends: a max pool run inside its
-// convolution's program).
+// in op order, non-overlapping and inside the program; non-empty, except for an op fused into
+// the one before it (a max pool run in its convolution's tiles), whose empty range sits where
+// that one's ends.
 Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::string& where,
                                        size_t insns) {
   bool any = false;
@@ -302,11 +302,10 @@ Status PackageChecker::CheckInsnRanges(const pkg::Segment& seg, const std::strin
   for (fbu i = 0; i < seg.ops()->size(); ++i) {
     const pkg::Op* op = seg.ops()->Get(i);
     const uint32_t begin = op->insn_begin(), end = op->insn_end();
-    const bool fused = begin == end && i > 0 && begin == prev_end;
+    const bool fused = i > 0 && begin == end && begin == prev_end;
     if (begin >= end && !fused) {
-      return InvalidArgument(
-          "{} op {} '{}': empty instruction range [{}, {}) not at the end of the previous op's",
-          where, i, Str(op->name()), begin, end);
+      return InvalidArgument("{} op {} '{}': empty instruction range [{}, {})", where, i,
+                             Str(op->name()), begin, end);
     }
     if (end > insns) {
       return OutOfRange(

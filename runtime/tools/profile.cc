@@ -141,30 +141,6 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
     if (sp.on_device && !ss.timed) out->timed = false;
     uint64_t prev_end = 0;  // where the previous layer's instructions ended
     for (const pkg::Op* op : *seg->ops()) {
-      // An op fused into the previous op's program (an empty range where that one ends: a max
-      // pool inside its convolution's) joins that op's row: its work is in those instructions,
-      // and the bound's compulsory traffic skips the intermediate tensor, never written.
-      if (sp.accel && op->insn_begin() != 0 && op->insn_begin() == op->insn_end() &&
-          !out->layers.empty() && out->layers.back().segment == s) {
-        LayerProfile& f = out->layers.back();
-        const bool counted = sp.on_device && f.accel;
-        if (counted) {
-          out->device_model_macs -= f.model_macs;
-          out->bound_cycles -= f.bound.cycles();
-        }
-        f.name += "+" + (op->name() ? op->name()->str() : "");
-        f.op += "+" + OpKind(op);
-        f.model_macs += op->macs();
-        if (prog == nullptr || f.insn_end <= f.insn_begin) f.macs += op->macs();
-        f.min_bytes_written = TensorBytes(p, op->outputs());
-        f.bound = Roofline(c, f.model_macs, f.min_bytes_read, f.min_bytes_written);
-        if (f.timed) f.real_utilization = Utilization(f.model_macs, f.cycles, c);
-        if (counted) {
-          out->device_model_macs += f.model_macs;
-          out->bound_cycles += f.bound.cycles();
-        }
-        continue;
-      }
       LayerProfile l;
       l.name = op->name() ? op->name()->str() : "";
       l.op = OpKind(op);
@@ -177,6 +153,27 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
         l.min_bytes_read = TensorBytes(p, op->inputs());
         l.min_bytes_written = TensorBytes(p, op->outputs());
         l.bound = Roofline(c, l.model_macs, l.min_bytes_read, l.min_bytes_written);
+      }
+      // An op fused into the previous one: fold it into that row (its instructions are there).
+      LayerProfile* prev = out->layers.empty() ? nullptr : &out->layers.back();
+      if (l.accel && l.insn_end == l.insn_begin && prev != nullptr && prev->segment == s &&
+          prev->insn_end > prev->insn_begin && prev->insn_end == l.insn_begin) {
+        if (sp.on_device) out->bound_cycles -= prev->bound.cycles();
+        prev->fused.push_back(l.name);
+        prev->name += "+" + l.name;
+        prev->op += "+" + l.op;
+        prev->model_macs += l.model_macs;
+        // The pair reads what both read but the intermediate, and writes only the add's output.
+        prev->min_bytes_read +=
+            l.min_bytes_read - std::min(l.min_bytes_read, prev->min_bytes_written);
+        prev->min_bytes_written = l.min_bytes_written;
+        prev->bound = Roofline(c, prev->model_macs, prev->min_bytes_read, prev->min_bytes_written);
+        if (prev->timed) prev->real_utilization = Utilization(prev->model_macs, prev->cycles, c);
+        if (sp.on_device) {
+          out->device_model_macs += l.model_macs;
+          out->bound_cycles += prev->bound.cycles();
+        }
+        continue;
       }
       const bool ranged = prog != nullptr && l.insn_end > l.insn_begin;
       if (!ranged) {
@@ -338,6 +335,7 @@ std::string ProfileToJson(const ProfileReport& r) {
            {"model_macs", l.model_macs},
            {"bytes_loaded", l.bytes_loaded},
            {"bytes_stored", l.bytes_stored}};
+    if (!l.fused.empty()) e["fused"] = l.fused;
     if (l.accel) {
       e["roofline"] = {{"cycles", l.bound.cycles()},
                        {"compute_cycles", l.bound.compute_cycles},

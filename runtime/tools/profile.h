@@ -57,6 +57,10 @@ struct LayerProfile {
   double real_utilization = 0;  // model_macs / (cycles x peak), when timed
   uint64_t min_bytes_read = 0, min_bytes_written = 0;  // compulsory traffic (accelerator layers)
   RooflineBound bound;  // on model_macs and the compulsory traffic (accelerator layers)
+  // Ops fused into this one (an empty instruction range right after its own: a max pool run in
+  // the convolution's tiles). Their row is this one: name and op read "conv+pool", the MACs and
+  // the compulsory traffic are the pair's (the convolution's output is never stored or loaded).
+  std::vector<std::string> fused;
 };
 
 struct SegmentSummary {

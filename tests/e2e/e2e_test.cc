@@ -56,7 +56,7 @@ struct Compiled {
 };
 
 Status Compile(const Model& m, const std::string& config, Compiled* out,
-               bool first_layer_packing = true, bool bias_correction = false, bool fuse_pool = true,
+               bool first_layer_packing = true, bool bias_correction = false,
                bool first_layer_fold = false) {
   pipeline::CompileOptions o;
   o.first_layer_packing = first_layer_packing;
@@ -70,7 +70,6 @@ Status Compile(const Model& m, const std::string& config, Compiled* out,
   package::PackageSpec spec;
   package::LowerOptions lo;
   lo.provenance.model_name = m.name;
-  lo.fuse_pool = fuse_pool;
   LOOM_RETURN_IF_ERROR(
       package::LowerToPackage(out->result.graph, out->result.config, lo, &spec, &out->lowering));
   return package::SerializePackage(spec, &out->bytes);
@@ -463,7 +462,7 @@ TEST(FirstLayerPacking, RowFoldKeepsItsBytesOnEveryDevice) {
     const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
     Compiled folded, plain;
     Status st = Compile(m, config, &folded, /*first_layer_packing=*/true,
-                        /*bias_correction=*/false, /*fuse_pool=*/true, /*first_layer_fold=*/true);
+                        /*bias_correction=*/false, /*first_layer_fold=*/true);
     ASSERT_TRUE(st.ok()) << st.ToString();
     st = Compile(m, config, &plain);
     ASSERT_TRUE(st.ok()) << st.ToString();
@@ -483,46 +482,6 @@ TEST(FirstLayerPacking, RowFoldKeepsItsBytesOnEveryDevice) {
         std::cout << name << " on " << config << ": " << got.total.cycles << " fsim cycles folded, "
                   << want.total.cycles << " unfolded\n";
       }
-    }
-  }
-}
-
-// Conv + max pool fusion (tensorize/conv2d_pool.h): each stem's max pool runs inside its
-// convolution's program (the conv's output never reaches DRAM), with on fsim the bytes of the
-// pair lowered apart (`loom compile --no-fuse-pool`), in fewer cycles. EndToEnd runs the fused
-// packages on cpu, fsim, tsim and opencl.
-TEST(PoolFusion, StemsKeepTheirBytesInFewerCycles) {
-  for (const char* name : {"resnet_stem", "vgg_stem"}) {
-    for (const char* config : {"1x8x8", "1x16x16"}) {
-      SCOPED_TRACE(std::string(name) + " on " + config);
-      Model m;
-      for (const Model& b : Blocks()) m = b.name == name ? b : m;
-      NpyArray in;
-      ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
-      const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
-      const Compiled& fused = Get(m, config);
-      ASSERT_FALSE(fused.bytes.empty());
-      int pools = 0;
-      for (const package::LayerLowering& l : fused.lowering.layers) {
-        if (l.op != "q.max_pool") continue;
-        ++pools;
-        EXPECT_EQ(l.tiling, "fused") << l.name;
-        EXPECT_FALSE(l.fused_with.empty()) << l.name;
-      }
-      EXPECT_EQ(pools, 1);
-      Compiled apart;
-      const Status st = Compile(m, config, &apart, true, false, /*fuse_pool=*/false);
-      ASSERT_TRUE(st.ok()) << st.ToString();
-      for (const package::LayerLowering& l : apart.lowering.layers)
-        EXPECT_TRUE(l.fused_with.empty());
-      const DeviceRun a = RunOn("fsim", fused, input), b = RunOn("fsim", apart, input);
-      ASSERT_TRUE(a.status.ok()) << a.status.ToString();
-      ASSERT_TRUE(b.status.ok()) << b.status.ToString();
-      ASSERT_EQ(a.out.size(), b.out.size());
-      for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
-      EXPECT_LT(a.total.cycles, b.total.cycles);
-      std::cout << name << " on " << config << ": " << a.total.cycles << " fsim cycles fused, "
-                << b.total.cycles << " apart\n";
     }
   }
 }
@@ -607,6 +566,63 @@ TEST(Lowering, BlockedSizeOverflowIsRefused) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_NE(s.message().find("value x: its blocked size overflows"), std::string::npos)
       << s.ToString();
+}
+
+// `Compile` with every conv + max pool pair lowered apart (`loom compile --no-fuse-pool`).
+Status CompileApart(const Model& m, const std::string& config, Compiled* out) {
+  pipeline::CompileOptions o;
+  o.model_path = Src(m.onnx);
+  o.config = config;
+  o.calibration = {Src(m.calibration)};
+  o.measure_sqnr = false;
+  LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &out->result));
+  package::PackageSpec spec;
+  package::LowerOptions lo;
+  lo.provenance.model_name = m.name;
+  lo.fuse_pool = false;
+  LOOM_RETURN_IF_ERROR(
+      package::LowerToPackage(out->result.graph, out->result.config, lo, &spec, &out->lowering));
+  return package::SerializePackage(spec, &out->bytes);
+}
+
+// Conv + max pool fusion (tensorize/conv2d_pool.h): each stem's max pool runs inside its
+// convolution's program (the conv's output never reaches DRAM), with on fsim the bytes of the
+// pair lowered apart (`loom compile --no-fuse-pool`), in fewer cycles. EndToEnd runs the fused
+// packages on cpu, fsim, tsim and opencl.
+TEST(PoolFusion, StemsKeepTheirBytesInFewerCycles) {
+  for (const char* name : {"resnet_stem", "vgg_stem"}) {
+    for (const char* config : {"1x8x8", "1x16x16"}) {
+      SCOPED_TRACE(std::string(name) + " on " + config);
+      Model m;
+      for (const Model& b : Blocks()) m = b.name == name ? b : m;
+      NpyArray in;
+      ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+      const runtime::HostTensor input = FloatInput(in, 0, in.shape[0]);
+      const Compiled& fused = Get(m, config);
+      ASSERT_FALSE(fused.bytes.empty());
+      int pools = 0;
+      for (const package::LayerLowering& l : fused.lowering.layers) {
+        if (l.op != "q.max_pool") continue;
+        ++pools;
+        EXPECT_EQ(l.tiling, "fused") << l.name;
+        EXPECT_FALSE(l.fused_with.empty()) << l.name;
+      }
+      EXPECT_EQ(pools, 1);
+      Compiled apart;
+      const Status st = CompileApart(m, config, &apart);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      for (const package::LayerLowering& l : apart.lowering.layers)
+        EXPECT_TRUE(l.fused_with.empty());
+      const DeviceRun a = RunOn("fsim", fused, input), b = RunOn("fsim", apart, input);
+      ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+      ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+      ASSERT_EQ(a.out.size(), b.out.size());
+      for (size_t i = 0; i < a.out.size(); ++i) EXPECT_EQ(a.out[i].data, b.out[i].data);
+      EXPECT_LT(a.total.cycles, b.total.cycles);
+      std::cout << name << " on " << config << ": " << a.total.cycles << " fsim cycles fused, "
+                << b.total.cycles << " apart\n";
+    }
+  }
 }
 
 }  // namespace

@@ -83,15 +83,10 @@ TEST_P(Profile, LayersTileEachAcceleratorSegment) {
   }
   EXPECT_TRUE(r.timed);
 
-  // Every op of the package appears once, in order; an op fused into the program of the one
-  // before it (an empty instruction range where that one ends) in that one's row.
+  // Every op of the package appears once, in order.
   const runtime::Package& p = exec->package();
   size_t ops = 0, accel_layers = 0;
-  for (const pkg::Segment* s : *p.root().segments()) {
-    for (const pkg::Op* op : *s->ops()) {
-      ops += op->insn_begin() == 0 || op->insn_begin() != op->insn_end();
-    }
-  }
+  for (const pkg::Segment* s : *p.root().segments()) ops += s->ops()->size();
   ASSERT_EQ(r.layers.size(), ops);
   ASSERT_EQ(r.segments.size(), p.num_segments());
 
@@ -200,6 +195,7 @@ TEST(ProfileFsim, FusedPoolSharesItsConvsRow) {
     if (l.op.find("+MaxPool") != std::string::npos) fused = &l;
   }
   ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->fused.size(), 1u);
   EXPECT_EQ(fused->op.rfind("Conv2d", 0), 0u) << fused->op;
   EXPECT_NE(fused->name.find('+'), std::string::npos) << fused->name;
   EXPECT_TRUE(fused->timed);
