@@ -28,6 +28,7 @@
 
 #include "compiler/codegen/kernel_bitcode.h"
 #include "compiler/codegen/op_calls.h"
+#include "runtime/exec/native_ops.h"
 
 namespace loom::codegen {
 
@@ -259,6 +260,9 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
     out->symbols.push_back({oc.segment, oc.op, oc.symbol});
     out->workspace_bytes = std::max(out->workspace_bytes, oc.workspace_bytes);
   }
+  // Code that uses its workspace must not run where the runtime passes none: a 1.8 runtime
+  // skips workspace_bytes, but refuses a feature it does not know and runs the kernels instead.
+  if (out->workspace_bytes > 0) out->features.push_back(runtime::kWorkspaceFeature);
   return Status::Ok();
 }
 

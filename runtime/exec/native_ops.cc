@@ -80,6 +80,7 @@ const char* MissingFeature(const pkg::NativeCode& code) {
 }  // namespace
 
 bool CpuHasFeature(std::string_view f) {
+  if (f == kWorkspaceFeature) return true;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
   // __builtin_cpu_supports takes literals only: one row per name the code generator records.

@@ -59,6 +59,11 @@ class NativeOps {
   size_t workspace_bytes_ = 0;
 };
 
+// The "feature" of code whose functions use their workspace (NativeCode.workspace_bytes, 1.9): a
+// capability of this runtime rather than of the CPU, so a 1.8 runtime, which passes no
+// workspace, does not know it and runs the kernels instead of that code.
+inline constexpr const char* kWorkspaceFeature = "loom-workspace";
+
 // Whether this CPU has `feature` (a name NativeCode.features uses: "avx2", "avx512f", "neon",
 // ...). False for a name this runtime does not know.
 bool CpuHasFeature(std::string_view feature);

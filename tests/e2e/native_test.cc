@@ -134,6 +134,10 @@ void ExpectNativeBytes(const Model& m, const std::string& config, const std::str
   s = codegen::AddNativeCode(targets, {}, &spec);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_FALSE(spec.native[0].symbols.empty());
+  // Code that reads its workspace says so, so that a runtime which passes none does not run it.
+  if (spec.native[0].workspace_bytes > 0) {
+    EXPECT_THAT(spec.native[0].features, ::testing::Contains(runtime::kWorkspaceFeature));
+  }
 
   NpyArray in;
   ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());

@@ -36,6 +36,10 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
   const size_t image_bytes = PaddedInputBytes(Isa::kInBytes, b, p) / p.in.n;
   const ConvRows geo = RowsGeometry(Isa::kInBytes, b, p, tile_stride, ob_stride);
   const uint32_t max_pos = Isa::MaxPos(C);
+  // The kernels take the requantization by reference: a copy keeps `p` itself from escaping into
+  // them, or LLVM could no longer fold its fields after the first call (native code would then
+  // run every branch and kernel of the generic loop, not the op's).
+  const Requant rq = p.rq;
   int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
   uint32_t nob = 1;
   for (uint32_t ob = 0; ob < ocb; ob += nob) {
@@ -57,13 +61,13 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
         const int8_t* w = weights + size_t{ob} * taps * C;
         ForEachRowGroup(b, p, geo, padded + size_t{ob} * geo.plane_step, max_pos, 1, real_c, dst,
                         [&](const ConvRows& r, uint32_t npos, int8_t* d) {
-                          Isa::Depthwise(w, C, r, npos, bias_blk, mult_blk, p.rq, d);
+                          Isa::Depthwise(w, C, r, npos, bias_blk, mult_blk, rq, d);
                         });
       } else {
         const uint8_t* tiles = packed + size_t{ob} * ob_stride;
         ForEachRowGroup(b, p, geo, padded, max_pos, nob, real_c, dst,
                         [&](const ConvRows& r, uint32_t npos, int8_t* d) {
-                          Isa::Rows(tiles, C, r, npos, nob, bias_blk, mult_blk, p.rq, d);
+                          Isa::Rows(tiles, C, r, npos, nob, bias_blk, mult_blk, rq, d);
                         });
       }
     }

@@ -35,7 +35,7 @@ inline constexpr uint32_t kMaxPos = kC == 8 ? 8 : (kC == 16 ? 5 : 2);
 
 template <uint32_t kC, uint32_t kP>
 LOOM_ROW_KERNEL LOOM_AVX2 void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bias,
-                    const int32_t* mult, const Requant& rq, int8_t* out) {
+                                    const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 8, npairs = kC / 2;
   __m256i a[kP][nv];
   LOOM_UNROLL
@@ -86,8 +86,8 @@ LOOM_ROW_KERNEL LOOM_AVX2 void Rows(const uint8_t* packed, const ConvRows& r, co
 // Depthwise on the same int16 copy: per tap, eight channels' x * w in int16 (exact: |x * w| <=
 // 2^14), widened and added to int32 accumulators held for all taps.
 template <uint32_t kC, uint32_t kP>
-LOOM_ROW_KERNEL LOOM_AVX2 void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, const int32_t* mult,
-                      const Requant& rq, int8_t* out) {
+LOOM_ROW_KERNEL LOOM_AVX2 void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias,
+                                      const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 8;
   __m256i a[kP][nv];
   LOOM_UNROLL

@@ -62,7 +62,7 @@ LOOM_VNNI inline __m128i Requant512(__m512i a, __m512i mult, const Requant& rq, 
 // 16 * (j % nv) of block j / nv, whose tiles start ob_stride bytes after the previous block's.
 template <uint32_t kC, uint32_t kP, uint32_t kNB>
 LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bias,
-                    const int32_t* mult, const Requant& rq, int8_t* out) {
+                                    const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16, nt = nv * kNB, nq = kC / 4;
   __m512i a[kP][nt], corr[nt];
   LOOM_UNROLL
@@ -149,8 +149,8 @@ inline void VnniRows(const uint8_t* packed, uint32_t block, const ConvRows& r, u
 // Depthwise: P positions x the block in zmm accumulators over the taps. x * w is exact in int16
 // (|x * w| <= 2^14), then widened and added in int32, as the AVX2 table's depthwise.
 template <uint32_t kC, uint32_t kP>
-LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias, const int32_t* mult,
-                      const Requant& rq, int8_t* out) {
+LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const int32_t* bias,
+                                      const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16;
   __m512i a[kP][nv];
   LOOM_UNROLL
