@@ -20,6 +20,7 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -27,6 +28,7 @@
 
 #include "compiler/codegen/kernel_bitcode.h"
 #include "compiler/codegen/op_calls.h"
+#include "runtime/exec/native_ops.h"
 
 namespace loom::codegen {
 
@@ -82,11 +84,37 @@ Status BuildOpFunction(llvm::Module& m, const OpCalls& oc) {
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Value* arena = fn->getArg(0);
   llvm::Value* constants = fn->getArg(1);
+  llvm::Value* workspace = fn->getArg(2);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  // The op's rodata (packed weights) as private constants of the object, 64-byte aligned for
+  // the row kernels' vector loads.
+  std::vector<llvm::GlobalVariable*> rodata;
+  for (size_t i = 0; i < oc.rodata.size(); ++i) {
+    auto* init = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<uint8_t>(oc.rodata[i]));
+    auto* g = new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage, init,
+                                       oc.symbol + ".rodata" + std::to_string(i));
+    g->setAlignment(llvm::Align(64));
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    rodata.push_back(g);
+  }
   auto pointer = [&](const Buffer& buf, llvm::Type* want) -> llvm::Value* {
-    if (buf.kind == Buffer::kNull)
-      return llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(want));
-    llvm::Value* base = buf.kind == Buffer::kArena ? arena : constants;
+    llvm::Value* base = nullptr;
+    switch (buf.kind) {
+      case Buffer::kNull:
+        return llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(want));
+      case Buffer::kRodata:
+        return b.CreatePointerCast(rodata[buf.offset], want);
+      case Buffer::kArena:
+        base = arena;
+        break;
+      case Buffer::kConstants:
+        base = constants;
+        break;
+      case Buffer::kWorkspace:
+        base = workspace;
+        break;
+    }
     return b.CreatePointerCast(b.CreateConstInBoundsGEP1_64(i8, base, buf.offset), want);
   };
   for (size_t c = 0; c < oc.calls.size(); ++c) {
@@ -118,6 +146,21 @@ Status BuildOpFunction(llvm::Module& m, const OpCalls& oc) {
   return Status::Ok();
 }
 
+// The row kernels the target's CPU features select (op_calls.h): the instruction set is fixed
+// here, at code generation, not dispatched at run time.
+ConvRows RowsFor(const CpuTarget& t) {
+  auto has = [&](const char* f) {
+    for (const std::string& g : t.features) {
+      if (g == f) return true;
+    }
+    return false;
+  };
+  if (t.name == "aarch64" || has("neon")) return ConvRows::kNeon;
+  if (has("avx512vnni")) return ConvRows::kAvx512Vnni;
+  if (has("avx2")) return ConvRows::kAvx2;
+  return ConvRows::kNone;
+}
+
 }  // namespace
 
 Status CompileNative(const runtime::Package& package, const CpuTarget& target,
@@ -143,7 +186,7 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm->createDataLayout());
 
-  const std::vector<OpCalls> ops = NativeOpCalls(package);
+  const std::vector<OpCalls> ops = NativeOpCalls(package, RowsFor(target));
   for (size_t i = 0; i < ops.size(); ++i) {
     LOOM_RETURN_IF_ERROR(BuildOpFunction(*m, ops[i]));
     if (options.progress) options.progress(i + 1, ops.size());
@@ -160,9 +203,11 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
     // to carry, for no gain in these loops.
     f.addFnAttr("no-jump-tables", "true");
     // Each op gets its own copy of its kernel, specialized on the op's constants: that copy is
-    // the point of compiling ahead of time, so the inliner is not left to weigh it.
-    if (!f.getName().startswith("loom_op_")) {
-      f.removeFnAttr(llvm::Attribute::NoInline);
+    // the point of compiling ahead of time, so the inliner is not left to weigh it. The row
+    // kernels' innermost functions are the exception their source marks `noinline`
+    // (LOOM_ROW_KERNEL, and the NEON rows' per-position functions): shared by every op of
+    // their block and position count, compiled once per module.
+    if (!f.getName().startswith("loom_op_") && !f.hasFnAttribute(llvm::Attribute::NoInline)) {
       f.addFnAttr(llvm::Attribute::AlwaysInline);
     }
   }
@@ -210,7 +255,14 @@ Status CompileNative(const runtime::Package& package, const CpuTarget& target,
   out->features = target.features;
   out->object.assign(object.begin(), object.end());
   out->symbols.clear();
-  for (const OpCalls& oc : ops) out->symbols.push_back({oc.segment, oc.op, oc.symbol});
+  out->workspace_bytes = 0;
+  for (const OpCalls& oc : ops) {
+    out->symbols.push_back({oc.segment, oc.op, oc.symbol});
+    out->workspace_bytes = std::max(out->workspace_bytes, oc.workspace_bytes);
+  }
+  // Code that uses its workspace must not run where the runtime passes none: a 1.8 runtime
+  // skips workspace_bytes, but refuses a feature it does not know and runs the kernels instead.
+  if (out->workspace_bytes > 0) out->features.push_back(runtime::kWorkspaceFeature);
   return Status::Ok();
 }
 

@@ -1,7 +1,10 @@
 // Ahead-of-time native code for a package's CPU ops (docs/cpu.md, "Native code"). For each op
 // that op_calls.h describes, an LLVM function
 //   int32_t loom_op_<segment>_<op>(uint8_t* arena, const uint8_t* constants, uint8_t* workspace)
-// calls the kernel ABI's entries with their shapes and parameters as constants. The kernels'
+// calls the kernel ABI's entries with their shapes and parameters as constants; a Conv2d calls
+// the register-blocked rows of the instruction set the target CPU has (AVX2, AVX-512 VNNI or
+// NEON, chosen here), with its weights packed at compile time into the object's rodata and its
+// padded input in `workspace` (NativeCode.workspace_bytes). The kernels'
 // bitcode (clang, at build time) is linked in, everything but these functions is internalized,
 // LLVM's O3 pipeline inlines and specializes the kernels for the target CPU, and the result is an
 // ELF relocatable object (static relocation model, small code model) the runtime's loader

@@ -3,6 +3,8 @@
 #include "runtime/exec/op_params.h"
 #include "runtime/kernels/int8/abi/kernel_abi.h"
 #include "runtime/kernels/int8/bodies.h"
+#include "runtime/kernels/int8/fast/rows_body.h"
+#include "runtime/kernels/int8/fast/tile_pack.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::codegen {
@@ -63,9 +65,47 @@ bool NoEmptyOperand(const OpCallBuilder& b, const pkg::Op& op) {
   return true;
 }
 
+// The row kernels' entry for a Conv2d with blocking `blk` on `rows`, with how they store the
+// padded input and pack a tile; null entry: the reference body.
+struct RowsEntry {
+  const char* entry = nullptr;
+  uint32_t in_bytes = 0;
+  void (*pack)(const int8_t* tile, uint32_t c, uint8_t* packed) = nullptr;
+};
+RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
+  if (blk.batch != 1 || rows == ConvRows::kNone) return {};
+  if (rows == ConvRows::kNeon) {
+    // The NEON tiles' blocks (tiles_neon.cc): % 4 == 0, up to 256.
+    if (blk.block % 4 != 0 || blk.block > 256) return {};
+    return {abi::kConv2dRowsNeon, 2, q::fast::PackNeonTile};
+  }
+  if (rows == ConvRows::kAvx512Vnni && (blk.block == 16 || blk.block == 32)) {
+    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile};
+  }
+  if (blk.block == 8 || blk.block == 16 || blk.block == 32) {
+    return {abi::kConv2dRowsAvx2, 2, q::fast::PackAvx2Tile};
+  }
+  return {};
+}
+
+// The weights of a groups == 1 convolution, every c x c tile packed by `pack` into its
+// PackedTileStride slot ([ob][ib][ky][kx], as fast::PackWeights lays them out).
+std::vector<uint8_t> PackedWeights(const q::Blocking& blk, const q::Conv2dParams& p,
+                                   const int8_t* weights,
+                                   void (*pack)(const int8_t*, uint32_t, uint8_t*)) {
+  const uint32_t C = blk.block;
+  const size_t tiles = size_t{CeilDiv(p.out_c, C)} * CeilDiv(p.in.c, C) * p.kh * p.kw;
+  const size_t stride = q::fast::PackedTileStride(C);
+  std::vector<uint8_t> packed(tiles * stride, 0);
+  for (size_t t = 0; t < tiles; ++t) pack(weights + t * C * C, C, packed.data() + t * stride);
+  return packed;
+}
+
 // False for the ops native code does not run.
-bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op,
-                std::vector<KernelCall>* out) {
+bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRows rows,
+                const pkg::Op& op, OpCalls* oc) {
+  const pkg::Package& r = package.root();
+  std::vector<KernelCall>* out = &oc->calls;
   OpCallBuilder b(r, op);
   if (!NoEmptyOperand(b, op)) return false;
   const auto in = [&](fbu i) { return OpCallBuilder::Of(b.In(i)); };
@@ -77,6 +117,20 @@ bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op
       if (!q::internal::ConvTileFits(blk)) return false;
       const q::Conv2dParams p =
           runtime::op_params::ConvParams(op, [&](int32_t i) { return b.Tensor(i); });
+      const RowsEntry re = RowsFor(rows, blk);
+      const pkg::Tensor* w = b.In(1);
+      if (re.entry != nullptr && w->storage() == pkg::Storage::Constant) {
+        Buffer packed;  // depthwise reads the weights as stored
+        if (!p.depthwise) {
+          const auto* wd = reinterpret_cast<const int8_t*>(package.constants() + w->offset());
+          oc->rodata.push_back(PackedWeights(blk, p, wd, re.pack));
+          packed = {Buffer::kRodata, oc->rodata.size() - 1};
+        }
+        oc->workspace_bytes = q::fast::PaddedInputBytes(re.in_bytes, blk, p);
+        b.Call(re.entry, [&](int32_t* a) { return abi::EncodeConv2d(blk, p, a); },
+               {in(0), packed, in(1), in(2), in(3), y, {Buffer::kWorkspace, 0}});
+        break;
+      }
       b.Call(abi::kConv2d, [&](int32_t* a) { return abi::EncodeConv2d(blk, p, a); },
              {in(0), in(1), in(2), in(3), y});
       break;
@@ -149,7 +203,7 @@ bool BuildCalls(const pkg::Package& r, const q::Blocking& blk, const pkg::Op& op
 
 }  // namespace
 
-std::vector<OpCalls> NativeOpCalls(const runtime::Package& package) {
+std::vector<OpCalls> NativeOpCalls(const runtime::Package& package, ConvRows rows) {
   const pkg::Package& r = package.root();
   const q::Blocking blk{package.config().batch, package.config().block_in};
   std::vector<OpCalls> all;
@@ -157,7 +211,7 @@ std::vector<OpCalls> NativeOpCalls(const runtime::Package& package) {
     const pkg::Segment* seg = r.segments()->Get(s);
     for (fbu i = 0; i < seg->ops()->size(); ++i) {
       OpCalls oc;
-      if (!BuildCalls(r, blk, *seg->ops()->Get(i), &oc.calls)) continue;
+      if (!BuildCalls(package, blk, rows, *seg->ops()->Get(i), &oc)) continue;
       oc.segment = s;
       oc.op = i;
       oc.symbol = "loom_op_" + std::to_string(s) + "_" + std::to_string(i);

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "runtime/exec/native_ops.h"
+
 namespace loom::codegen {
 
 namespace {
@@ -26,6 +28,11 @@ const std::vector<CpuRow>& Cpus() {
        "x86-64-v4",
        "",
        {"avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512dq", "avx512vl"}},
+      // x86-64-v4 with VNNI: the first CPU with vpdpbusd (the AVX-512 VNNI row kernels).
+      {"x86_64",
+       "cascadelake",
+       "",
+       {"avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"}},
       {"aarch64", "cortex-a53", "", {}},
       {"aarch64", "generic", "", {}},
       {"aarch64", "cortex-a72", "", {}},
@@ -88,6 +95,17 @@ Status ParseCpuTargets(const std::string& list, std::vector<CpuTarget>* out) {
       if (r.target == name && (cpu.empty() || cpu == r.cpu)) {
         row = &r;
         break;
+      }
+    }
+    // "host" alone is this machine's CPU, like -march=native: the row with the most features
+    // whose features it has (the runtime's own check), so the code runs the widest kernels here.
+    // A CPU without them falls back to the portable kernels with a notice.
+    if (entry == "host" && row != nullptr) {
+      for (const CpuRow& r : Cpus()) {
+        if (r.target != name || r.features.size() <= row->features.size()) continue;
+        bool all = true;
+        for (const std::string& f : r.features) all = all && runtime::CpuHasFeature(f);
+        if (all) row = &r;
       }
     }
     if (row == nullptr) {

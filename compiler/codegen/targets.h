@@ -25,8 +25,10 @@ std::string HostTargetName();
 
 // Parses `--cpu-targets`: a comma-separated list of NAME or NAME:CPU, e.g.
 // "x86_64,armv7,aarch64" or "x86_64:x86-64-v4". Baselines: x86_64 x86-64-v3 (AVX2), aarch64
-// cortex-a53, armv7 cortex-a9 with NEON. "host" is the host's target; "none" (alone) is no
-// native code. Errors name the entry and list what is accepted.
+// cortex-a53, armv7 cortex-a9 with NEON. "host" is the host's target at the widest CPU whose
+// features this machine has (x86_64: cascadelake with AVX-512 VNNI, x86-64-v4, or down to the
+// baseline); "host:CPU" names one. "none" (alone) is no native code. Errors name the entry and
+// list what is accepted.
 Status ParseCpuTargets(const std::string& list, std::vector<CpuTarget>* out);
 
 }  // namespace loom::codegen

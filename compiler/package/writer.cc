@@ -198,8 +198,8 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
     const auto feature_vec = b.CreateVector(features);
     b.ForceVectorAlignment(n.object.size(), sizeof(uint8_t), 16);
     const auto object = b.CreateVector(n.object);
-    native.push_back(
-        pkg::CreateNativeCode(b, target, cpu, feature_vec, object, b.CreateVector(symbols)));
+    native.push_back(pkg::CreateNativeCode(b, target, cpu, feature_vec, object,
+                                           b.CreateVector(symbols), n.workspace_bytes));
   }
   fb::Offset<fb::Vector<fb::Offset<pkg::NativeCode>>> native_vec;  // absent when empty
   if (!native.empty()) native_vec = b.CreateVector(native);

@@ -141,6 +141,7 @@ struct NativeCodeSpec {
   std::vector<std::string> features;
   std::vector<uint8_t> object;  // ELF relocatable object
   std::vector<NativeSymbolSpec> symbols;
+  uint64_t workspace_bytes = 0;  // the most any function's `workspace` must hold
 };
 
 struct PackageSpec {

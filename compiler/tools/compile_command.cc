@@ -171,9 +171,11 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
   c->add_option("--tuning-log", args->tuning_log,
                 "apply the fastest schedule per layer from a loom tune log (JSON lines); layers "
                 "it lacks, or records for another config, take the built-in search");
-  c->add_option("--cpu-targets", args->options.cpu_targets,
-                "compile the CPU ops to native code for these targets: x86_64, aarch64, armv7, "
-                "each optionally :CPU (x86_64:x86-64-v4); host, or none (default)");
+  c->add_option(
+      "--cpu-targets", args->options.cpu_targets,
+      "compile the CPU ops to native code for these targets: x86_64, aarch64, armv7, "
+      "each optionally :CPU (x86_64:cascadelake); host (this machine's widest CPU), or none "
+      "(default)");
   c->add_flag(
       "--no-fuse-pool", [args](int64_t) { args->options.fuse_pool = false; },
       "store each convolution's output and max-pool it as a layer of its own, instead of "

@@ -65,6 +65,7 @@ CpuOpRunner::CpuOpRunner(const Package& package, q::fast::KernelPath kernels,
     }
   }
   workspace_.resize(workspace);
+  native_workspace_.resize(native != nullptr ? native->workspace_bytes() : 0);
   views_.resize(inputs);
   ins_.resize(inputs);
   concat_.resize(inputs);
@@ -103,7 +104,7 @@ Status CpuOpRunner::RunFloatOp(const pkg::Op& op, const FloatOpPlan& plan, uint8
 Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
   if (native_ != nullptr) {
     if (NativeOps::Fn fn = native_->Find(segment, op_index)) {
-      const int32_t rc = fn(arena, package_.constants(), nullptr);
+      const int32_t rc = fn(arena, package_.constants(), native_workspace_.data());
       if (rc == 0) return Status::Ok();
       return Internal("native code of op {} of segment {} returned {}", op_index, segment, rc);
     }

@@ -42,7 +42,8 @@ class CpuOpRunner {
   kernels::q::fast::KernelPath kernels_;
   const NativeOps* native_;
   std::vector<int8_t> scratch_;
-  std::vector<uint8_t> workspace_;  // fast::Conv2d's repacked tiles and accumulators
+  std::vector<uint8_t> workspace_;         // fast::Conv2d's repacked tiles and accumulators
+  std::vector<uint8_t> native_workspace_;  // native code's (NativeOps::workspace_bytes)
   // Constant convolution weights packed for kernels_ at construction, per op (empty: none).
   std::vector<std::vector<uint8_t>> packed_;
   std::vector<size_t> op_base_;                   // index in packed_ of each segment's first op

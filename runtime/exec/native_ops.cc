@@ -80,6 +80,7 @@ const char* MissingFeature(const pkg::NativeCode& code) {
 }  // namespace
 
 bool CpuHasFeature(std::string_view f) {
+  if (f == kWorkspaceFeature) return true;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
   // __builtin_cpu_supports takes literals only: one row per name the code generator records.
@@ -97,6 +98,7 @@ bool CpuHasFeature(std::string_view f) {
       {"avx512bw", __builtin_cpu_supports("avx512bw") != 0},
       {"avx512dq", __builtin_cpu_supports("avx512dq") != 0},
       {"avx512vl", __builtin_cpu_supports("avx512vl") != 0},
+      {"avx512vnni", __builtin_cpu_supports("avx512vnni") != 0},
   };
   for (const Row& r : rows) {
     if (f == r.name) return r.has;
@@ -175,6 +177,7 @@ Status NativeOps::Load(const Package& package, std::unique_ptr<NativeOps>* out,
   }
   ops->cpu_ = pick->cpu() ? pick->cpu()->c_str() : "";
   ops->num_functions_ = pick->symbols()->size();
+  ops->workspace_bytes_ = static_cast<size_t>(pick->workspace_bytes());
   *out = std::move(ops);
   return Status::Ok();
 }

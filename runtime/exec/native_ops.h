@@ -26,8 +26,9 @@ class Module;
 
 class NativeOps {
  public:
-  // arena: the host copy of the arena; constants: the package's; workspace: unused (null) today.
-  // Returns 0 on success.
+  // arena: the host copy of the arena; constants: the package's; workspace: scratch of at least
+  // workspace_bytes() bytes, any alignment, which the function may overwrite. Returns 0 on
+  // success.
   using Fn = int32_t (*)(uint8_t* arena, const uint8_t* constants, uint8_t* workspace);
 
   // Loads `package`'s code for this machine and CPU. *out stays null when there is none; then
@@ -44,6 +45,8 @@ class NativeOps {
   }
   const std::string& cpu() const { return cpu_; }
   size_t num_functions() const { return num_functions_; }
+  // The scratch every function may use (NativeCode.workspace_bytes, checked at load).
+  size_t workspace_bytes() const { return workspace_bytes_; }
 
  private:
   NativeOps() = default;
@@ -53,7 +56,13 @@ class NativeOps {
   std::vector<Fn> fns_;
   std::string cpu_;
   size_t num_functions_ = 0;
+  size_t workspace_bytes_ = 0;
 };
+
+// The "feature" of code whose functions use their workspace (NativeCode.workspace_bytes, 1.9): a
+// capability of this runtime rather than of the CPU, so a 1.8 runtime, which passes no
+// workspace, does not know it and runs the kernels instead of that code.
+inline constexpr const char* kWorkspaceFeature = "loom-workspace";
 
 // Whether this CPU has `feature` (a name NativeCode.features uses: "avx2", "avx512f", "neon",
 // ...). False for a name this runtime does not know.

@@ -23,7 +23,7 @@ inline constexpr uint32_t kHeaderVersion = 1;
 inline constexpr size_t kHeaderBytes = 32;
 // The schema version this runtime reads (Package.version_major) and writes (version_minor).
 inline constexpr uint16_t kSchemaVersionMajor = 1;
-inline constexpr uint16_t kSchemaVersionMinor = 8;
+inline constexpr uint16_t kSchemaVersionMinor = 9;
 
 struct PackageHeader {
   uint32_t version = kHeaderVersion;

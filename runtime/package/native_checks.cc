@@ -40,6 +40,13 @@ Status CheckNativeCode(const pkg::Package& r) {
                                        4) != 0) {
       return InvalidArgument("{}: object of {} bytes is not an ELF file", where, obj->size());
     }
+    // The executor allocates the workspace at creation: a bound keeps a corrupt field from
+    // asking for all of memory (a convolution's padded input is a few MiB).
+    constexpr uint64_t kMaxWorkspace = uint64_t{1} << 30;
+    if (code->workspace_bytes() > kMaxWorkspace) {
+      return InvalidArgument("{}: workspace of {} bytes exceeds the limit of {} (1 GiB)", where,
+                             code->workspace_bytes(), kMaxWorkspace);
+    }
     if (code->features() != nullptr) {
       for (fbu f = 0; f < code->features()->size(); ++f) {
         if (code->features()->Get(f)->size() == 0) {

@@ -112,6 +112,7 @@ json Describe(const Package& p, const InspectOptions& o) {
                              {"cpu", Str(code->cpu())},
                              {"features", features},
                              {"object_bytes", code->object()->size()},
+                             {"workspace_bytes", code->workspace_bytes()},
                              {"symbols", symbols}});
     }
   }
@@ -191,10 +192,11 @@ std::string InspectPackage(const Package& package, const InspectOptions& options
     for (const json& f : n["features"])
       features += (features.empty() ? "" : ",") + f.get<std::string>();
     std::snprintf(line, sizeof(line),
-                  "native code: %s (cpu %s%s%s): %zu op functions, %" PRIu64 "-byte object\n",
+                  "native code: %s (cpu %s%s%s): %zu op functions, %" PRIu64
+                  "-byte object, %" PRIu64 "-byte workspace\n",
                   n["target"].get<std::string>().c_str(), n["cpu"].get<std::string>().c_str(),
                   features.empty() ? "" : ", needs ", features.c_str(), n["symbols"].size(),
-                  n["object_bytes"].get<uint64_t>());
+                  n["object_bytes"].get<uint64_t>(), n["workspace_bytes"].get<uint64_t>());
     out += line;
   }
   return out;

@@ -14,6 +14,8 @@
 #include "compiler/codegen/op_calls.h"
 #include "runtime/config/config_file.h"
 #include "runtime/kernels/int8/abi/kernel_abi.h"
+#include "runtime/kernels/int8/fast/rows_body.h"
+#include "runtime/kernels/int8/fast/tile_pack.h"
 #include "tests/runtime/test_packages.h"
 
 namespace loom::codegen {
@@ -46,6 +48,8 @@ TEST(CpuTargets, ParsesNamesCpusHostAndNone) {
   EXPECT_EQ(t[2].cpu, "cortex-a53");
   ASSERT_TRUE(ParseCpuTargets("x86_64:x86-64-v4", &t).ok());
   EXPECT_THAT(t[0].features, ::testing::Contains("avx512bw"));
+  ASSERT_TRUE(ParseCpuTargets("x86_64:cascadelake", &t).ok());
+  EXPECT_THAT(t[0].features, ::testing::Contains("avx512vnni"));
   ASSERT_TRUE(ParseCpuTargets("none", &t).ok());
   EXPECT_TRUE(t.empty());
   if (!HostTargetName().empty()) {
@@ -66,7 +70,7 @@ TEST(CpuTargets, RefusesWhatItCannotBuildOrCheck) {
 TEST(OpCalls, ConvAndPoolArgumentsDecodeToTheKernelsParameters) {
   package::PackageSpec spec;
   const auto p = ConvPackage(&spec);
-  const std::vector<OpCalls> calls = NativeOpCalls(*p);
+  const std::vector<OpCalls> calls = NativeOpCalls(*p, ConvRows::kNone);
   // conv3x3 and conv1x1 (accelerator segments' op descriptions) and the max pool run natively;
   // Quantize, Dequantize and the float ops do not.
   std::set<int> kinds;
@@ -104,6 +108,52 @@ TEST(OpCalls, ConvAndPoolArgumentsDecodeToTheKernelsParameters) {
   }
   EXPECT_EQ(kinds, (std::set<int>{static_cast<int>(pkg::OpParams::Conv2d),
                                   static_cast<int>(pkg::OpParams::MaxPool)}));
+}
+
+// With row kernels, a Conv2d calls its instruction set's entry with the weights packed at compile
+// time (the tile layout of tile_pack.h, PackedTileStride apart) and the padded input in the
+// workspace; the argument array is still EncodeConv2d's.
+TEST(OpCalls, RowKernelsGetPackedWeightsAndAWorkspace) {
+  package::PackageSpec spec;
+  const auto p = ConvPackage(&spec);
+  const std::vector<OpCalls> avx2 = NativeOpCalls(*p, ConvRows::kAvx2);
+  // Block 8: the VNNI rows do not take it, so a VNNI CPU runs the AVX2 rows (as fast::Conv2d).
+  const std::vector<OpCalls> vnni = NativeOpCalls(*p, ConvRows::kAvx512Vnni);
+  ASSERT_EQ(avx2.size(), NativeOpCalls(*p, ConvRows::kNone).size());
+  size_t convs = 0;
+  for (size_t k = 0; k < avx2.size(); ++k) {
+    const OpCalls& oc = avx2[k];
+    const pkg::Op* op = p->root().segments()->Get(oc.segment)->ops()->Get(oc.op);
+    if (op->params_type() != pkg::OpParams::Conv2d) continue;
+    ++convs;
+    ASSERT_EQ(oc.calls.size(), 1u);
+    const KernelCall& c = oc.calls[0];
+    EXPECT_STREQ(c.entry, q::abi::kConv2dRowsAvx2);
+    EXPECT_STREQ(vnni[k].calls[0].entry, q::abi::kConv2dRowsAvx2);
+    ASSERT_EQ(c.buffers.size(), 7u);
+    EXPECT_EQ(c.buffers[0].kind, Buffer::kArena);
+    ASSERT_EQ(c.buffers[1].kind, Buffer::kRodata);
+    EXPECT_EQ(c.buffers[2].kind, Buffer::kConstants);  // the stored weights (depthwise reads them)
+    EXPECT_EQ(c.buffers[6].kind, Buffer::kWorkspace);
+    q::Blocking b;
+    q::Conv2dParams cp;
+    q::abi::DecodeConv2d(c.args.data(), &b, &cp);
+    EXPECT_EQ(oc.workspace_bytes, q::fast::PaddedInputBytes(2, b, cp));
+    // The packed tiles are the stored tiles through PackAvx2Tile.
+    ASSERT_LT(c.buffers[1].offset, oc.rodata.size());
+    const std::vector<uint8_t>& packed = oc.rodata[c.buffers[1].offset];
+    const size_t stride = q::fast::PackedTileStride(b.block);
+    const size_t tiles =
+        size_t{CeilDiv(cp.out_c, b.block)} * CeilDiv(cp.in.c, b.block) * cp.kh * cp.kw;
+    ASSERT_EQ(packed.size(), tiles * stride);
+    const auto* w = reinterpret_cast<const int8_t*>(p->constants() + c.buffers[2].offset);
+    std::vector<uint8_t> want(stride, 0);
+    for (size_t t = 0; t < tiles; ++t) {
+      q::fast::PackAvx2Tile(w + t * b.block * b.block, b.block, want.data());
+      ASSERT_TRUE(std::equal(want.begin(), want.end(), packed.begin() + t * stride)) << t;
+    }
+  }
+  EXPECT_EQ(convs, 2u);
 }
 
 // The package `spec` describes, written and loaded (null, with a test failure, if either fails).
@@ -161,12 +211,12 @@ std::unique_ptr<runtime::Package> AvgPoolPackage(uint32_t h) {
 TEST(OpCalls, AnEmptyOperandLeavesTheOpToTheKernels) {
   const auto pooled = AvgPoolPackage(2);
   ASSERT_NE(pooled, nullptr);
-  const std::vector<OpCalls> calls = NativeOpCalls(*pooled);
+  const std::vector<OpCalls> calls = NativeOpCalls(*pooled, ConvRows::kNone);
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_STREQ(calls[0].calls[0].entry, q::abi::kAvgPool);
   const auto empty = AvgPoolPackage(0);
   ASSERT_NE(empty, nullptr);
-  EXPECT_TRUE(NativeOpCalls(*empty).empty());
+  EXPECT_TRUE(NativeOpCalls(*empty, ConvRows::kNone).empty());
 }
 
 // One Conv2d (4 -> 4 channels, 1x1, over 2x2) in a CPU segment, for `config`'s blocking (its
@@ -219,11 +269,11 @@ TEST(OpCalls, AConvBeyondTheAccumulatorTileStaysOnTheKernel) {
   ASSERT_TRUE(LoadHwConfig("1x32x32", &config).ok());
   const auto fits = CpuConvPackage(config);
   ASSERT_NE(fits, nullptr);
-  ASSERT_EQ(NativeOpCalls(*fits).size(), 1u);
+  ASSERT_EQ(NativeOpCalls(*fits, ConvRows::kNone).size(), 1u);
   config.batch = 64;  // 64 x 32: twice the tile
   const auto beyond = CpuConvPackage(config);
   ASSERT_NE(beyond, nullptr);
-  EXPECT_TRUE(NativeOpCalls(*beyond).empty());
+  EXPECT_TRUE(NativeOpCalls(*beyond, ConvRows::kNone).empty());
 }
 
 // The ARM EABI's run-time helpers (division on cores without a divider, memory copies), which
@@ -254,7 +304,7 @@ TEST_P(Objects, DefineEveryOpAndImportOnlyWhatTheRuntimeProvides) {
   const Status s = CompileNative(*p, targets[0], options, &code);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(code.target, targets[0].name);
-  EXPECT_EQ(code.symbols.size(), NativeOpCalls(*p).size());
+  EXPECT_EQ(code.symbols.size(), NativeOpCalls(*p, ConvRows::kNone).size());
   EXPECT_EQ(progress_calls, code.symbols.size() + 1);
 
   auto buffer = llvm::MemoryBuffer::getMemBuffer(
@@ -287,7 +337,9 @@ TEST_P(Objects, DefineEveryOpAndImportOnlyWhatTheRuntimeProvides) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Triples, Objects, ::testing::Values("x86_64", "aarch64", "armv7"));
+INSTANTIATE_TEST_SUITE_P(Triples, Objects,
+                         ::testing::Values("x86_64", "x86_64:cascadelake", "x86_64:x86-64",
+                                           "aarch64", "armv7"));
 
 TEST(AddNativeCode, AppendsOneEntryPerTargetThatTheLoaderAccepts) {
   package::PackageSpec spec;

@@ -1,6 +1,9 @@
 // Native code (docs/cpu.md, "Native code") end to end: blocks of the zoo and the digits model
 // compiled with LLVM for this host run on the cpu device through their native functions, and
 // their bytes equal the portable kernels' (the same package with native code off) and fsim's.
+// On x86-64 each CPU level's convolutions run different code: the reference body (x86-64), the
+// AVX2 rows (x86-64-v3, every block on 1x8x8) and the AVX-512 VNNI rows (cascadelake, 1x16x16,
+// where this CPU has VNNI).
 // Also: a package with code only for other targets or CPU features runs on the kernels with a
 // one-line notice, and an object the loader refuses fails executor creation with its name.
 #include <gmock/gmock.h>
@@ -50,11 +53,12 @@ const Model& Small() {
   return m;
 }
 
-// The model compiled for 1x8x8 (the portable package's spec).
-Status CompileSpec(const Model& m, package::PackageSpec* spec) {
+// The model compiled for `config` (the portable package's spec).
+Status CompileSpec(const Model& m, package::PackageSpec* spec,
+                   const std::string& config = "1x8x8") {
   pipeline::CompileOptions o;
   o.model_path = Src(m.onnx);
-  o.config = "1x8x8";
+  o.config = config;
   o.calibration = {Src(m.calibration)};
   o.measure_sqnr = false;
   pipeline::CompileResult result;
@@ -118,17 +122,22 @@ std::vector<codegen::CpuTarget> HostBaseline() {
   return targets;
 }
 
-class NativeCode : public ::testing::TestWithParam<Model> {};
-
-TEST_P(NativeCode, BytesEqualThePortableKernelsAndFsim) {
-  if (!HostHasNativeTarget()) GTEST_SKIP() << "no native target for this host";
-  const Model& m = GetParam();
+// Compiles `m` for `config` with native code for `cpu` ("x86_64:x86-64-v3", or "host") and
+// checks its outputs byte for byte against the portable kernels and fsim.
+void ExpectNativeBytes(const Model& m, const std::string& config, const std::string& cpu) {
   package::PackageSpec spec;
-  Status s = CompileSpec(m, &spec);
+  Status s = CompileSpec(m, &spec, config);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  s = codegen::AddNativeCode(HostBaseline(), {}, &spec);
+  std::vector<codegen::CpuTarget> targets;
+  s = codegen::ParseCpuTargets(cpu, &targets);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = codegen::AddNativeCode(targets, {}, &spec);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_FALSE(spec.native[0].symbols.empty());
+  // Code that reads its workspace says so, so that a runtime which passes none does not run it.
+  if (spec.native[0].workspace_bytes > 0) {
+    EXPECT_THAT(spec.native[0].features, ::testing::Contains(runtime::kWorkspaceFeature));
+  }
 
   NpyArray in;
   ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
@@ -153,8 +162,58 @@ TEST_P(NativeCode, BytesEqualThePortableKernelsAndFsim) {
   }
 }
 
+bool HostHas(std::initializer_list<const char*> features) {
+  for (const char* f : features) {
+    if (!runtime::CpuHasFeature(f)) return false;
+  }
+  return true;
+}
+
+class NativeCode : public ::testing::TestWithParam<Model> {};
+
+// Every block on the host's fast rows: AVX2 on x86-64 (the reference body where the CPU has no
+// AVX2), the host's CPU elsewhere.
+TEST_P(NativeCode, BytesEqualThePortableKernelsAndFsim) {
+  if (!HostHasNativeTarget()) GTEST_SKIP() << "no native target for this host";
+  std::string cpu = "host";
+  if (codegen::HostTargetName() == "x86_64") {
+    cpu = HostHas({"avx2", "fma", "bmi2"}) ? "x86_64:x86-64-v3" : "x86_64:x86-64";
+  }
+  ExpectNativeBytes(GetParam(), "1x8x8", cpu);
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, NativeCode, ::testing::ValuesIn(Models()),
                          [](const auto& i) { return i.param.name; });
+
+// The reference body, specialized: what x86-64 without AVX2 (and a blocking the rows do not
+// take) runs.
+TEST(NativeCodeCpus, BaselineX86RunsTheReferenceBody) {
+  if (codegen::HostTargetName() != "x86_64") GTEST_SKIP() << "not an x86-64 host";
+  ExpectNativeBytes(Models()[0], "1x8x8", "x86_64:x86-64");
+}
+
+// The AVX2 rows of blocks 16 (5 positions per call) and 32 (2).
+TEST(NativeCodeCpus, Avx2RowsOn1x16x16And1x32x32) {
+  if (codegen::HostTargetName() != "x86_64" || !HostHas({"avx2", "fma", "bmi2"})) {
+    GTEST_SKIP() << "this CPU has no AVX2";
+  }
+  ExpectNativeBytes(Models()[0], "1x16x16", "x86_64:x86-64-v3");
+  ExpectNativeBytes(Models()[1], "1x32x32", "x86_64:x86-64-v3");
+}
+
+// The AVX-512 VNNI rows take blocks 16 and 32: a 3x3 residual block, a depthwise one and the
+// 7x7 stem (3 input channels, the last block's single quad) on 1x16x16.
+TEST(NativeCodeCpus, AvxVnniRowsOn1x16x16) {
+  if (codegen::HostTargetName() != "x86_64" ||
+      !HostHas(
+          {"avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"})) {
+    GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  }
+  for (const size_t i : {0, 1, 5}) {
+    SCOPED_TRACE(Models()[i].name);
+    ExpectNativeBytes(Models()[i], "1x16x16", "x86_64:cascadelake");
+  }
+}
 
 // Code for another target, or for features this CPU lacks, is not loaded: the kernels run, and
 // one line on stderr says why.

@@ -378,6 +378,11 @@ TEST(PackageBad, NativeCodeTargetsObjectsAndSymbols) {
   EXPECT_THAT(s.message(), HasSubstr("symbol 0 has an empty, overlong or NUL-holding name"));
   s = with([](package::NativeCodeSpec* c) { c->features = {""}; });
   EXPECT_THAT(s.message(), HasSubstr("CPU feature 0 is empty"));
+  // 1.9: the workspace the executor allocates at creation is bounded.
+  EXPECT_TRUE(with([](package::NativeCodeSpec* c) { c->workspace_bytes = 1u << 30; }).ok());
+  s = with([](package::NativeCodeSpec* c) { c->workspace_bytes = (1u << 30) + 1; });
+  EXPECT_THAT(s.message(), HasSubstr("native code 0 (x86_64): workspace of 1073741825 bytes "
+                                     "exceeds the limit"));
 }
 
 // A ZeroInsert (1.7) is checked like a Resize: strides at least 1, the output its scaled plane.

@@ -18,11 +18,17 @@
 namespace loom::kernels::q::abi {
 
 // The entry points' symbols in the bitcode, and how many int32 their arrays hold.
-inline constexpr const char* kConv2d = "loom_k_conv2d";     // (args, in, weights, bias, mult, out)
-inline constexpr const char* kAdd = "loom_k_add";           // (args, a, b, out)
-inline constexpr const char* kMul = "loom_k_mul";           // (args, a, b, out)
-inline constexpr const char* kMaxPool = "loom_k_max_pool";  // (args, in, out)
-inline constexpr const char* kAvgPool = "loom_k_avg_pool";  // (args, mult_by_count, in, out)
+inline constexpr const char* kConv2d = "loom_k_conv2d";  // (args, in, weights, bias, mult, out)
+// Conv2d by register-blocked rows (fast/conv2d_rows_body.h) with weights packed at compile time,
+// one entry per instruction set, its argument array EncodeConv2d's: (args, in, packed, weights,
+// bias, mult, out, workspace). The workspace holds the padded input (ConvRowsWorkspaceBytes).
+inline constexpr const char* kConv2dRowsAvx2 = "loom_k_conv2d_rows_avx2";  // x86-64: AVX2
+inline constexpr const char* kConv2dRowsVnni = "loom_k_conv2d_rows_vnni";  // x86-64: AVX-512 VNNI
+inline constexpr const char* kConv2dRowsNeon = "loom_k_conv2d_rows_neon";  // armv7, aarch64: smlal
+inline constexpr const char* kAdd = "loom_k_add";                          // (args, a, b, out)
+inline constexpr const char* kMul = "loom_k_mul";                          // (args, a, b, out)
+inline constexpr const char* kMaxPool = "loom_k_max_pool";                 // (args, in, out)
+inline constexpr const char* kAvgPool = "loom_k_avg_pool";        // (args, mult_by_count, in, out)
 inline constexpr const char* kResize = "loom_k_resize_nearest";   // (args, in, out)
 inline constexpr const char* kZeroInsert = "loom_k_zero_insert";  // (args, in, out)
 // One input of a Concat into the zeroed output (body::ConcatInto): (args, in, out).

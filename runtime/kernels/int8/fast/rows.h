@@ -13,30 +13,9 @@
 #include <cstdint>
 
 #include "runtime/kernels/int8/fast/fast.h"
-
-// Before each loop of a row kernel over positions or vectors (compile-time trip counts): fully
-// unrolled, a[p][j] are registers. GCC 12 otherwise keeps the 8-position loop rolled and the
-// accumulators in a stack array, one load and one store per vpdpbusd (seen in perf annotate:
-// about a third of the machine's peak).
-#define LOOM_UNROLL _Pragma("GCC unroll 16")
+#include "runtime/kernels/int8/fast/rows_body.h"
 
 namespace loom::kernels::q::fast {
-
-// The input of `npos` output positions of one output row, in the padded copy (batch block 1).
-struct ConvRows {
-  const uint8_t* in = nullptr;  // tap (0, 0) of position 0, input-channel block 0
-  size_t pos_step = 0;          // bytes between output positions (stride_w * block)
-  size_t row_step = 0;          // bytes between kernel rows (padded width * block)
-  size_t plane_step = 0;        // bytes between input-channel blocks (padded plane)
-  uint32_t kh = 1, kw = 1;
-  uint32_t icb = 1;         // input-channel blocks
-  uint32_t last_quads = 0;  // 4-channel groups to read in the last block (the rest are zeros)
-  size_t tile_stride = 0;   // bytes between packed tiles, ordered [ib][ky][kx]
-  // With two output-channel blocks per call: bytes between their packed tile sets, and between
-  // their output planes.
-  size_t ob_stride = 0;
-  size_t out_ob_stride = 0;
-};
 
 struct RowKernels {
   // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).

@@ -4,6 +4,7 @@
 // overflows int16). Block % 8 == 0: one ymm holds eight output channels.
 #include <cstring>
 
+#include "runtime/kernels/int8/fast/tile_pack.h"
 #include "runtime/kernels/int8/fast/tiles.h"
 
 #if defined(__x86_64__)
@@ -19,15 +20,7 @@ namespace {
 bool Supports(uint32_t c) { return c % 8 == 0 && c <= 256; }
 size_t PackedBytes(uint32_t c) { return 2 * size_t{c} * c; }
 
-// int16 [i / 2][o][2]: the two weights a vpmaddwd lane multiplies with one input pair.
-void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) {
-  for (uint32_t k = 0; k < c / 2; ++k)
-    for (uint32_t o = 0; o < c; ++o)
-      for (uint32_t j = 0; j < 2; ++j) {
-        const int16_t v = tile[size_t{o} * c + 2 * k + j];
-        std::memcpy(packed + ((size_t{k} * c + o) * 2 + j) * 2, &v, 2);
-      }
-}
+void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackAvx2Tile(tile, c, packed); }
 
 LOOM_AVX2 inline void Widen(const int8_t* in, uint32_t c, int16_t* x16) {
   uint32_t i = 0;

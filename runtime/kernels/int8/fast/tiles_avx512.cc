@@ -7,6 +7,7 @@
 // holds sixteen output channels. Depthwise and requantization reuse the AVX2 table.
 #include <cstring>
 
+#include "runtime/kernels/int8/fast/tile_pack.h"
 #include "runtime/kernels/int8/fast/tiles.h"
 
 #if defined(__x86_64__)
@@ -20,19 +21,7 @@ namespace {
 bool Supports(uint32_t c) { return c % 16 == 0 && c <= 256; }
 size_t PackedBytes(uint32_t c) { return size_t{c} * c + 4 * size_t{c}; }
 
-// int8 [i / 4][o][4] (the four weights one vpdpbusd lane takes), then int32 corr[o].
-void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) {
-  for (uint32_t k = 0; k < c / 4; ++k)
-    for (uint32_t o = 0; o < c; ++o)
-      for (uint32_t j = 0; j < 4; ++j)
-        packed[(size_t{k} * c + o) * 4 + j] = static_cast<uint8_t>(tile[size_t{o} * c + 4 * k + j]);
-  for (uint32_t o = 0; o < c; ++o) {
-    int32_t s = 0;
-    for (uint32_t i = 0; i < c; ++i) s += tile[size_t{o} * c + i];
-    const int32_t corr = 128 * s;  // |s| <= 256 * 128: fits
-    std::memcpy(packed + size_t{c} * c + 4 * size_t{o}, &corr, 4);
-  }
-}
+void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackVnniTile(tile, c, packed); }
 
 LOOM_VNNI inline __m512i Quad(const uint8_t* xu, uint32_t k) {
   int32_t v;

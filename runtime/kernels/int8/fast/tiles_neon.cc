@@ -6,6 +6,7 @@
 // Block % 4 == 0: one q register holds four output channels.
 #include <cstring>
 
+#include "runtime/kernels/int8/fast/tile_pack.h"
 #include "runtime/kernels/int8/fast/tiles.h"
 
 #if defined(__ARM_NEON)
@@ -20,13 +21,7 @@ bool Supports(uint32_t c) { return c % 4 == 0 && c <= 256; }
 size_t PackedBytes(uint32_t c) { return 2 * size_t{c} * c; }
 
 // int16 [i][o]: the weights one input channel meets, for every output channel.
-void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) {
-  for (uint32_t i = 0; i < c; ++i)
-    for (uint32_t o = 0; o < c; ++o) {
-      const int16_t v = tile[size_t{o} * c + i];
-      std::memcpy(packed + (size_t{i} * c + o) * 2, &v, 2);
-    }
-}
+void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackNeonTile(tile, c, packed); }
 
 inline int16x4_t W4(const uint8_t* packed, uint32_t c, uint32_t i, uint32_t o) {
   int16_t w[4];
@@ -113,13 +108,7 @@ constexpr TileKernels kTiles = {Supports, PackedBytes, Pack, Gemm, Depthwise, Re
 
 size_t DotPackedBytes(uint32_t c) { return size_t{c} * c; }
 
-// int8 [i / 4][o][4]: the four weights one sdot lane takes.
-void DotPack(const int8_t* tile, uint32_t c, uint8_t* packed) {
-  for (uint32_t k = 0; k < c / 4; ++k)
-    for (uint32_t o = 0; o < c; ++o)
-      for (uint32_t j = 0; j < 4; ++j)
-        packed[(size_t{k} * c + o) * 4 + j] = static_cast<uint8_t>(tile[size_t{o} * c + 4 * k + j]);
-}
+void DotPack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackDotTile(tile, c, packed); }
 
 LOOM_DOTPROD void DotGemm(const uint8_t* packed, uint32_t c, const RowSet& rows, int32_t* acc) {
   const auto* w = reinterpret_cast<const int8_t*>(packed);

@@ -1,0 +1,198 @@
+// The freestanding part of the register-blocked convolution rows (rows.h): the rows' geometry,
+// the padded copy of the input and the loop over output rows. Header-only, no Status, no
+// allocation, no library call but memcpy/memset, so that the same code runs in fast::Conv2d
+// (conv2d_rows.cc) and, compiled to bitcode by clang for each target, in the native code the
+// LLVM code generator builds (abi/kernel_abi.cc, docs/cpu.md "Native code").
+#ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_BODY_H_
+#define LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_BODY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/core/blocked_layout.h"
+#include "runtime/kernels/int8/qops.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+// Before each loop of a row kernel over positions or vectors (compile-time trip counts): fully
+// unrolled, a[p][j] are registers. GCC 12 otherwise keeps the 8-position loop rolled and the
+// accumulators in a stack array, one load and one store per vpdpbusd (seen in perf annotate:
+// about a third of the machine's peak). Clang reads the same pragma.
+#define LOOM_UNROLL _Pragma("GCC unroll 16")
+
+// On each row kernel (one instantiation per block and position count): it stays one function.
+// Native code keeps it out of line too (compiler/codegen keeps `noinline`), so a module compiles
+// each kernel it uses once, not once per op and call site: inlined everywhere, the O3 pipeline
+// took 14 s per convolution. Its register allocation is then its loop's alone.
+#define LOOM_ROW_KERNEL __attribute__((noinline))
+
+namespace loom::kernels::q::fast {
+
+// The input of `npos` output positions of one output row, in the padded copy (batch block 1).
+struct ConvRows {
+  const uint8_t* in = nullptr;  // tap (0, 0) of position 0, input-channel block 0
+  size_t pos_step = 0;          // bytes between output positions (stride_w * block)
+  size_t row_step = 0;          // bytes between kernel rows (padded width * block)
+  size_t plane_step = 0;        // bytes between input-channel blocks (padded plane)
+  uint32_t kh = 1, kw = 1;
+  uint32_t icb = 1;         // input-channel blocks
+  uint32_t last_quads = 0;  // 4-channel groups to read in the last block (the rest are zeros)
+  size_t tile_stride = 0;   // bytes between packed tiles, ordered [ib][ky][kx]
+  // With two output-channel blocks per call: bytes between their packed tile sets, and between
+  // their output planes.
+  size_t ob_stride = 0;
+  size_t out_ob_stride = 0;
+};
+
+// Packed tiles are this many bytes apart whatever the instruction set (tiles.h
+// MaxPackedTileBytes rounded up to 64), so one layout of the packed weights serves every table.
+inline size_t PackedTileStride(uint32_t block) {
+  return (2 * size_t{block} * block + 4 * size_t{block} + 63) & ~size_t{63};
+}
+
+// Bytes of the padded copy of the input: in.n x input-channel blocks planes of (h + pads) x
+// (w + pads) x block elements of `in_bytes` (1: int8, 2: int16).
+inline size_t PaddedInputBytes(uint32_t in_bytes, const Blocking& b, const Conv2dParams& p) {
+  const size_t hp = size_t{p.in.h} + p.pad_top + p.pad_bottom;
+  const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
+  return size_t{p.in.n} * CeilDiv(p.in.c, b.block) * hp * wp * b.block * in_bytes;
+}
+
+namespace rows_internal {
+
+// One input row of `n` bytes into the padded copy as x ^ in_xor: sixteen bytes per step with SSE2
+// (the x86-64 baseline, so no dispatch), else eight through a uint64.
+inline void CopyRow(const int8_t* in, size_t n, uint8_t in_xor, uint8_t* padded) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i x16 = _mm_set1_epi8(static_cast<char>(in_xor));
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(padded + i), _mm_xor_si128(v, x16));
+  }
+#endif
+  const uint64_t xor8 = uint64_t{in_xor} * 0x0101010101010101ull;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, in + i, 8);
+    v ^= xor8;
+    std::memcpy(padded + i, &v, 8);
+  }
+  for (; i < n; ++i) padded[i] = static_cast<uint8_t>(in[i]) ^ in_xor;
+}
+
+// The same row sign-extended to int16 (the AVX2 and NEON rows' operand): with SSE2, each byte
+// unpacked into the high half of a 16-bit lane and shifted back arithmetically; with NEON, sxtl.
+inline void WidenRow(const int8_t* in, size_t n, uint8_t* padded) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    __m128i* out = reinterpret_cast<__m128i*>(padded + 2 * i);
+    _mm_storeu_si128(out, _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+    _mm_storeu_si128(out + 1, _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+  }
+#elif defined(__ARM_NEON)
+  for (; i + 8 <= n; i += 8) {
+    vst1q_s16(reinterpret_cast<int16_t*>(padded + 2 * i), vmovl_s8(vld1_s8(in + i)));
+  }
+#endif
+  for (; i < n; ++i) {
+    const int16_t v = in[i];
+    std::memcpy(padded + 2 * i, &v, 2);
+  }
+}
+
+}  // namespace rows_internal
+
+// Writes the padded copy of `in` (stored layout, batch block 1): each x as x ^ in_xor
+// (in_bytes 1) or sign-extended to int16 (in_bytes 2, in_xor 0). A padded element is the stored
+// zero: 0 ^ in_xor as bytes, or int16 0.
+inline void PadInput(uint8_t in_xor, uint32_t in_bytes, const Blocking& b, const Conv2dParams& p,
+                     const int8_t* in, uint8_t* padded) {
+  const size_t E = in_bytes;
+  const size_t C = b.block;
+  const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
+  const size_t planes = size_t{p.in.n} * CeilDiv(p.in.c, b.block);
+  const size_t row_elems = size_t{p.in.w} * C;
+  for (size_t pl = 0; pl < planes; ++pl) {
+    std::memset(padded, in_xor, p.pad_top * wp * C * E);
+    padded += p.pad_top * wp * C * E;
+    for (uint32_t y = 0; y < p.in.h; ++y, in += row_elems) {
+      std::memset(padded, in_xor, p.pad_left * C * E);
+      padded += p.pad_left * C * E;
+      if (E == 2) {
+        rows_internal::WidenRow(in, row_elems, padded);
+      } else {
+        rows_internal::CopyRow(in, row_elems, in_xor, padded);
+      }
+      padded += row_elems * E;
+      std::memset(padded, in_xor, p.pad_right * C * E);
+      padded += p.pad_right * C * E;
+    }
+    std::memset(padded, in_xor, p.pad_bottom * wp * C * E);
+    padded += p.pad_bottom * wp * C * E;
+  }
+}
+
+// The rows' geometry over the padded copy for `p`: every field of ConvRows but `in`.
+inline ConvRows RowsGeometry(uint32_t in_bytes, const Blocking& b, const Conv2dParams& p,
+                             size_t tile_stride, size_t ob_stride) {
+  const size_t C = b.block, E = in_bytes;
+  const size_t hp = size_t{p.in.h} + p.pad_top + p.pad_bottom;
+  const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
+  const ActShape os = p.out();
+  ConvRows r;
+  r.pos_step = size_t{p.stride_w} * C * E;
+  r.row_step = wp * C * E;
+  r.plane_step = hp * wp * C * E;
+  r.kh = p.kh;
+  r.kw = p.kw;
+  r.icb = CeilDiv(p.in.c, b.block);
+  r.last_quads = CeilDiv<uint32_t>(p.in.c - (r.icb - 1) * b.block, 4);
+  r.tile_stride = tile_stride;
+  r.ob_stride = ob_stride;
+  r.out_ob_stride = size_t{os.h} * os.w * C;
+  return r;
+}
+
+// One (image, output-channel block or pair) by rows: for every output row, kernel(r, npos, dst)
+// on groups of max_pos positions and one group of the rest, then the lanes of channels past
+// real_c[j] of each of the `nob` blocks zeroed. `padded` is this image's padded planes (a
+// depthwise caller adds its block's plane). The rest is the same for every row, so once native
+// code specializes a call both group sizes are constants and only two kernels remain.
+template <typename Kernel>
+void ForEachRowGroup(const Blocking& b, const Conv2dParams& p, ConvRows r, const uint8_t* padded,
+                     uint32_t max_pos, uint32_t nob, const uint32_t* real_c, int8_t* out,
+                     Kernel kernel) {
+  const uint32_t C = b.block;
+  const ActShape os = p.out();
+  const uint32_t full = os.w / max_pos * max_pos, rest = os.w - full;
+  for (uint32_t y = 0; y < os.h; ++y) {
+    const uint8_t* in_row = padded + size_t{y} * p.stride_h * r.row_step;
+    int8_t* dst = out + size_t{y} * os.w * C;
+    for (uint32_t x = 0; x < full; x += max_pos) {
+      r.in = in_row + size_t{x} * r.pos_step;
+      kernel(r, max_pos, dst + size_t{x} * C);
+    }
+    if (rest != 0) {
+      r.in = in_row + size_t{full} * r.pos_step;
+      kernel(r, rest, dst + size_t{full} * C);
+    }
+    for (uint32_t j = 0; j < nob; ++j) {
+      if (real_c[j] == C) continue;
+      int8_t* d = dst + j * r.out_ob_stride;
+      for (uint32_t i = 0; i < os.w; ++i)
+        std::memset(d + size_t{i} * C + real_c[j], 0, C - real_c[j]);
+    }
+  }
+}
+
+}  // namespace loom::kernels::q::fast
+
+#endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_BODY_H_
