@@ -5,6 +5,7 @@
 #define LOOM_COMPILER_TENSORIZE_ACCEL_CODE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/core/hw_config.h"
@@ -31,6 +32,11 @@ struct AccelCode {
   isa::Insn& last() { return insns.back(); }
   // Appends micro-ops and returns the index of the first.
   uint32_t AddUops(const std::vector<isa::Uop>& more);
+  // Appends a layer emitted as a body first, its micro-ops gathered meanwhile: the LOAD of
+  // `uops` into the UOP buffer, then `body`. `what` ("layer X: tiling T") names a program whose
+  // micro-ops do not fit the buffer.
+  Status AppendProgram(const HwConfig& config, const std::string& what,
+                       const std::vector<isa::Uop>& uops, const AccelCode& body);
 };
 
 // Returns the instructions with every dram_base made absolute (runtime::Link over the code).

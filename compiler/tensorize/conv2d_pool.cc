@@ -91,19 +91,6 @@ Insn Loop(Opcode op, uint32_t uop, uint32_t uops, uint32_t loop_out, uint32_t lo
   return i;
 }
 
-Insn Dma(Opcode op, Buffer buffer, uint32_t sram, uint64_t dram, uint32_t y, uint32_t x,
-         uint32_t stride) {
-  Insn i;
-  i.opcode = op;
-  i.buffer = buffer;
-  i.sram_base = sram;
-  i.dram_base = static_cast<uint32_t>(dram);
-  i.y_size = y;
-  i.x_size = x;
-  i.x_stride = stride;
-  return i;
-}
-
 class Emitter {
  public:
   Emitter(const HwConfig& c, const ConvPoolLayer& l, const Conv2dTiling& t)
@@ -409,16 +396,8 @@ Status Emitter::Run(AccelCode* code) {
       }
     }
   }
-  if (uops_.size() > c_.uop_depth()) {
-    return InvalidArgument("layer " + cv_.name + ": fused tiling " + t_.ToString() + " needs " +
-                           std::to_string(uops_.size()) + " micro-ops, the buffer holds " +
-                           std::to_string(c_.uop_depth()));
-  }
-  const uint32_t first = code->AddUops(uops_);
-  const uint32_t n = static_cast<uint32_t>(uops_.size());
-  code->Emit(Dma(Opcode::kLoad, Buffer::kUop, 0, first, 1, n, n), Region::kUops);
-  for (size_t i = 0; i < body_.insns.size(); ++i) code->Emit(body_.insns[i], body_.regions[i]);
-  return Status::Ok();
+  return code->AppendProgram(c_, "layer " + cv_.name + ": fused tiling " + t_.ToString(), uops_,
+                             body_);
 }
 
 }  // namespace

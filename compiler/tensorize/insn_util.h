@@ -25,4 +25,19 @@ inline isa::Insn LinearDma(isa::Opcode op, isa::Buffer buffer, uint32_t sram, ui
   return i;
 }
 
+// A 2-D DMA: `y` rows of `x` elements, `stride` elements apart in DRAM, to or from consecutive
+// buffer indices from `sram`. Callers keep `dram` below 2^32 (the lowering places tensors so).
+inline isa::Insn Dma(isa::Opcode op, isa::Buffer buffer, uint32_t sram, uint64_t dram, uint32_t y,
+                     uint32_t x, uint32_t stride) {
+  isa::Insn i;
+  i.opcode = op;
+  i.buffer = buffer;
+  i.sram_base = sram;
+  i.dram_base = static_cast<uint32_t>(dram);
+  i.y_size = y;
+  i.x_size = x;
+  i.x_stride = stride;
+  return i;
+}
+
 }  // namespace loom::tensorize
