@@ -57,7 +57,7 @@ struct Compiled {
 
 Status Compile(const Model& m, const std::string& config, Compiled* out,
                bool first_layer_packing = true, bool bias_correction = false,
-               bool first_layer_fold = false) {
+               bool first_layer_fold = false, bool fuse_pool = true) {
   pipeline::CompileOptions o;
   o.first_layer_packing = first_layer_packing;
   o.first_layer_fold = first_layer_fold;
@@ -70,6 +70,7 @@ Status Compile(const Model& m, const std::string& config, Compiled* out,
   package::PackageSpec spec;
   package::LowerOptions lo;
   lo.provenance.model_name = m.name;
+  lo.fuse_pool = fuse_pool;
   LOOM_RETURN_IF_ERROR(
       package::LowerToPackage(out->result.graph, out->result.config, lo, &spec, &out->lowering));
   return package::SerializePackage(spec, &out->bytes);
@@ -568,23 +569,6 @@ TEST(Lowering, BlockedSizeOverflowIsRefused) {
       << s.ToString();
 }
 
-// `Compile` with every conv + max pool pair lowered apart (`loom compile --no-fuse-pool`).
-Status CompileApart(const Model& m, const std::string& config, Compiled* out) {
-  pipeline::CompileOptions o;
-  o.model_path = Src(m.onnx);
-  o.config = config;
-  o.calibration = {Src(m.calibration)};
-  o.measure_sqnr = false;
-  LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &out->result));
-  package::PackageSpec spec;
-  package::LowerOptions lo;
-  lo.provenance.model_name = m.name;
-  lo.fuse_pool = false;
-  LOOM_RETURN_IF_ERROR(
-      package::LowerToPackage(out->result.graph, out->result.config, lo, &spec, &out->lowering));
-  return package::SerializePackage(spec, &out->bytes);
-}
-
 // Conv + max pool fusion (tensorize/conv2d_pool.h): each stem's max pool runs inside its
 // convolution's program (the conv's output never reaches DRAM), with on fsim the bytes of the
 // pair lowered apart (`loom compile --no-fuse-pool`), in fewer cycles. EndToEnd runs the fused
@@ -609,7 +593,9 @@ TEST(PoolFusion, StemsKeepTheirBytesInFewerCycles) {
       }
       EXPECT_EQ(pools, 1);
       Compiled apart;
-      const Status st = CompileApart(m, config, &apart);
+      const Status st = Compile(m, config, &apart, /*first_layer_packing=*/true,
+                                /*bias_correction=*/false, /*first_layer_fold=*/false,
+                                /*fuse_pool=*/false);
       ASSERT_TRUE(st.ok()) << st.ToString();
       for (const package::LayerLowering& l : apart.lowering.layers)
         EXPECT_TRUE(l.fused_with.empty());
