@@ -114,6 +114,10 @@ class Emitter {
               uint32_t pw_n);
   Status LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, const Span& rows, const Span& cols,
                    uint32_t r, bool pop);
+  // Reduction step s of a tile: its input blocks into region s % V, the weights of (oc0, ic0)
+  // unless the region holds them already, then the load->compute token.
+  Status LoadStep(uint32_t nb, uint32_t oc0, uint32_t oc_n, uint32_t ic0, uint32_t ic_n,
+                  const Span& rows, const Span& cols, uint32_t s);
 
   const HwConfig& c_;
   const ConvPoolLayer& l_;
@@ -177,6 +181,21 @@ Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, const Span& r
   return Status::Ok();
 }
 
+Status Emitter::LoadStep(uint32_t nb, uint32_t oc0, uint32_t oc_n, uint32_t ic0, uint32_t ic_n,
+                         const Span& rows, const Span& cols, uint32_t s) {
+  const uint32_t r = s % V_, kk = cv_.kh * cv_.kw;
+  LOOM_RETURN_IF_ERROR(LoadInput(nb, ic0, ic_n, rows, cols, r, s >= V_));
+  if (wgt_in_region_[r] != std::make_pair(oc0, ic0)) {
+    body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt,
+                   cv_.weights + (uint64_t{oc0} * cv_.c_blocks + ic0) * kk, oc_n, ic_n * kk,
+                   cv_.c_blocks * kk),
+               Region::kConstants);
+    wgt_in_region_[r] = {oc0, ic0};
+  }
+  body_.last().deps.push_next = true;  // region r is ready for compute
+  return Status::Ok();
+}
+
 Status Emitter::PhasedTile(uint32_t nb, uint32_t oc0, uint32_t oc_n, uint32_t p0, uint32_t ph_n,
                            uint32_t q0, uint32_t pw_n) {
   const Window2d& p = l_.pool;
@@ -197,15 +216,7 @@ Status Emitter::PhasedTile(uint32_t nb, uint32_t oc0, uint32_t oc_n, uint32_t p0
   const uint32_t in_plane = ((rows.count - 1) * cv_.stride_h + cv_.kh) * iw;
   for (uint32_t ic0 = 0; ic0 < cv_.c_blocks; ic0 += t_.ic) {
     const uint32_t s = s_index_++, r = s % V_, ic_n = std::min(t_.ic, cv_.c_blocks - ic0);
-    LOOM_RETURN_IF_ERROR(LoadInput(nb, ic0, ic_n, rows, cols, r, s >= V_));
-    if (wgt_in_region_[r] != std::make_pair(oc0, ic0)) {
-      body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt,
-                     cv_.weights + (uint64_t{oc0} * cv_.c_blocks + ic0) * kk, oc_n, ic_n * kk,
-                     cv_.c_blocks * kk),
-                 Region::kConstants);
-      wgt_in_region_[r] = {oc0, ic0};
-    }
-    body_.last().deps.push_next = true;  // region r is ready for compute
+    LOOM_RETURN_IF_ERROR(LoadStep(nb, oc0, oc_n, ic0, ic_n, rows, cols, s));
     // Window position (py, px): conv outputs (i * kh + py, j * kw + px) into its plane.
     for (uint32_t pos = 0; pos < positions; ++pos) {
       const uint32_t py = pos / p.kw, px = pos % p.kw;
@@ -279,15 +290,7 @@ Status Emitter::Tile(uint32_t nb, uint32_t oc0, uint32_t oc_n, uint32_t p0, uint
   const uint32_t in_plane = ((rows.count - 1) * cv_.stride_h + cv_.kh) * iw;
   for (uint32_t ic0 = 0; ic0 < cv_.c_blocks; ic0 += t_.ic) {
     const uint32_t s = s_index_++, r = s % V_, ic_n = std::min(t_.ic, cv_.c_blocks - ic0);
-    LOOM_RETURN_IF_ERROR(LoadInput(nb, ic0, ic_n, rows, cols, r, s >= V_));
-    if (wgt_in_region_[r] != std::make_pair(oc0, ic0)) {
-      body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt,
-                     cv_.weights + (uint64_t{oc0} * cv_.c_blocks + ic0) * kk, oc_n, ic_n * kk,
-                     cv_.c_blocks * kk),
-                 Region::kConstants);
-      wgt_in_region_[r] = {oc0, ic0};
-    }
-    body_.last().deps.push_next = true;  // region r is ready for compute
+    LOOM_RETURN_IF_ERROR(LoadStep(nb, oc0, oc_n, ic0, ic_n, rows, cols, s));
     std::vector<isa::Uop> set;
     for (uint32_t oc = 0; oc < oc_n; ++oc)
       for (uint32_t ic = 0; ic < ic_n; ++ic)
