@@ -50,6 +50,16 @@ class ExecContext {
   float output_scale(int i) const {
     return graph_.value(node_.outputs[static_cast<size_t>(i)]).quant->scales[0];
   }
+  // Their zero points (0 when the value carries none).
+  int32_t input_zero_point(int i) const {
+    return ZeroPointOf(graph_.value(node_.inputs[static_cast<size_t>(i)]));
+  }
+  int32_t output_zero_point(int i) const {
+    return ZeroPointOf(graph_.value(node_.outputs[static_cast<size_t>(i)]));
+  }
+  static int32_t ZeroPointOf(const ir::Value& v) {
+    return v.quant && !v.quant->zero_points.empty() ? v.quant->zero_points[0] : 0;
+  }
   // Prefixes the kernel's message with the node label.
   Status Wrap(Status s) const;
 

@@ -99,6 +99,7 @@ Status ExecQConv2d(ExecContext& ctx) {
   p.pad_bottom = win.pad_bottom;
   p.pad_right = win.pad_right;
   p.depthwise = n.GetInt("depthwise", 0) != 0;
+  p.pad_value = static_cast<int32_t>(n.GetInt("pad_value", 0));
   p.rq = RequantOf(n);
   ir::Tensor xb, wb, yb;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.out(), &yb)));
@@ -149,6 +150,8 @@ Status ExecQMul(ExecContext& ctx) {
   p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
   p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
   p.mult = static_cast<int32_t>(n.GetInt("mult", 1));
+  p.a_offset = static_cast<int32_t>(n.GetInt("a_offset", 0));
+  p.out_offset = static_cast<int32_t>(n.GetInt("out_offset", 0));
   p.rq = RequantOf(n);
   ir::Tensor ab, bb, yb;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.shape, &yb)));
@@ -176,6 +179,8 @@ Status ExecQAvgPool(ExecContext& ctx) {
   LOOM_RETURN_IF_ERROR(ctx.Wrap(WindowOf(ctx.node(), &p.pool)));
   LOOM_RETURN_IF_ERROR(ctx.Wrap(ActShapeOf(ctx.input_tensor(0).shape(), &p.pool.in)));
   p.count_include_pad = ctx.node().GetInt("count_include_pad", 0) != 0;
+  p.x_offset = static_cast<int32_t>(ctx.node().GetInt("x_offset", 0));
+  p.out_offset = static_cast<int32_t>(ctx.node().GetInt("out_offset", 0));
   p.rq = RequantOf(ctx.node());
   ir::Tensor xb, yb;
   LOOM_RETURN_IF_ERROR(ctx.Wrap(CheckOut(ctx, p.pool.out(), &yb)));
@@ -245,14 +250,16 @@ Status ExecQQuantize(ExecContext& ctx) {
   const ir::Tensor& x = ctx.input_tensor(0);
   ir::Tensor& y = ctx.output_tensor(0);
   return ctx.Wrap(q::QuantizeF32(x.data<float>(), static_cast<size_t>(x.num_elements()),
-                                 ctx.output_scale(0), y.mutable_data<int8_t>()));
+                                 ctx.output_scale(0), ctx.output_zero_point(0),
+                                 y.mutable_data<int8_t>()));
 }
 
 Status ExecQDequantize(ExecContext& ctx) {
   const ir::Tensor& x = ctx.input_tensor(0);
   ir::Tensor& y = ctx.output_tensor(0);
   return ctx.Wrap(q::DequantizeF32(x.data<int8_t>(), static_cast<size_t>(x.num_elements()),
-                                   ctx.input_scale(0), y.mutable_data<float>()));
+                                   ctx.input_scale(0), ctx.input_zero_point(0),
+                                   y.mutable_data<float>()));
 }
 
 // Layouts are a storage matter here (tensors stay logical), so a relayout is a copy.

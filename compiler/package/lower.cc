@@ -102,6 +102,9 @@ Status Lowerer::ArenaTensor(ir::ValueId v, int32_t* index) {
     t.shape.push_back(static_cast<uint32_t>(d));
   }
   if (val.quant && !val.quant->scales.empty()) t.scale = val.quant->scales[0];
+  if (val.quant && !val.quant->zero_points.empty() && !val.quant->per_axis()) {
+    t.zero_point = val.quant->zero_points[0];
+  }
   if (val.layout == ir::Layout::kBlocked) {
     if (t.dtype != pkg::DType::Int8 || t.shape.size() != 4) {
       return InvalidArgument("value " + val.name() + ": a blocked tensor must be 4-D int8");
@@ -318,6 +321,7 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     Conv2dParams p;
     LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
     p.depthwise = n.GetInt("depthwise", 0) != 0;
+    p.pad_value = static_cast<int32_t>(n.GetInt("pad_value", 0));
     p.requant = RequantOf(n);
     const auto& x = T(op->inputs[0]).shape;
     const auto& y = T(op->outputs[0]).shape;
@@ -345,6 +349,8 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.b_offset = static_cast<int32_t>(n.GetInt("b_offset", 0));
     p.b_lo = static_cast<int32_t>(n.GetInt("b_lo", -128));
     p.b_hi = static_cast<int32_t>(n.GetInt("b_hi", 127));
+    p.a_offset = static_cast<int32_t>(n.GetInt("a_offset", 0));
+    p.out_offset = static_cast<int32_t>(n.GetInt("out_offset", 0));
     p.requant = RequantOf(n);
     op->params = p;
   } else if (n.op == "q.max_pool") {
@@ -355,6 +361,8 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     AvgPoolParams p;
     LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
     p.count_include_pad = n.GetInt("count_include_pad", 0) != 0;
+    p.x_offset = static_cast<int32_t>(n.GetInt("x_offset", 0));
+    p.out_offset = static_cast<int32_t>(n.GetInt("out_offset", 0));
     p.requant = RequantOf(n);
     op->params = p;
   } else if (n.op == "q.concat") {

@@ -24,6 +24,29 @@ pkg::Requant ToFb(const Requant& r) {
   return pkg::Requant(r.pre_shift, r.post_shift, r.clip_lo, r.clip_hi);
 }
 
+// Whether a 1.9 reader would misread the package: a zero point, pad value or offset other than 0
+// (loom_package.fbs, "Versioning").
+bool UsesZeroPoints(const PackageSpec& spec) {
+  for (const TensorSpec& t : spec.tensors) {
+    if (t.zero_point != 0) return true;
+  }
+  for (const SegmentSpec& s : spec.segments) {
+    for (const OpSpec& op : s.ops) {
+      if (const auto* c = std::get_if<Conv2dParams>(&op.params); c && c->pad_value != 0)
+        return true;
+      if (const auto* m = std::get_if<MulParams>(&op.params);
+          m && (m->a_offset != 0 || m->out_offset != 0)) {
+        return true;
+      }
+      if (const auto* a = std::get_if<AvgPoolParams>(&op.params);
+          a && (a->x_offset != 0 || a->out_offset != 0)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Returns the union type and offset of an op's parameters.
 std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b, const OpParams& p) {
   return std::visit(
@@ -32,14 +55,16 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
         if constexpr (std::is_same_v<T, Conv2dParams>) {
           const pkg::Window w = ToFb(v.window);
           const pkg::Requant r = ToFb(v.requant);
-          return {pkg::OpParams::Conv2d, pkg::CreateConv2d(b, &w, v.depthwise, &r).Union()};
+          return {pkg::OpParams::Conv2d,
+                  pkg::CreateConv2d(b, &w, v.depthwise, &r, v.pad_value).Union()};
         } else if constexpr (std::is_same_v<T, AddParams>) {
           return {pkg::OpParams::Add,
                   pkg::CreateAdd(b, v.mult_a, v.mult_b, v.shift, v.clip_lo, v.clip_hi).Union()};
         } else if constexpr (std::is_same_v<T, MulParams>) {
           const pkg::Requant r = ToFb(v.requant);
-          return {pkg::OpParams::Mul,
-                  pkg::CreateMul(b, v.b_mult, v.b_offset, v.b_lo, v.b_hi, v.mult, &r).Union()};
+          return {pkg::OpParams::Mul, pkg::CreateMul(b, v.b_mult, v.b_offset, v.b_lo, v.b_hi,
+                                                     v.mult, &r, v.a_offset, v.out_offset)
+                                          .Union()};
         } else if constexpr (std::is_same_v<T, ResizeParams>) {
           return {pkg::OpParams::Resize, pkg::CreateResize(b, v.factor_h, v.factor_w).Union()};
         } else if constexpr (std::is_same_v<T, ZeroInsertParams>) {
@@ -51,8 +76,9 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
         } else if constexpr (std::is_same_v<T, AvgPoolParams>) {
           const pkg::Window w = ToFb(v.window);
           const pkg::Requant r = ToFb(v.requant);
-          return {pkg::OpParams::AvgPool,
-                  pkg::CreateAvgPool(b, &w, v.count_include_pad, &r).Union()};
+          return {
+              pkg::OpParams::AvgPool,
+              pkg::CreateAvgPool(b, &w, v.count_include_pad, &r, v.x_offset, v.out_offset).Union()};
         } else if constexpr (std::is_same_v<T, ConcatParams>) {
           return {pkg::OpParams::Concat,
                   pkg::CreateConcat(b, b.CreateVector(v.mults), b.CreateVector(v.shifts)).Union()};
@@ -150,7 +176,8 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
       }
     }
     tensors.push_back(pkg::CreateTensor(b, b.CreateString(t.name), t.dtype, t.layout,
-                                        b.CreateVector(t.shape), t.storage, t.offset, size, t.scale));
+                                        b.CreateVector(t.shape), t.storage, t.offset, size, t.scale,
+                                        t.zero_point));
   }
   std::vector<fb::Offset<pkg::Segment>> segments;
   for (size_t si = 0; si < spec.segments.size(); ++si) {
@@ -210,7 +237,9 @@ Status SerializePackage(const PackageSpec& spec, std::vector<uint8_t>* out,
   const auto tensor_vec = b.CreateVector(tensors);
   const auto segment_vec = b.CreateVector(segments);
   const uint64_t hash = spec.config_hash ? spec.config_hash : spec.config.CompatibilityHash();
-  const uint16_t major = spec.version_major ? spec.version_major : runtime::kSchemaVersionMajor;
+  const uint16_t major = spec.version_major     ? spec.version_major
+                         : UsesZeroPoints(spec) ? runtime::kSchemaVersionMajorZeroPoints
+                                                : runtime::kSchemaVersionMajor;
   const auto root = pkg::CreatePackage(b, major, runtime::kSchemaVersionMinor, config, hash, board,
                                        constants, spec.arena_bytes, tensor_vec, segment_vec, inputs,
                                        outputs, provenance, native_vec);

@@ -35,7 +35,8 @@ struct TensorSpec {
   Storage storage = Storage::Arena;
   uint64_t offset = 0;  // bytes from the start of the arena or the constants
   uint64_t size = 0;    // bytes, padding included; 0: computed from shape, dtype and layout
-  float scale = 1.0f;   // int8: real = q * scale
+  float scale = 1.0f;   // int8: real = (q - zero_point) * scale
+  int32_t zero_point = 0;
 };
 
 // Operator parameters, as in the schema (and runtime/kernels/int8/qops.h).
@@ -46,11 +47,17 @@ struct Window {
 struct Requant {
   int32_t pre_shift = 0, post_shift = 0, clip_lo = -128, clip_hi = 127;
 };
-struct Conv2dParams { Window window; bool depthwise = false; Requant requant; };
+struct Conv2dParams {
+  Window window;
+  bool depthwise = false;
+  Requant requant;
+  int32_t pad_value = 0;  // the input's zero point
+};
 struct AddParams { int32_t mult_a = 1, mult_b = 1, shift = 0, clip_lo = -128, clip_hi = 127; };
 struct MulParams {
   int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127, mult = 1;
   Requant requant;
+  int32_t a_offset = 0, out_offset = 0;  // minus a's zero point; the output's
 };
 struct ResizeParams {
   uint32_t factor_h = 2, factor_w = 2;
@@ -59,7 +66,12 @@ struct ZeroInsertParams {
   uint32_t stride_h = 2, stride_w = 2;
 };
 struct MaxPoolParams { Window window; };
-struct AvgPoolParams { Window window; bool count_include_pad = false; Requant requant; };
+struct AvgPoolParams {
+  Window window;
+  bool count_include_pad = false;
+  Requant requant;
+  int32_t x_offset = 0, out_offset = 0;  // minus the input's zero point; the output's
+};
 struct ConcatParams { std::vector<int32_t> mults, shifts; };
 struct QuantizeParams {};
 struct DequantizeParams {};

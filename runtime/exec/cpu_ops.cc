@@ -166,16 +166,18 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       const pkg::Tensor *x = in(0), *y = out(0);
       const size_t n = Count(x);
       if (y->layout() == pkg::TensorLayout::Plain)
-        return q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), i8(y));
-      LOOM_RETURN_IF_ERROR(q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), scratch_.data()));
+        return q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), y->zero_point(), i8(y));
+      LOOM_RETURN_IF_ERROR(
+          q::fast::QuantizeF32(kernels_, f32(x), n, y->scale(), y->zero_point(), scratch_.data()));
       return q::PackActivation(blk, Act(y), scratch_.data(), i8(y));
     }
     case pkg::OpParams::Dequantize: {
       const pkg::Tensor *x = in(0), *y = out(0);
       const size_t n = Count(x);
-      if (x->layout() == pkg::TensorLayout::Plain) return q::DequantizeF32(i8(x), n, x->scale(), f32(y));
+      if (x->layout() == pkg::TensorLayout::Plain)
+        return q::DequantizeF32(i8(x), n, x->scale(), x->zero_point(), f32(y));
       LOOM_RETURN_IF_ERROR(q::UnpackActivation(blk, Act(x), i8(x), scratch_.data()));
-      return q::DequantizeF32(scratch_.data(), n, x->scale(), f32(y));
+      return q::DequantizeF32(scratch_.data(), n, x->scale(), x->zero_point(), f32(y));
     }
     case pkg::OpParams::Relayout: {
       const pkg::Tensor *x = in(0), *y = out(0);

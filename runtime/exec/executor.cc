@@ -436,8 +436,9 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
       if (h.type == DType::kI8) {
         std::memcpy(plain, h.data.data() + slice * n, n);
       } else {
-        LOOM_RETURN_IF_ERROR(q::QuantizeF32(reinterpret_cast<const float*>(h.data.data()) + slice * n,
-                                            n, t->scale(), plain));
+        LOOM_RETURN_IF_ERROR(
+            q::QuantizeF32(reinterpret_cast<const float*>(h.data.data()) + slice * n, n, t->scale(),
+                           t->zero_point(), plain));
       }
       if (t->layout() == pkg::TensorLayout::Blocked) {
         LOOM_RETURN_IF_ERROR(q::PackActivation(blk, Act(t), plain, reinterpret_cast<int8_t*>(dst)));
@@ -467,7 +468,7 @@ Status Executor::RunOnce(const std::vector<const HostTensor*>& inputs, uint64_t 
     if (o.type == DType::kI8) {
       std::memcpy(o.data.data() + slice * n, plain, n);
     } else {
-      LOOM_RETURN_IF_ERROR(q::DequantizeF32(plain, n, t->scale(),
+      LOOM_RETURN_IF_ERROR(q::DequantizeF32(plain, n, t->scale(), t->zero_point(),
                                             reinterpret_cast<float*>(o.data.data()) + slice * n));
     }
   }

@@ -57,6 +57,7 @@ inline q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
   cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
   SetWindow(p->window(), &cp);
   cp.depthwise = p->depthwise();
+  cp.pad_value = p->pad_value();
   cp.rq = Rq(p->requant());
   return cp;
 }
@@ -71,6 +72,8 @@ inline q::MulParams MulOf(const pkg::Mul* p, const pkg::Tensor* a, const pkg::Te
   mp.b_lo = p->b_lo();
   mp.b_hi = p->b_hi();
   mp.mult = p->mult();
+  mp.a_offset = p->a_offset();
+  mp.out_offset = p->out_offset();
   mp.rq = Rq(p->requant());
   return mp;
 }
@@ -88,6 +91,8 @@ inline q::AvgPoolParams AvgPoolOf(const pkg::AvgPool* p, const pkg::Tensor* in) 
   q::AvgPoolParams ap;
   ap.pool = Pool(p->window(), Act(in));
   ap.count_include_pad = p->count_include_pad();
+  ap.x_offset = p->x_offset();
+  ap.out_offset = p->out_offset();
   ap.rq = Rq(p->requant());
   return ap;
 }

@@ -35,6 +35,12 @@ Status CheckRequant(const pkg::Requant* rq, const std::string& where) {
   LOOM_RETURN_IF_ERROR(CheckShift(rq->post_shift(), "post_shift", where));
   return CheckClip(rq->clip_lo(), rq->clip_hi(), where);
 }
+// A zero point, pad value or offset (1.10) in [lo, hi].
+Status CheckOffset(int32_t v, int32_t lo, int32_t hi, const char* field, const std::string& where) {
+  if (v < lo || v > hi)
+    return InvalidArgument("{}: {} {} is outside [{}, {}]", where, field, v, lo, hi);
+  return Status::Ok();
+}
 // Output spatial size of a window over `in`; fails when the window does not fit.
 Status WindowOut(const pkg::Window* w, uint32_t h, uint32_t wd, const std::string& where,
                  uint32_t* oh, uint32_t* ow) {
@@ -177,6 +183,13 @@ Status PackageChecker::CheckTensors() {
     }
     if (t->dtype() == pkg::DType::Int8 && !(std::isfinite(t->scale()) && t->scale() > 0)) {
       return InvalidArgument("{}: int8 scale must be finite and positive", where);
+    }
+    if (t->zero_point() != 0) {
+      if (t->dtype() != pkg::DType::Int8) {
+        return InvalidArgument("{}: only int8 tensors have a zero point ({} has {})", where,
+                               DTypeName(t->dtype()), t->zero_point());
+      }
+      LOOM_RETURN_IF_ERROR(CheckOffset(t->zero_point(), -128, 127, "zero_point", where));
     }
     // An empty tensor still takes one aligned slot in the compiler's plan.
     Last& last = in_arena ? last_arena : last_const;
@@ -417,6 +430,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       }
       LOOM_RETURN_IF_ERROR(expect(y, I8, Blk, "output"));
       LOOM_RETURN_IF_ERROR(shape_is(y, {n, o, oh, ow}, "output"));
+      LOOM_RETURN_IF_ERROR(CheckOffset(p->pad_value(), -128, 127, "pad_value", where));
       return CheckRequant(p->requant(), where);
     }
     case pkg::OpParams::Add: {
@@ -457,6 +471,8 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       if (p->b_lo() > p->b_hi()) {
         return InvalidArgument("{}: clamp of b [{}, {}] is empty", where, p->b_lo(), p->b_hi());
       }
+      LOOM_RETURN_IF_ERROR(CheckOffset(p->a_offset(), -255, 255, "a_offset", where));
+      LOOM_RETURN_IF_ERROR(CheckOffset(p->out_offset(), -255, 255, "out_offset", where));
       return CheckRequant(p->requant(), where);
     }
     case pkg::OpParams::MaxPool:
@@ -474,7 +490,10 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         if (Elements(ins[1]) != uint64_t{win->kh()} * win->kw()) {
           return InvalidArgument("{}: mult_by_count must have kh*kw entries", where);
         }
-        return CheckRequant(op.params_as_AvgPool()->requant(), where);
+        const pkg::AvgPool* p = op.params_as_AvgPool();
+        LOOM_RETURN_IF_ERROR(CheckOffset(p->x_offset(), -255, 255, "x_offset", where));
+        LOOM_RETURN_IF_ERROR(CheckOffset(p->out_offset(), -255, 255, "out_offset", where));
+        return CheckRequant(p->requant(), where);
       }
       return Status::Ok();
     }

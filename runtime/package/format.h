@@ -21,9 +21,11 @@ namespace loom::runtime {
 inline constexpr char kPackageMagic[8] = {'L', 'O', 'O', 'M', 'P', 'K', 'G', '\0'};
 inline constexpr uint32_t kHeaderVersion = 1;
 inline constexpr size_t kHeaderBytes = 32;
-// The schema version this runtime reads (Package.version_major) and writes (version_minor).
+// The schema version this runtime writes (version_minor) and the majors it reads. Major 2 is a
+// package that uses zero points (loom_package.fbs, "Versioning"), which a 1.x reader would misread.
 inline constexpr uint16_t kSchemaVersionMajor = 1;
-inline constexpr uint16_t kSchemaVersionMinor = 9;
+inline constexpr uint16_t kSchemaVersionMajorZeroPoints = 2;
+inline constexpr uint16_t kSchemaVersionMinor = 10;
 
 struct PackageHeader {
   uint32_t version = kHeaderVersion;

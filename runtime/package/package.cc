@@ -221,10 +221,12 @@ Status Package::LoadMemory(const void* data, size_t size, std::unique_ptr<Packag
 
 Status Package::Check(const LoadOptions& options) {
   const pkg::Package& r = *root_;
-  if (r.version_major() != kSchemaVersionMajor) {
+  if (r.version_major() != kSchemaVersionMajor &&
+      r.version_major() != kSchemaVersionMajorZeroPoints) {
     return FailedPrecondition(
-        "package schema version {}.{} is not supported (this runtime reads major version {})",
-        r.version_major(), r.version_minor(), kSchemaVersionMajor);
+        "package schema version {}.{} is not supported (this runtime reads major versions {} and "
+        "{})",
+        r.version_major(), r.version_minor(), kSchemaVersionMajor, kSchemaVersionMajorZeroPoints);
   }
   config_ = ConfigFromTable(*r.config());
   if (Status s = config_.Validate(); !s.ok()) {

@@ -282,11 +282,12 @@ TEST(PackageBad, WrongMagicAndHeaderVersion) {
 
 TEST(PackageBad, SchemaMajorVersion) {
   package::PackageSpec spec = ConvSpec();
-  spec.version_major = 2;
+  spec.version_major = 3;
   const Status s = Load(Bytes(spec));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.message(), HasSubstr("schema version 2." + std::to_string(runtime::kSchemaVersionMinor) +
-                                     " is not supported"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("schema version 3." + std::to_string(runtime::kSchemaVersionMinor) +
+                        " is not supported"));
 }
 
 TEST(PackageBad, ConfigHashDoesNotMatchConfig) {

@@ -27,11 +27,12 @@ std::vector<int8_t> Reference(const AvgPoolParams& ap, const std::vector<int32_t
               const int64_t iy = int64_t{oy} * p.stride_h + ky - p.pad_top;
               const int64_t ix = int64_t{ox} * p.stride_w + kx - p.pad_left;
               if (iy < 0 || ix < 0 || iy >= p.in.h || ix >= p.in.w) continue;
-              sum += x[((n * p.in.c + c) * p.in.h + iy) * p.in.w + ix];
+              sum += x[((n * p.in.c + c) * p.in.h + iy) * p.in.w + ix] + ap.x_offset;
               ++count;
             }
           if (ap.count_include_pad) count = p.kh * p.kw;
-          y[((n * os.c + c) * os.h + oy) * os.w + ox] = Requantize(sum, mults[count - 1], ap.rq);
+          y[((n * os.c + c) * os.h + oy) * os.w + ox] =
+              Requantize(sum, mults[count - 1], ap.rq, ap.out_offset);
         }
   return y;
 }
@@ -93,6 +94,27 @@ TEST(AvgPool, GlobalIsTheMean) {
   EXPECT_EQ(testing::Unpack(b, ap.pool.out(), yb), std::vector<int8_t>(10, -7));
 }
 
+// Zero points: the input's is taken from every real element (padding adds the real 0), the
+// output's added after the requantization.
+TEST(AvgPool, OffsetsOfAsymmetricTensors) {
+  uint32_t seed = 60;
+  for (const Blocking& b : testing::TestBlockings()) {
+    for (bool include_pad : {false, true}) {
+      AvgPoolParams ap = Params(include_pad);
+      ap.x_offset = 128;
+      ap.out_offset = -100;
+      RunCase(b, ap, seed++);
+    }
+  }
+  AvgPoolParams ap;
+  ap.pool.in = {1, 3, 5, 5};
+  ap.pool.kh = ap.pool.kw = 5;
+  ap.rq.post_shift = 16;
+  ap.x_offset = -255;
+  ap.out_offset = 255;
+  RunCase(Blocking{1, 4}, ap, 70);
+}
+
 TEST(AvgPool, BadParameters) {
   const Blocking b{1, 4};
   AvgPoolParams ap;
@@ -107,6 +129,13 @@ TEST(AvgPool, BadParameters) {
             std::string::npos);
   q = ap;
   q.pool.pad_bottom = 2;
+  EXPECT_FALSE(AvgPool(b, q, m.data(), x.data(), y.data()).ok());
+  q = ap;
+  q.x_offset = -256;
+  EXPECT_NE(AvgPool(b, q, m.data(), x.data(), y.data()).message().find("x_offset -256"),
+            std::string::npos);
+  q = ap;
+  q.out_offset = 300;
   EXPECT_FALSE(AvgPool(b, q, m.data(), x.data(), y.data()).ok());
   EXPECT_NE(AvgPool(b, ap, nullptr, x.data(), y.data()).message().find("mult_by_count"),
             std::string::npos);

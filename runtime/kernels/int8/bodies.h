@@ -106,6 +106,10 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t in_row = size_t{B} * C;   // bytes of one (h, w) position in a channel block
   uint32_t acc[internal::kConvMaxTile];  // [B][C], wrapping int32 kept unsigned
+  // What a padded position reads: pad_value in every lane (channel lanes past in.c meet zero
+  // weights and batch rows past n are not stored, so filling them too changes nothing).
+  int8_t pad[internal::kConvMaxTile];
+  std::memset(pad, static_cast<int8_t>(p.pad_value), in_row);
 
   for (uint32_t nb = 0; nb < nbs; ++nb) {
     for (uint32_t ob = 0; ob < ocb; ++ob) {
@@ -119,13 +123,20 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
             }
           for (uint32_t ky = 0; ky < p.kh; ++ky) {
             const int64_t iy = int64_t{y} * p.stride_h + ky - p.pad_top;
-            if (iy < 0 || iy >= p.in.h) continue;
+            const bool row_out = iy < 0 || iy >= p.in.h;
+            if (row_out && p.pad_value == 0) continue;
             for (uint32_t kx = 0; kx < p.kw; ++kx) {
               const int64_t ix = int64_t{x} * p.stride_w + kx - p.pad_left;
-              if (ix < 0 || ix >= p.in.w) continue;
+              const bool outside = row_out || ix < 0 || ix >= p.in.w;
+              if (outside && p.pad_value == 0) continue;
+              // The input position's B x c vector of channel block `blk`.
+              auto at = [&](uint32_t blk) {
+                return outside
+                           ? pad
+                           : in + (((size_t{nb} * icb + blk) * p.in.h + iy) * p.in.w + ix) * in_row;
+              };
               if (p.depthwise) {
-                const int8_t* src =
-                    in + (((size_t{nb} * icb + ob) * p.in.h + iy) * p.in.w + ix) * in_row;
+                const int8_t* src = at(ob);
                 const int8_t* w = weights + ((size_t{ob} * p.kh + ky) * p.kw + kx) * C;
                 for (uint32_t bi = 0; bi < B; ++bi)
                   for (uint32_t o = 0; o < C; ++o)
@@ -133,8 +144,7 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
                 continue;
               }
               for (uint32_t ib = 0; ib < icb; ++ib) {
-                const int8_t* src =
-                    in + (((size_t{nb} * icb + ib) * p.in.h + iy) * p.in.w + ix) * in_row;
+                const int8_t* src = at(ib);
                 const int8_t* w =
                     weights + (((size_t{ob} * icb + ib) * p.kh + ky) * p.kw + kx) * C * C;
                 for (uint32_t bi = 0; bi < B; ++bi) {
@@ -184,8 +194,8 @@ inline void Mul(const Blocking& b, const MulParams& p, const int8_t* a, const in
         // |b * b_mult| <= 2^22: no wrap before the clamp.
         int32_t t = int32_t{bb[j]} * p.b_mult + p.b_offset;
         t = t < p.b_lo ? p.b_lo : (t > p.b_hi ? p.b_hi : t);
-        // |a * t| <= 2^22: the product is exact in int32, as on the ALU.
-        return Requantize(int32_t{a[i]} * t, p.mult, p.rq);
+        // |(a + a_offset) * t| < 2^24: the product is exact in int32, as on the ALU.
+        return Requantize((int32_t{a[i]} + p.a_offset) * t, p.mult, p.rq, p.out_offset);
       });
 }
 
@@ -218,11 +228,15 @@ inline void AvgPool(const Blocking& b, const AvgPoolParams& p, const int32_t* mu
           out[oi] = 0;
           return;
         }
-        int32_t sum = 0;  // even a 4096x4096 window of |v| <= 128 fits int32
+        uint32_t sum = 0;  // wrapping, as the ALU's ADD (no window the quantizer makes wraps)
         for (uint32_t y = y0; y < y1; ++y)
-          for (uint32_t x = x0; x < x1; ++x) sum += in[base + (size_t{y} * pp.in.w + x) * pos];
+          for (uint32_t x = x0; x < x1; ++x) {
+            const int32_t v = in[base + (size_t{y} * pp.in.w + x) * pos] + p.x_offset;
+            sum += static_cast<uint32_t>(v);
+          }
         const uint32_t count = p.count_include_pad ? full : (y1 - y0) * (x1 - x0);
-        out[oi] = Requantize(sum, mult_by_count[count - 1], p.rq);
+        out[oi] =
+            Requantize(static_cast<int32_t>(sum), mult_by_count[count - 1], p.rq, p.out_offset);
       });
 }
 

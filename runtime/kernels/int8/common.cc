@@ -42,6 +42,14 @@ Status CheckShift(int32_t shift, const char* op, const char* what) {
   return Status::Ok();
 }
 
+Status CheckRange(int32_t v, int32_t lo, int32_t hi, const char* op, const char* what) {
+  if (v < lo || v > hi) {
+    return InvalidArgument(std::string(op) + ": " + what + " " + std::to_string(v) +
+                           " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return Status::Ok();
+}
+
 Status CheckClip(int32_t lo, int32_t hi, const char* op) {
   if (lo < -128 || hi > 127 || lo > hi) {
     return InvalidArgument(std::string(op) + ": clip [" + std::to_string(lo) + ", " +

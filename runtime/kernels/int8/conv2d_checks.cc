@@ -22,6 +22,7 @@ Status CheckConv(const Blocking& b, const Conv2dParams& p) {
   }
   LOOM_RETURN_IF_ERROR(CheckWindow(p.in, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
                                    p.pad_bottom, p.pad_right, "Conv2d"));
+  LOOM_RETURN_IF_ERROR(CheckRange(p.pad_value, -128, 127, "Conv2d", "pad_value"));
   return CheckRequant(p.rq, "Conv2d");
 }
 

@@ -1,6 +1,6 @@
 // Conv2d: pack -> kernel -> unpack against a plain NCHW loop, over blockings that do and do not
 // divide the channel counts, batch blocks, asymmetric pads and strides, depthwise, no bias,
-// wrapping requantization, clips; and the parameter checks.
+// wrapping requantization, clips, a pad value (the input's zero point); and the parameter checks.
 #include <gtest/gtest.h>
 
 #include "runtime/kernels/int8/bodies.h"
@@ -32,9 +32,10 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
               for (uint32_t kx = 0; kx < p.kw; ++kx) {
                 const int64_t iy = int64_t{oy} * p.stride_h + ky - p.pad_top;
                 const int64_t ix = int64_t{ox} * p.stride_w + kx - p.pad_left;
-                if (iy < 0 || ix < 0 || iy >= p.in.h || ix >= p.in.w) continue;
-                acc += int64_t{x[((n * p.in.c + ic) * p.in.h + iy) * p.in.w + ix]} *
-                       w[((o * wc + i) * p.kh + ky) * p.kw + kx];
+                const bool out = iy < 0 || ix < 0 || iy >= p.in.h || ix >= p.in.w;
+                const int64_t v =
+                    out ? p.pad_value : x[((n * p.in.c + ic) * p.in.h + iy) * p.in.w + ix];
+                acc += v * w[((o * wc + i) * p.kh + ky) * p.kw + kx];
               }
           }
           const auto acc32 = static_cast<int32_t>(static_cast<uint32_t>(acc));
@@ -103,6 +104,22 @@ TEST(Conv2d, DepthwiseMatchesPlainLoop) {
   }
 }
 
+// Padded positions read pad_value in every lane, for plain and depthwise convolutions, on
+// blockings with partial channel and batch blocks.
+TEST(Conv2d, PadValueIsWhatPaddingReads) {
+  uint32_t seed = 90;
+  for (int32_t pad : {-128, -77, 127}) {
+    for (const Blocking& b : testing::TestBlockings()) {
+      Conv2dParams p = Base();
+      p.pad_value = pad;
+      RunCase(b, p, true, seed++);
+      p.depthwise = true;
+      p.out_c = p.in.c;
+      RunCase(b, p, false, seed++);
+    }
+  }
+}
+
 TEST(Conv2d, DenseAsOneByOneAndClip) {
   Conv2dParams p;
   p.in = {5, 37, 1, 1};
@@ -142,6 +159,9 @@ TEST(Conv2d, BadParameters) {
   q = p;
   q.rq.post_shift = -32;
   EXPECT_NE(run(q).message().find("post_shift"), std::string::npos);
+  q = p;
+  q.pad_value = 128;
+  EXPECT_NE(run(q).message().find("pad_value 128"), std::string::npos) << run(q).message();
   q = p;
   q.rq.clip_lo = 10;
   q.rq.clip_hi = 5;

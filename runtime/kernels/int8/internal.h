@@ -24,6 +24,8 @@ Status CheckShape(const ActShape& s, const char* what);
 Status CheckRequant(const Requant& rq, const char* op);
 // "OP: WHAT 40 is outside [-31, 31]"; the text is built only on failure.
 Status CheckShift(int32_t shift, const char* op, const char* what);
+// "OP: WHAT 300 is outside [-255, 255]"; the text is built only on failure.
+Status CheckRange(int32_t v, int32_t lo, int32_t hi, const char* op, const char* what);
 Status CheckClip(int32_t lo, int32_t hi, const char* op);
 // A window kh x kw with strides and pads over `in`: sizes >= 1, each pad < its kernel size (so
 // every window holds a real element) and the padded input at least one window large.

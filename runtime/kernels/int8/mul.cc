@@ -21,6 +21,8 @@ Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t*
     return InvalidArgument("Mul: clamp of b [" + std::to_string(p.b_lo) + ", " +
                            std::to_string(p.b_hi) + "] is empty");
   }
+  LOOM_RETURN_IF_ERROR(internal::CheckRange(p.a_offset, -255, 255, "Mul", "a_offset"));
+  LOOM_RETURN_IF_ERROR(internal::CheckRange(p.out_offset, -255, 255, "Mul", "out_offset"));
   LOOM_RETURN_IF_ERROR(internal::CheckRequant(p.rq, "Mul"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(a, "Mul: input a"));
   LOOM_RETURN_IF_ERROR(internal::CheckNotNull(bb, "Mul: input b"));

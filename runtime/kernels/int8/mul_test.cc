@@ -29,7 +29,9 @@ void RunCase(const Blocking& b, const MulParams& p, uint32_t seed) {
     const int64_t bv = c[p.b_per_channel ? i / hw : i];
     const int64_t t =
         std::min<int64_t>(std::max<int64_t>(bv * p.b_mult + p.b_offset, p.b_lo), p.b_hi);
-    int64_t v = RoundShift(RoundShift(a[i] * t, p.rq.pre_shift) * p.mult, p.rq.post_shift);
+    int64_t v =
+        RoundShift(RoundShift((a[i] + p.a_offset) * t, p.rq.pre_shift) * p.mult, p.rq.post_shift) +
+        p.out_offset;
     v = std::min<int64_t>(std::max<int64_t>(v, p.rq.clip_lo), p.rq.clip_hi);
     want[i] = static_cast<int8_t>(v);
   }
@@ -78,6 +80,28 @@ TEST(Mul, HardSigmoidClampOfB) {
   RunCase(Blocking{2, 4}, p, 41);
 }
 
+// Zero points: a's is subtracted before the product, the output's added before the clamp.
+TEST(Mul, OffsetsOfAsymmetricOperands) {
+  MulParams p;
+  p.shape = {2, 19, 3, 3};
+  p.b_offset = 128;  // b with zero point -128, read as b - z
+  p.b_lo = 0;
+  p.b_hi = 255;
+  p.a_offset = 128;
+  p.out_offset = -128;
+  p.mult = 30000;
+  p.rq.pre_shift = 1;
+  p.rq.post_shift = 22;
+  p.rq.clip_lo = -128;
+  uint32_t seed = 60;
+  for (const Blocking& b : testing::TestBlockings()) RunCase(b, p, seed += 2);
+  p.b_per_channel = true;
+  p.a_offset = -255;
+  p.out_offset = 255;
+  p.rq.clip_lo = 0;
+  RunCase(Blocking{2, 8}, p, 70);
+}
+
 TEST(Mul, WideProductsWrapAsTheAlu) {
   // Without a pre-shift, |a * t| * mult can pass 2^31: the kernel wraps like the ALU's MUL.
   MulParams p;
@@ -118,6 +142,13 @@ TEST(Mul, BadParameters) {
             std::string::npos);
   q = p;
   q.rq.clip_hi = 128;
+  EXPECT_FALSE(Mul(b, q, a.data(), c.data(), y.data()).ok());
+  q = p;
+  q.a_offset = 256;
+  EXPECT_NE(Mul(b, q, a.data(), c.data(), y.data()).message().find("a_offset 256"),
+            std::string::npos);
+  q = p;
+  q.out_offset = -256;
   EXPECT_FALSE(Mul(b, q, a.data(), c.data(), y.data()).ok());
   EXPECT_NE(Mul(b, p, a.data(), c.data(), a.data()).message().find("overlap"), std::string::npos);
   EXPECT_FALSE(Mul(b, p, a.data(), nullptr, y.data()).ok());

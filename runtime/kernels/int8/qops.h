@@ -85,11 +85,14 @@ struct Requant {
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
 };
-// The four steps above for one accumulator.
-inline int8_t Requantize(int32_t acc, int32_t mult, const Requant& rq) {
+// The four steps above for one accumulator. `offset` (Mul and AvgPool: the output's zero point) is
+// added, wrapping as the ALU's ADD does, after the last shift and before the clamp; a
+// convolution's output zero point is in its bias instead, so its offset is always 0.
+inline int8_t Requantize(int32_t acc, int32_t mult, const Requant& rq, int32_t offset = 0) {
   int32_t a = ShrRnd(acc, rq.pre_shift);
   a = WrapMul(a, mult);
   a = ShrRnd(a, rq.post_shift);
+  a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(offset));
   a = a < rq.clip_lo ? rq.clip_lo : (a > rq.clip_hi ? rq.clip_hi : a);
   return Saturate8(a);
 }
@@ -109,17 +112,20 @@ Status PackDepthwiseWeights(const Blocking& b, uint32_t c, uint32_t kh, uint32_t
                             const int8_t* c1hw, int8_t* out);
 Status PackChannelVector(const Blocking& b, uint32_t channels, const int32_t* values, int32_t* out);
 
-// Float <-> int8 at the graph boundary: q = Saturate8(round_half_even(x / scale)), x = q * scale.
+// Float <-> int8 at the graph boundary, with the tensor's zero point z in [-128, 127]:
+// q = Saturate8(round_half_even(x / scale) + z), x = (q - z) * scale.
 // Both on plain row-major tensors of `count` elements.
-Status QuantizeF32(const float* x, size_t count, float scale, int8_t* q);
-Status DequantizeF32(const int8_t* q, size_t count, float scale, float* x);
+Status QuantizeF32(const float* x, size_t count, float scale, int32_t zero_point, int8_t* q);
+Status DequantizeF32(const int8_t* q, size_t count, float scale, int32_t zero_point, float* x);
 
 // --- operators (conv2d.cc, add.cc, mul.cc, resize.cc, zero_insert.cc, max_pool.cc, avg_pool.cc,
 // concat.cc) ---
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
-//                   w[o][i][ky][kx], mult[o]); positions outside the input read 0.
+//                   w[o][i][ky][kx], mult[o]); positions outside the input read pad_value.
 // groups == 1, or depthwise (out_c == in.c, each channel convolved with its own filter).
+// With asymmetric activations (real = s * (q - z)) pad_value is the input's zero point z, the real
+// 0, and the quantizer has folded -z * sum(w[o]) and the output's zero point into bias[o].
 struct Conv2dParams {
   ActShape in;
   uint32_t out_c = 1;
@@ -127,6 +133,7 @@ struct Conv2dParams {
   uint32_t stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   bool depthwise = false;
+  int32_t pad_value = 0;  // in [-128, 127]
   Requant rq;
 
   uint32_t out_h() const { return (in.h + pad_top + pad_bottom - kh) / stride_h + 1; }
@@ -151,17 +158,20 @@ Status Add(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t*
 
 // Elementwise product, the squeeze-excitation scale and the hard activations:
 //   t   = Clamp(b * b_mult + b_offset, b_lo, b_hi)
-//   out = Requantize(a * t, mult, rq)
+//   out = Requantize((a + a_offset) * t, mult, rq, out_offset)
+// a_offset is minus a's zero point and out_offset the output's (b's folds into b_offset).
 // b has a's shape, or [N, C, 1, 1] when b_per_channel (one value per channel, broadcast over H
 // and W). With b_mult 1, b_offset 0 and [b_lo, b_hi] = [-128, 127] it is a plain product; with
 // the clamp [0, U] and b_mult / U ~ alpha * s_b, b_offset / U ~ beta it is a * hard_sigmoid(b)
 // in units of 1/U (a = b = x: hard-swish). mult, b_mult, b_offset, b_lo and b_hi are in
-// [-32768, 32767] (the ALU's immediate), so |a * t| <= 2^22.
+// [-32768, 32767] (the ALU's immediate) and a_offset, out_offset in [-255, 255], so
+// |(a + a_offset) * t| < 2^24.
 struct MulParams {
   ActShape shape;  // a and the output
   bool b_per_channel = false;
   int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127;
   int32_t mult = 1;
+  int32_t a_offset = 0, out_offset = 0;
   Requant rq;
 };
 Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out);
@@ -199,13 +209,16 @@ struct PoolParams {
 Status MaxPool(const Blocking& b, const PoolParams& p, const int8_t* in, int8_t* out);
 
 // Average pooling (GlobalAveragePool is kh = H, kw = W). With `count` the number of window
-// elements taken into account (all of them if count_include_pad, else the real ones):
-//   out = Saturate8(Clamp(Requantize-steps(sum, mult_by_count[count - 1], rq)))
+// elements taken into account (all of them if count_include_pad, else the real ones) and `sum`
+// the wrapping int32 sum of (x + x_offset) over the window's real elements:
+//   out = Requantize(sum, mult_by_count[count - 1], rq, out_offset)
 // i.e. the sum is requantized with a multiplier chosen per divisor; mult_by_count has kh*kw
-// entries (only the ones that occur need to be meaningful).
+// entries (only the ones that occur need to be meaningful). x_offset is minus the input's zero
+// point (padding is the real 0 and adds nothing) and out_offset the output's, both in [-255, 255].
 struct AvgPoolParams {
   PoolParams pool;
   bool count_include_pad = false;
+  int32_t x_offset = 0, out_offset = 0;
   Requant rq;
 };
 Status AvgPool(const Blocking& b, const AvgPoolParams& p, const int32_t* mult_by_count,

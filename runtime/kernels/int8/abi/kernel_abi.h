@@ -33,7 +33,7 @@ inline constexpr const char* kResize = "loom_k_resize_nearest";   // (args, in, 
 inline constexpr const char* kZeroInsert = "loom_k_zero_insert";  // (args, in, out)
 // One input of a Concat into the zeroed output (body::ConcatInto): (args, in, out).
 inline constexpr const char* kConcatInto = "loom_k_concat_into";
-inline constexpr size_t kMaxArgs = 20;
+inline constexpr size_t kMaxArgs = 24;
 
 namespace detail {
 inline int32_t* Put(int32_t* a, uint32_t v) {
@@ -96,7 +96,7 @@ inline size_t EncodeConv2d(const Blocking& b, const Conv2dParams& p, int32_t* a)
   for (uint32_t v : {p.out_c, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
                      p.pad_bottom, p.pad_right, uint32_t{p.depthwise}})
     e = Put(e, v);
-  return static_cast<size_t>(PutRequant(e, p.rq) - a);
+  return static_cast<size_t>(Put(PutRequant(e, p.rq), p.pad_value) - a);
 }
 inline void DecodeConv2d(const int32_t* a, Blocking* b, Conv2dParams* p) {
   using namespace detail;
@@ -105,7 +105,7 @@ inline void DecodeConv2d(const int32_t* a, Blocking* b, Conv2dParams* p) {
                    &p->pad_top, &p->pad_left, &p->pad_bottom, &p->pad_right};
   for (uint32_t* v : f) *v = static_cast<uint32_t>(*a++);
   p->depthwise = *a++ != 0;
-  GetRequant(a, &p->rq);
+  p->pad_value = *GetRequant(a, &p->rq);
 }
 
 inline size_t EncodeAdd(const Blocking& b, const AddParams& p, int32_t* a) {
@@ -127,7 +127,8 @@ inline void DecodeAdd(const int32_t* a, Blocking* b, AddParams* p) {
 inline size_t EncodeMul(const Blocking& b, const MulParams& p, int32_t* a) {
   using namespace detail;
   int32_t* e = PutShape(PutBlocking(a, b), p.shape);
-  for (int32_t v : {int32_t{p.b_per_channel}, p.b_mult, p.b_offset, p.b_lo, p.b_hi, p.mult})
+  for (int32_t v : {int32_t{p.b_per_channel}, p.b_mult, p.b_offset, p.b_lo, p.b_hi, p.mult,
+                    p.a_offset, p.out_offset})
     e = Put(e, v);
   return static_cast<size_t>(PutRequant(e, p.rq) - a);
 }
@@ -140,7 +141,9 @@ inline void DecodeMul(const int32_t* a, Blocking* b, MulParams* p) {
   p->b_lo = a[3];
   p->b_hi = a[4];
   p->mult = a[5];
-  GetRequant(a + 6, &p->rq);
+  p->a_offset = a[6];
+  p->out_offset = a[7];
+  GetRequant(a + 8, &p->rq);
 }
 
 inline size_t EncodeMaxPool(const Blocking& b, const PoolParams& p, int32_t* a) {
@@ -155,12 +158,15 @@ inline void DecodeMaxPool(const int32_t* a, Blocking* b, PoolParams* p) {
 inline size_t EncodeAvgPool(const Blocking& b, const AvgPoolParams& p, int32_t* a) {
   using namespace detail;
   int32_t* e = Put(PutWindow(PutBlocking(a, b), p.pool), int32_t{p.count_include_pad});
+  e = Put(Put(e, p.x_offset), p.out_offset);
   return static_cast<size_t>(PutRequant(e, p.rq) - a);
 }
 inline void DecodeAvgPool(const int32_t* a, Blocking* b, AvgPoolParams* p) {
   using namespace detail;
   a = GetWindow(GetBlocking(a, b), &p->pool);
   p->count_include_pad = *a++ != 0;
+  p->x_offset = *a++;
+  p->out_offset = *a++;
   GetRequant(a, &p->rq);
 }
 

@@ -87,7 +87,9 @@ Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, co
 Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* in,
               const int8_t* weights, const void* packed_weights, const int32_t* bias,
               const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes) {
-  if (path == KernelPath::kReference) return q::Conv2d(b, p, in, weights, bias, mult, out);
+  // TODO(zero points): the row and tile paths pad with 0; a pad value runs the reference for now.
+  if (path == KernelPath::kReference || p.pad_value != 0)
+    return q::Conv2d(b, p, in, weights, bias, mult, out);
   LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
   const size_t need = Conv2dWorkspaceBytes(path, b, p);
   if (workspace == nullptr || workspace_bytes < need) {

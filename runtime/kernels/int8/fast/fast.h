@@ -61,7 +61,8 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
 
 // qops.h's QuantizeF32 on `path` (vector code on the x86 paths, the reference elsewhere), with
 // the same checks and the same bytes out.
-Status QuantizeF32(KernelPath path, const float* x, size_t count, float scale, int8_t* q);
+Status QuantizeF32(KernelPath path, const float* x, size_t count, float scale, int32_t zero_point,
+                   int8_t* q);
 
 // qops.h's Add on `path` (vector code on the x86 paths), with the same checks and bytes.
 Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t* a,

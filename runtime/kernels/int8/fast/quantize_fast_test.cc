@@ -17,15 +17,19 @@
 namespace loom::kernels::q::fast {
 namespace {
 
+// Every zero point's saturation bounds move, so each is checked at a few.
 void ExpectSameBytes(const std::vector<float>& x, float scale) {
-  std::vector<int8_t> want(x.size(), 0x55);
-  ASSERT_TRUE(q::QuantizeF32(x.data(), x.size(), scale, want.data()).ok());
-  for (KernelPath path : Paths()) {
-    std::vector<int8_t> got(x.size(), 0x33);
-    ASSERT_TRUE(QuantizeF32(path, x.data(), x.size(), scale, got.data()).ok()) << PathName(path);
-    for (size_t i = 0; i < x.size(); ++i) {
-      ASSERT_EQ(got[i], want[i]) << PathName(path) << ": x[" << i << "] = " << x[i] << ", scale "
-                                 << scale;
+  for (int32_t z : {0, -128, 127, 37}) {
+    std::vector<int8_t> want(x.size(), 0x55);
+    ASSERT_TRUE(q::QuantizeF32(x.data(), x.size(), scale, z, want.data()).ok());
+    for (KernelPath path : Paths()) {
+      std::vector<int8_t> got(x.size(), 0x33);
+      ASSERT_TRUE(QuantizeF32(path, x.data(), x.size(), scale, z, got.data()).ok())
+          << PathName(path);
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << PathName(path) << ": x[" << i << "] = " << x[i] << ", scale "
+                                   << scale << ", zero point " << z;
+      }
     }
   }
 }
@@ -63,14 +67,14 @@ TEST(FastQuantize, RefusesWhatTheReferenceRefuses) {
   for (KernelPath path : Paths()) {
     for (float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity(),
                       std::numeric_limits<float>::quiet_NaN()}) {
-      const Status s = QuantizeF32(path, x.data(), x.size(), bad, q.data());
+      const Status s = QuantizeF32(path, x.data(), x.size(), bad, 0, q.data());
       EXPECT_FALSE(s.ok()) << PathName(path) << " scale " << bad;
       EXPECT_NE(s.ToString().find("scale"), std::string::npos) << s.ToString();
     }
-    EXPECT_FALSE(QuantizeF32(path, nullptr, 16, 1.0f, q.data()).ok()) << PathName(path);
-    EXPECT_FALSE(QuantizeF32(path, x.data(), 16, 1.0f, nullptr).ok()) << PathName(path);
+    EXPECT_FALSE(QuantizeF32(path, nullptr, 16, 1.0f, 0, q.data()).ok()) << PathName(path);
+    EXPECT_FALSE(QuantizeF32(path, x.data(), 16, 1.0f, 0, nullptr).ok()) << PathName(path);
     // The output overlapping the input.
-    EXPECT_FALSE(QuantizeF32(path, x.data(), 16, 1.0f, reinterpret_cast<int8_t*>(x.data())).ok())
+    EXPECT_FALSE(QuantizeF32(path, x.data(), 16, 1.0f, 0, reinterpret_cast<int8_t*>(x.data())).ok())
         << PathName(path);
   }
 }
