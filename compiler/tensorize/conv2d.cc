@@ -132,7 +132,7 @@ uint32_t Emitter::PlaneUops(uint32_t oc_n, uint32_t a, uint32_t src_base) {
 
 Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0, uint32_t oh_n,
                           uint32_t ow0, uint32_t ow_n, uint32_t r, bool pop) {
-  // Rows and columns of the input this tile reads, some of them in the zero padding.
+  // Rows and columns of the input this tile reads, some of them in the padding.
   const int64_t ih_lo = int64_t{oh0} * l_.stride_h - l_.pad_top;
   const int64_t iw_lo = int64_t{ow0} * l_.stride_w - l_.pad_left;
   const int64_t ih_n = int64_t{oh_n - 1} * l_.stride_h + l_.kh;
@@ -156,6 +156,12 @@ Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0,
     i.y_pad_bottom = static_cast<uint32_t>(bottom);
     i.x_pad_left = static_cast<uint32_t>(left);
     i.x_pad_right = static_cast<uint32_t>(right);
+    // Every lane of a padding element holds pad_value, the lanes of channels past the layer's
+    // last (a partial block) and of batch rows past N included. Those lanes cannot change a
+    // result: channel padding multiplies the packed weights' zero rows (a depthwise block's too:
+    // its diagonal is zero past the last channel), and batch padding only feeds output rows past
+    // N, which nobody reads. The DRAM elements' channel-padding lanes are likewise never weighed.
+    i.pad_value = l_.pad_value;
     i.deps.pop_next = pop && ic == 0;  // compute has finished reading region r
     body_.Emit(i, Region::kArena);
   }

@@ -12,7 +12,8 @@
 // and output block g reduces over input block g alone.
 //
 // Integer semantics (the truth every device reproduces), per output element and channel o:
-//   acc = sum(x * w) + bias[o]                     (int32, wrapping)
+//   acc = sum(x * w) + bias[o]                     (int32, wrapping; x outside the input reads
+//                                                   pad_value)
 //   v   = shr_rnd(low32(shr_rnd(acc, pre_shift) * mult[o]), post_shift)
 //   out = sat8(min(max(v, clip_lo), clip_hi))
 #ifndef LOOM_COMPILER_TENSORIZE_CONV2D_H_
@@ -33,6 +34,9 @@ struct Conv2dLayer {
   uint32_t o_blocks = 1, kh = 1, kw = 1;
   uint32_t stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  // What the input reads outside its bounds: its zero point (the real value 0). Every INP load
+  // carries it (docs/isa.md §3.1 pad_value), so the DMA's padding elements hold it in every lane.
+  int8_t pad_value = 0;
   bool depthwise = false;
   // Requantization.
   bool has_bias = true;

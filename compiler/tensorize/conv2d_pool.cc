@@ -153,7 +153,7 @@ uint32_t Emitter::Planes(uint32_t oc_n, uint32_t dst, uint32_t dst_plane, uint32
 
 Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, const Span& rows,
                           const Span& cols, uint32_t r, bool pop) {
-  // The input the convolution outputs [rows] x [cols] read, some of it the conv's zero padding.
+  // The input the convolution outputs [rows] x [cols] read, some of it the conv's padding.
   const int64_t ih_lo = int64_t{rows.lo} * cv_.stride_h - cv_.pad_top;
   const int64_t iw_lo = int64_t{cols.lo} * cv_.stride_w - cv_.pad_left;
   const int64_t ih_n = int64_t{rows.count - 1} * cv_.stride_h + cv_.kh;
@@ -175,6 +175,7 @@ Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, const Span& r
     i.y_pad_bottom = static_cast<uint32_t>(bottom);
     i.x_pad_left = static_cast<uint32_t>(left);
     i.x_pad_right = static_cast<uint32_t>(right);
+    i.pad_value = cv_.pad_value;  // the lanes it fills cannot change a result: conv2d.cc LoadInput
     i.deps.pop_next = pop && ic == 0;  // compute has finished reading region r
     body_.Emit(i, Region::kArena);
   }

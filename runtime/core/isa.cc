@@ -68,9 +68,9 @@ bool Insn::operator==(const Insn& o) const {
   return opcode == o.opcode && deps == o.deps && buffer == o.buffer && sram_base == o.sram_base &&
          dram_base == o.dram_base && y_size == o.y_size && x_size == o.x_size &&
          x_stride == o.x_stride && y_pad_top == o.y_pad_top && y_pad_bottom == o.y_pad_bottom &&
-         x_pad_left == o.x_pad_left && x_pad_right == o.x_pad_right && reset == o.reset &&
-         uop_bgn == o.uop_bgn && uop_end == o.uop_end && loop_out == o.loop_out &&
-         loop_in == o.loop_in && dst_factor_out == o.dst_factor_out &&
+         x_pad_left == o.x_pad_left && x_pad_right == o.x_pad_right && pad_value == o.pad_value &&
+         reset == o.reset && uop_bgn == o.uop_bgn && uop_end == o.uop_end &&
+         loop_out == o.loop_out && loop_in == o.loop_in && dst_factor_out == o.dst_factor_out &&
          dst_factor_in == o.dst_factor_in && src_factor_out == o.src_factor_out &&
          src_factor_in == o.src_factor_in && wgt_factor_out == o.wgt_factor_out &&
          wgt_factor_in == o.wgt_factor_in && alu_op == o.alu_op && use_imm == o.use_imm &&
@@ -242,6 +242,7 @@ FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
           LOOM_U32_FIELD(y_pad_bottom, Layout::kPadBits),
           LOOM_U32_FIELD(x_pad_left, Layout::kPadBits),
           LOOM_U32_FIELD(x_pad_right, Layout::kPadBits),
+          LOOM_S32_FIELD(pad_value, Layout::kPadValueBits),
       });
       break;
     case Opcode::kGemm:
@@ -356,6 +357,12 @@ Status VerifyMemory(const Layout& l, const Insn& insn) {
   const bool load = insn.opcode == Opcode::kLoad;
   if (load && insn.buffer == Buffer::kOut) return Bad(insn, "the out buffer cannot be loaded");
   if (!load && insn.buffer != Buffer::kOut) return Bad(insn, "only the out buffer can be stored");
+  // Only INP holds activations, whose zero point a padding element must carry; a pad value
+  // anywhere else would be a second way to write the same zeros.
+  if (insn.pad_value != 0 && !(load && insn.buffer == Buffer::kInp)) {
+    return Bad(insn, "field 'pad_value' = {} is only allowed on loads of inp (must be 0 here)",
+               insn.pad_value);
+  }
   const bool padded = insn.y_pad_top || insn.y_pad_bottom || insn.x_pad_left || insn.x_pad_right;
   if (padded && (!load || insn.buffer == Buffer::kUop)) {
     return Bad(insn, "padding is only allowed on loads of inp, wgt and acc");

@@ -93,6 +93,10 @@ struct Insn {
   uint32_t y_pad_bottom = 0;
   uint32_t x_pad_left = 0;
   uint32_t x_pad_right = 0;
+  // INP loads only: the int8 every lane of a padding element holds (docs/isa.md §3.1), so that a
+  // convolution over an input with zero point z sees z, the real value 0, at its padded positions.
+  // Must be 0 on every other LOAD and on STORE.
+  int32_t pad_value = 0;  // signed 8-bit
 
   // GEMM / ALU: run micro-ops [uop_bgn, uop_end) inside two affine loops.
   bool reset = false;  // GEMM only: write zero instead of accumulating
@@ -178,6 +182,7 @@ struct Layout {
   static constexpr uint32_t kDramBits = 32;
   static constexpr uint32_t kSizeBits = 16;    // y_size, x_size, x_stride
   static constexpr uint32_t kPadBits = 4;
+  static constexpr uint32_t kPadValueBits = 8;  // two's complement
   static constexpr uint32_t kLoopBits = 14;
   static constexpr uint32_t kAluOpBits = 3;
   static constexpr uint32_t kImmBits = 16;

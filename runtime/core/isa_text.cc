@@ -37,6 +37,7 @@ std::string Disassemble(const Insn& i) {
       if (i.y_pad_top || i.y_pad_bottom || i.x_pad_left || i.x_pad_right) {
         FormatTo(&s, " pad={},{},{},{}", i.y_pad_top, i.y_pad_bottom, i.x_pad_left, i.x_pad_right);
       }
+      if (i.pad_value != 0) FormatTo(&s, " padval={}", i.pad_value);
       break;
     case Opcode::kGemm:
       s = i.reset ? "gemm reset" : "gemm";
@@ -225,6 +226,11 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
       i->y_pad_bottom = static_cast<uint32_t>(pads[1]);
       i->x_pad_left = static_cast<uint32_t>(pads[2]);
       i->x_pad_right = static_cast<uint32_t>(pads[3]);
+    }
+    if (p.Has("padval")) {
+      std::vector<int64_t> v;
+      LOOM_RETURN_IF_ERROR(p.Numbers("padval", ",", 1, -128, 127, &v));
+      i->pad_value = static_cast<int32_t>(v[0]);
     }
   } else if (op == "gemm" && sub.empty()) {
     i->opcode = Opcode::kGemm;

@@ -138,11 +138,12 @@ Status Machine::FillElement(Buffer buffer, uint32_t index, const uint8_t* src) {
   return Internal("load into the out buffer");
 }
 
-void Machine::ZeroElement(Buffer buffer, uint32_t index) {
+void Machine::PadElement(Buffer buffer, uint32_t index, int32_t pad_value) {
   switch (buffer) {
     case Buffer::kUop: uop_[index] = isa::Uop(); break;
     case Buffer::kInp:
-      std::memset(&inp_[size_t{index} * config_.inp_elem_bytes()], 0, config_.inp_elem_bytes());
+      std::memset(&inp_[size_t{index} * config_.inp_elem_bytes()],
+                  static_cast<uint8_t>(static_cast<int8_t>(pad_value)), config_.inp_elem_bytes());
       break;
     case Buffer::kWgt:
       std::memset(&wgt_[size_t{index} * config_.wgt_elem_bytes()], 0, config_.wgt_elem_bytes());
@@ -171,7 +172,7 @@ Status Machine::Load(const Insn& insn, const sim::Dram& dram) {
     }
     for (uint32_t x = 0; x < width; ++x, ++index) {
       if (pad_row || x < insn.x_pad_left || x >= insn.x_pad_left + insn.x_size) {
-        ZeroElement(insn.buffer, index);
+        PadElement(insn.buffer, index, insn.pad_value);
         continue;
       }
       const uint8_t* src = dram.At(row_addr + uint64_t{x - insn.x_pad_left} * eb);

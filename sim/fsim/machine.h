@@ -40,7 +40,9 @@ class Machine {
   Status Alu(const isa::Insn& insn, sim::Deadline* deadline);
   // Writes element `index` of `buffer` from its DRAM image.
   Status FillElement(isa::Buffer buffer, uint32_t index, const uint8_t* src);
-  void ZeroElement(isa::Buffer buffer, uint32_t index);
+  // Writes padding element `index` of `buffer`: every INP lane holds `pad_value`, every lane of
+  // the other buffers zero (docs/isa.md §3.1; Verify keeps pad_value 0 off INP).
+  void PadElement(isa::Buffer buffer, uint32_t index, int32_t pad_value);
 
   const HwConfig config_;
   const isa::Layout layout_;

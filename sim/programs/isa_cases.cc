@@ -301,14 +301,16 @@ Status OutRoundtrip(const HwConfig& c, std::vector<IsaCase>* out) {
 struct Pads {
   const char* name;
   uint32_t top, bottom, left, right, ys, xs;
+  int32_t pad_value = 0;  // INP only
 };
 
 // A padded, strided LOAD of INP or ACC over nonzero garbage, so a padding element not written as
-// zero shows. The y_size x x_size window starts at element (1, 1) of a DRAM matrix with row pitch
-// xs + 3. ACC goes to OUT by ADD imm 0. INP goes through GEMM with a permutation weight block
-// W[o][i] = (i == (3o + 1) mod block_in), which moves each input lane to another output lane (so a
-// transposed WGT layout shows); that block is itself loaded with left/right padding over garbage
-// and the GEMM sums WGT[0] + WGT[1] + WGT[2] = pad + W + pad. All values are in int8 range.
+// zero (or, on INP, as pad_value in every lane) shows. The y_size x x_size window starts at element
+// (1, 1) of a DRAM matrix with row pitch xs + 3. ACC goes to OUT by ADD imm 0. INP goes through
+// GEMM with a permutation weight block W[o][i] = (i == (3o + 1) mod block_in), which moves each
+// input lane to another output lane (so a transposed WGT layout shows); that block is itself loaded
+// with left/right padding over garbage and the GEMM sums WGT[0] + WGT[1] + WGT[2] = pad + W + pad.
+// All values are in int8 range.
 Status PaddedLoad(const HwConfig& c, Buffer buf, const Pads& p, uint32_t seed,
                   std::vector<IsaCase>* out) {
   const bool inp = buf == Buffer::kInp;
@@ -326,9 +328,10 @@ Status PaddedLoad(const HwConfig& c, Buffer buf, const Pads& p, uint32_t seed,
   ld.y_pad_bottom = p.bottom;
   ld.x_pad_left = p.left;
   ld.x_pad_right = p.right;
+  ld.pad_value = p.pad_value;
   b.Emit(ld);
-  // The SRAM image of §3.1: the window's DRAM element or zero lanes.
-  std::vector<int32_t> img(size_t{E} * lanes, 0);
+  // The SRAM image of §3.1: the window's DRAM element or padding lanes.
+  std::vector<int32_t> img(size_t{E} * lanes, p.pad_value);
   for (size_t y = p.top; y < p.top + p.ys; ++y)
     for (size_t x = p.left; x < p.left + p.xs; ++x)
       std::copy_n(&src[((1 + y - p.top) * S + 1 + x - p.left) * lanes], lanes,
@@ -717,6 +720,12 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   for (const Pads& p : inp_pads) LOOM_RETURN_IF_ERROR(PaddedLoad(c, Buffer::kInp, p, seed++, out));
   for (const Pads& p : {Pads{"", 1, 2, 2, 1, 3, 4}, Pads{"_max", 15, 15, 15, 15, 2, 2}}) {
     LOOM_RETURN_IF_ERROR(PaddedLoad(c, Buffer::kAcc, p, seed++, out));
+  }
+  // INP padding that carries an activation zero point (§3.1 pad_value): the most negative int8,
+  // whose sign bit a zero-extending lane would lose, and a small positive value.
+  for (const Pads& p :
+       {Pads{"_padval_min", 1, 2, 3, 1, 3, 4, -128}, Pads{"_padval_37", 2, 1, 1, 2, 3, 4, 37}}) {
+    LOOM_RETURN_IF_ERROR(PaddedLoad(c, Buffer::kInp, p, seed++, out));
   }
   LOOM_RETURN_IF_ERROR(GemmResetAccumulate(c, out));
   LOOM_RETURN_IF_ERROR(GemmProgram(c, "gemm_virtual_threads", 2, false, out));

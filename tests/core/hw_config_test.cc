@@ -213,17 +213,22 @@ TEST(HwConfigTest, LayoutRejectsFormatsThatDoNotFit) {
     std::function<void(HwConfig&)> edit;
   };
   const std::vector<Case> cases = {
-      // U = 28: LOAD/STORE needs 106 + 28 = 134 bits.
+      // U = 28: LOAD/STORE needs 114 + 28 = 142 bits.
       {"LOAD/STORE instruction", [](HwConfig& c) { c.uop_buffer_bytes = 1u << 30; }},
-      // W = 22: GEMM needs 37 + 26 + 22 + 22 + 44 = 151 bits (LOAD/STORE 128 still fits).
-      {"GEMM instruction", [](HwConfig& c) { c.wgt_buffer_bytes = 1u << 30; }},
-      // A huge ACC buffer: A = 19 makes GEMM 143 bits.
-      {"GEMM instruction", [](HwConfig& c) { c.acc_buffer_bytes = 32u << 20; }},
-      // With a one-entry UOP buffer, A = 19: GEMM 117 bits fits, ALU needs 56 + 76 = 132.
+      // U = 15: LOAD/STORE needs 129 bits, one more than S = 14 leaves (the pad_value field).
+      {"LOAD/STORE instruction", [](HwConfig& c) { c.uop_buffer_bytes = 4u << 15; }},
+      // W = 12: GEMM needs 37 + 26 + 22 + 22 + 24 = 131 bits (LOAD/STORE 127 still fits).
+      {"GEMM instruction", [](HwConfig& c) { c.wgt_buffer_bytes = 1u << 20; }},
+      // A = 14: GEMM needs 37 + 26 + 28 + 22 + 20 = 133 bits (LOAD/STORE 128 still fits).
+      {"GEMM instruction", [](HwConfig& c) { c.acc_buffer_bytes = 1u << 20; }},
+      // U = 14, A = 12, I = W = 9: GEMM 125 bits and LOAD/STORE 128 fit, ALU needs
+      // 56 + 28 + 48 = 132.
       {"ALU instruction",
        [](HwConfig& c) {
-         c.uop_buffer_bytes = 4;
-         c.acc_buffer_bytes = 32u << 20;
+         c.uop_buffer_bytes = 4u << 14;
+         c.acc_buffer_bytes = 64u << 12;
+         c.inp_buffer_bytes = 16u << 9;
+         c.wgt_buffer_bytes = 256u << 9;
        }},
       // W = 11 with A = I = 11: the micro-op needs 33 bits (U = 11 keeps GEMM at 125).
       {"micro-op",

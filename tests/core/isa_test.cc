@@ -22,13 +22,13 @@ void PrintTo(const Insn& i, std::ostream* os) {
   *os << "{" << Disassemble(i) << " | opcode=" << int(i.opcode) << " buffer=" << int(i.buffer)
       << " sram_base=" << i.sram_base << " dram_base=" << i.dram_base << " y_size=" << i.y_size
       << " x_size=" << i.x_size << " x_stride=" << i.x_stride << " pad=" << i.y_pad_top << ","
-      << i.y_pad_bottom << "," << i.x_pad_left << "," << i.x_pad_right << " reset=" << i.reset
-      << " uop=" << i.uop_bgn << ":" << i.uop_end << " loop=" << i.loop_out << "x" << i.loop_in
-      << " dst=" << i.dst_factor_out << "," << i.dst_factor_in << " src=" << i.src_factor_out << ","
-      << i.src_factor_in << " wgt=" << i.wgt_factor_out << "," << i.wgt_factor_in
-      << " alu_op=" << int(i.alu_op) << " use_imm=" << i.use_imm << " imm=" << i.imm
-      << " deps=" << i.deps.pop_prev << i.deps.pop_next << i.deps.push_prev << i.deps.push_next
-      << "}";
+      << i.y_pad_bottom << "," << i.x_pad_left << "," << i.x_pad_right
+      << " pad_value=" << i.pad_value << " reset=" << i.reset << " uop=" << i.uop_bgn << ":"
+      << i.uop_end << " loop=" << i.loop_out << "x" << i.loop_in << " dst=" << i.dst_factor_out
+      << "," << i.dst_factor_in << " src=" << i.src_factor_out << "," << i.src_factor_in
+      << " wgt=" << i.wgt_factor_out << "," << i.wgt_factor_in << " alu_op=" << int(i.alu_op)
+      << " use_imm=" << i.use_imm << " imm=" << i.imm << " deps=" << i.deps.pop_prev
+      << i.deps.pop_next << i.deps.push_prev << i.deps.push_next << "}";
 }
 
 void PrintTo(const Word128& w, std::ostream* os) {
@@ -122,6 +122,8 @@ bool SetField(Insn* i, const std::string& name, int64_t v) {
     i->alu_op = static_cast<AluOp>(v);
   } else if (name == "imm") {
     i->imm = static_cast<int32_t>(v);
+  } else if (name == "pad_value") {
+    i->pad_value = static_cast<int32_t>(v);
   } else if (name == "reset") {
     i->reset = v != 0;
   } else if (name == "use_imm") {
@@ -329,7 +331,7 @@ class Isa16 : public ::testing::Test {
 
 TEST_F(Isa16, PinnedFormatTotals) {
   // docs/isa.md §2.2. If these move, the RTL package and every compiled program change.
-  EXPECT_EQ(l_.mem_bits(), 119u);
+  EXPECT_EQ(l_.mem_bits(), 127u);
   EXPECT_EQ(l_.gemm_bits(), 127u);
   EXPECT_EQ(l_.alu_bits(), 126u);
   EXPECT_EQ(l_.uop_bits(), 32u);
@@ -362,7 +364,8 @@ TEST_F(Isa16, PinnedFieldPositions) {
                                    {"y_pad_top", 103, 4},
                                    {"y_pad_bottom", 107, 4},
                                    {"x_pad_left", 111, 4},
-                                   {"x_pad_right", 115, 4}})},
+                                   {"x_pad_right", 115, 4},
+                                   {"pad_value", 119, 8}})},
       {Opcode::kGemm, with_common({{"reset", 7, 1},
                                    {"uop_bgn", 8, 13},
                                    {"uop_end", 21, 14},
@@ -546,9 +549,9 @@ TEST_P(IsaShape, LayoutWidthsMatchTheSpec) {
     uint32_t u, w, i, a, s, mem, gemm, alu, uop;
   };
   const std::map<std::string, Widths> expected = {
-      {"1x8x8", {11, 9, 10, 10, 11, 117, 117, 118, 29}},
-      {"1x16x16", {13, 10, 11, 11, 13, 119, 127, 126, 32}},
-      {"1x32x32", {13, 9, 11, 11, 13, 119, 125, 126, 31}},
+      {"1x8x8", {11, 9, 10, 10, 11, 125, 117, 118, 29}},
+      {"1x16x16", {13, 10, 11, 11, 13, 127, 127, 126, 32}},
+      {"1x32x32", {13, 9, 11, 11, 13, 127, 125, 126, 31}},
   };
   const Widths& e = expected.at(GetParam());
   EXPECT_EQ(l_.uop_idx_bits, e.u);
@@ -589,7 +592,8 @@ TEST_P(IsaShape, FieldTablesAreContiguousFromBitZero) {
       EXPECT_GT(f.width, 0u) << f.name;
       EXPECT_TRUE(names.insert(f.name).second) << "duplicate field " << f.name;
       // Every field is one the test (and the text form) knows about.
-      const std::set<std::string> others = {"buffer", "reset", "alu_op", "use_imm", "imm"};
+      const std::set<std::string> others = {"buffer",  "reset", "alu_op",
+                                            "use_imm", "imm",   "pad_value"};
       EXPECT_TRUE(U32Members().count(f.name) || CommonNames().count(f.name) || others.count(f.name))
           << "unexpected field " << f.name;
       next = f.lsb + f.width;
@@ -836,7 +840,9 @@ TEST_P(IsaShape, FieldOneBeyondItsWidthIsRejectedNamingIt) {
       SCOPED_TRACE(std::string(OpcodeName(op)) + " " + name);
       Insn i = Base(op);
       int64_t v = int64_t{1} << f.width;
-      if (name == "imm") v = 32768;  // signed: one beyond the largest positive value
+      // Signed fields: one beyond the largest positive value.
+      if (name == "imm") v = 32768;
+      if (name == "pad_value") v = 128;
       ASSERT_TRUE(SetField(&i, name, v));
       Status s = EncodeStatus(l_, i);
       ASSERT_FALSE(s.ok());
@@ -1080,7 +1086,7 @@ std::vector<BaseWord> BaseWords() {
   Insn alu_imm = Alu(AluOp::kMul, true);
   alu_imm.imm = -1;  // all imm bits set: the reserved bits start right above them
   Insn load = Load(Buffer::kInp);
-  load.x_pad_right = 15;  // top field all ones
+  load.pad_value = -1;  // top field all ones
   Insn gemm = Gemm();
   gemm.wgt_factor_in = 1;
   return {{"load", load},       {"store", Store()},
@@ -1309,6 +1315,9 @@ class RandomInsns {
       if ((i.y_pad_top + i.y_pad_bottom + 1) * (i.x_pad_left + i.x_pad_right + 1) > depth) {
         i.y_pad_top = i.y_pad_bottom = i.x_pad_left = i.x_pad_right = 0;
       }
+    }
+    if (op == Opcode::kLoad && i.buffer == Buffer::kInp && Coin()) {
+      i.pad_value = static_cast<int32_t>(Range(0, 255)) - 128;
     }
     const uint32_t ypads = i.y_pad_top + i.y_pad_bottom, xpads = i.x_pad_left + i.x_pad_right;
     const uint32_t x_max = std::min<uint32_t>(0xffff, depth / (ypads + 1) - xpads);

@@ -188,8 +188,9 @@ TEST_P(IsaCasesTest, CoverEveryCategory) {
   for (const char* name :
        {"out_roundtrip", "padded_load_inp_top", "padded_load_inp_bottom", "padded_load_inp_left",
         "padded_load_inp_right", "padded_load_inp_all", "padded_load_inp_max", "padded_load_acc",
-        "padded_load_acc_max", "gemm_reset_accumulate", "gemm_virtual_threads", "alu_reg_ops",
-        "alu_imm_ops", "alu_src_dst_loops", "requant_relu", "zero_size_token_carrier"}) {
+        "padded_load_acc_max", "padded_load_inp_padval_min", "padded_load_inp_padval_37",
+        "gemm_reset_accumulate", "gemm_virtual_threads", "alu_reg_ops", "alu_imm_ops",
+        "alu_src_dst_loops", "requant_relu", "zero_size_token_carrier"}) {
     bool found = false;
     for (const IsaCase& c : cc.cases) found = found || c.name == name;
     EXPECT_TRUE(found) << name;

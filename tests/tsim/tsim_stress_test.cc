@@ -112,7 +112,8 @@ TEST_P(TsimStressTest, LongTransfersAcrossPageBoundaries) {
   inp.y_pad_bottom = 1;
   inp.x_pad_left = 2;
   inp.x_pad_right = 2;
-  p.Emit(inp);  // 7 x 104 = 728 INP elements
+  inp.pad_value = -3;  // an activation zero point: every lane of the 232 padding elements
+  p.Emit(inp);         // 7 x 104 = 728 INP elements
   Insn wgt =
       LoadInsn(Buffer::kWgt, 0, static_cast<uint32_t>(wgt_addr / c_.wgt_elem_bytes()), 1, 40, 40);
   wgt.deps.push_next = true;

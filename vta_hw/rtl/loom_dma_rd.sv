@@ -1,5 +1,5 @@
 // The read DMA of a LOAD (docs/isa.md §3.1): a 2-D strided copy from DRAM into one of two
-// on-chip buffers, with zero padding. The load module drives it for INP and WGT, the compute
+// on-chip buffers, with padding. The load module drives it for INP and WGT, the compute
 // module for UOP and ACC; `sel_i` picks buffer B over buffer A for one instruction.
 //
 // Order of work, which is also its timing (docs/fsim.md: one burst at a time, each costing the
@@ -8,8 +8,11 @@
 //      DRAM), each split into bursts of at most DMA_MAX_BURST_BEATS beats that never cross a
 //      4 KiB boundary; a loom_beat_unpack per buffer turns beats into elements, written at
 //      sram_base + (y_pad_top + y) * PW + x_pad_left + x;
-//   2. padding, one zero element per cycle: the top rows, the left and right margins of every data
-//      row, then the bottom rows.
+//   2. padding, one element per cycle: the top rows, the left and right margins of every data
+//      row, then the bottom rows. A padding element of buffer A has the instruction's pad_value in
+//      every byte lane, one of buffer B is zero: in the load module A is INP, whose padding carries
+//      the activations' zero point (docs/isa.md §3.1); in the compute module A is UOP, which is
+//      never padded, and pad_value is 0 on every load but INP (a static error otherwise).
 // Bursts follow each other without a gap: the next address goes out the cycle after the last
 // beat of the previous burst.
 module loom_dma_rd #(
@@ -90,6 +93,7 @@ module loom_dma_rd #(
   logic [loom_hw_pkg::MEM_Y_PAD_BOTTOM_W-1:0] y_pad_bottom;
   logic [loom_hw_pkg::MEM_X_PAD_LEFT_W-1:0]   x_pad_left;
   logic [loom_hw_pkg::MEM_X_PAD_RIGHT_W-1:0]  x_pad_right;
+  logic [loom_hw_pkg::MEM_PAD_VALUE_W-1:0]    pad_value;
   loom_mem_fields u_fields (
     .insn_i,
     .sram_base_o   (sram_base),
@@ -100,7 +104,8 @@ module loom_dma_rd #(
     .y_pad_top_o   (y_pad_top),
     .y_pad_bottom_o(y_pad_bottom),
     .x_pad_left_o  (x_pad_left),
-    .x_pad_right_o (x_pad_right)
+    .x_pad_right_o (x_pad_right),
+    .pad_value_o   (pad_value)
   );
   // sram_base wraps at this buffer's depth, which may be smaller than the field (docs/isa.md §4).
   logic unused_sram_base;
@@ -110,6 +115,7 @@ module loom_dma_rd #(
 
   // Instruction geometry, captured at start.
   logic                                     sel_q;
+  logic [loom_hw_pkg::MEM_PAD_VALUE_W-1:0]  pad_value_q;
   logic [XSizeW-1:0]                        xs_q;
   logic [YSizeW-1:0]                        ys_q;
   logic [loom_hw_pkg::MEM_X_PAD_LEFT_W-1:0] left_q;
@@ -277,11 +283,11 @@ module loom_dma_rd #(
   end
 
   // ---------------------------------------------------------------------------------------------
-  // Buffer writes: data elements, then zeros.
+  // Buffer writes: data elements, then padding (pad_value in every byte of A, zero in B).
   assign we_a_o      = !sel_q && (elem_valid_a || pad_we);
   assign we_b_o      = sel_q && (elem_valid_b || pad_we);
   assign waddr_o     = pad_we ? pad_addr : data_idx_q;
-  assign wdata_a_o   = pad_we ? '0 : elem_a;
+  assign wdata_a_o   = pad_we ? {ElemBytesA{pad_value_q}} : elem_a;
   assign wdata_b_o   = pad_we ? '0 : elem_b;
   assign data_elem_o = elem_valid && !pad_we;
   assign idle_o      = state_q == DmaIdle;
@@ -336,6 +342,7 @@ module loom_dma_rd #(
     if (!rst_ni) begin
       state_q      <= DmaIdle;
       sel_q        <= 1'b0;
+      pad_value_q  <= '0;
       xs_q         <= '0;
       ys_q         <= '0;
       left_q       <= '0;
@@ -368,6 +375,7 @@ module loom_dma_rd #(
 
       if (state_q == DmaIdle && start_i && !abort_i) begin
         sel_q        <= sel_i;
+        pad_value_q  <= pad_value;
         xs_q         <= x_size;
         ys_q         <= y_size;
         left_q       <= x_pad_left;

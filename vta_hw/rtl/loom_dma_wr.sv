@@ -73,6 +73,7 @@ module loom_dma_wr #(
   logic [loom_hw_pkg::MEM_Y_PAD_BOTTOM_W-1:0] y_pad_bottom;
   logic [loom_hw_pkg::MEM_X_PAD_LEFT_W-1:0]   x_pad_left;
   logic [loom_hw_pkg::MEM_X_PAD_RIGHT_W-1:0]  x_pad_right;
+  logic [loom_hw_pkg::MEM_PAD_VALUE_W-1:0]    pad_value;
   loom_mem_fields u_fields (
     .insn_i,
     .sram_base_o   (sram_base),
@@ -83,7 +84,8 @@ module loom_dma_wr #(
     .y_pad_top_o   (y_pad_top),
     .y_pad_bottom_o(y_pad_bottom),
     .x_pad_left_o  (x_pad_left),
-    .x_pad_right_o (x_pad_right)
+    .x_pad_right_o (x_pad_right),
+    .pad_value_o   (pad_value)
   );
   // sram_base wraps at this buffer's depth, which may be smaller than the field (docs/isa.md §4).
   logic unused_sram_base;
@@ -371,10 +373,10 @@ module loom_dma_wr #(
     end
   end
 
-  // A STORE has no padding (docs/isa.md §3.2).
+  // A STORE has no padding and no pad value (docs/isa.md §3.2).
   logic unused_pads;
   assign unused_pads = ^{y_pad_top, y_pad_bottom, x_pad_left,
-                         x_pad_right};
+                         x_pad_right, pad_value};
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

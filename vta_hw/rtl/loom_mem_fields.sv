@@ -12,7 +12,8 @@ module loom_mem_fields (
   output logic [loom_hw_pkg::MEM_Y_PAD_TOP_W-1:0]    y_pad_top_o,
   output logic [loom_hw_pkg::MEM_Y_PAD_BOTTOM_W-1:0] y_pad_bottom_o,
   output logic [loom_hw_pkg::MEM_X_PAD_LEFT_W-1:0]   x_pad_left_o,
-  output logic [loom_hw_pkg::MEM_X_PAD_RIGHT_W-1:0]  x_pad_right_o
+  output logic [loom_hw_pkg::MEM_X_PAD_RIGHT_W-1:0]  x_pad_right_o,
+  output logic [loom_hw_pkg::MEM_PAD_VALUE_W-1:0]    pad_value_o
 );
   assign sram_base_o    = insn_i[loom_hw_pkg::MEM_SRAM_BASE_LSB +: loom_hw_pkg::MEM_SRAM_BASE_W];
   assign dram_base_o    = insn_i[loom_hw_pkg::MEM_DRAM_BASE_LSB +: loom_hw_pkg::MEM_DRAM_BASE_W];
@@ -24,6 +25,7 @@ module loom_mem_fields (
                                  loom_hw_pkg::MEM_Y_PAD_BOTTOM_W];
   assign x_pad_left_o   = insn_i[loom_hw_pkg::MEM_X_PAD_LEFT_LSB +: loom_hw_pkg::MEM_X_PAD_LEFT_W];
   assign x_pad_right_o  = insn_i[loom_hw_pkg::MEM_X_PAD_RIGHT_LSB +: loom_hw_pkg::MEM_X_PAD_RIGHT_W];
+  assign pad_value_o    = insn_i[loom_hw_pkg::MEM_PAD_VALUE_LSB +: loom_hw_pkg::MEM_PAD_VALUE_W];
 
   logic unused_insn;
   if (loom_hw_pkg::MEM_USED_BITS < loom_hw_pkg::INSN_BITS) begin : g_reserved

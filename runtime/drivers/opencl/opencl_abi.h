@@ -104,6 +104,7 @@
 #define P_POST_SHIFT 29
 #define P_CLIP_LO 30
 #define P_CLIP_HI 31
-#define P_WORDS 32
+#define P_PAD_VALUE 32 /* LOAD/STORE: sign-extended; nonzero only on INP loads */
+#define P_WORDS 33
 
 #endif /* LOOM_RUNTIME_DRIVERS_OPENCL_OPENCL_ABI_H_ */

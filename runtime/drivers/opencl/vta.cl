@@ -86,6 +86,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
     p[P_PAD_BOTTOM] = take(&w, 4);
     p[P_PAD_LEFT] = take(&w, 4);
     p[P_PAD_RIGHT] = take(&w, 4);
+    p[P_PAD_VALUE] = (uint)sign_extend(take(&w, 8), 8);
   } else if (op == OP_GEMM || op == OP_ALU) {
     if (op == OP_GEMM) {
       p[P_RESET] = take(&w, 1);
@@ -138,6 +139,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
     const bool padded = p[P_PAD_TOP] | p[P_PAD_BOTTOM] | p[P_PAD_LEFT] | p[P_PAD_RIGHT];
     const bool empty = p[P_Y] == 0 || p[P_X] == 0;
     if (padded && (op == OP_STORE || b == BUF_UOP || empty)) return false;
+    if (p[P_PAD_VALUE] != 0 && (op != OP_LOAD || b != BUF_INP)) return false;
     if (p[P_Y] > 1 && p[P_STRIDE] < p[P_X]) return false;
     const ulong extent =
         empty ? 0
@@ -244,13 +246,15 @@ bool fill_element(const Machine* m, uint insn, uint buffer, uint index, global c
   }
 }
 
-void zero_element(const Machine* m, uint buffer, uint index) {
+// A padding element (isa.md §3.1): every INP lane holds the instruction's pad_value, every lane
+// of the other buffers zero (decode keeps pad_value 0 off INP).
+void pad_element(const Machine* m, uint buffer, uint index, int pad_value) {
   switch (buffer) {
     case BUF_UOP:
       for (uint k = 0; k < 3; ++k) m->uop[3 * index + k] = 0;
       break;
     case BUF_INP:
-      for (uint k = 0; k < INP_ELEM; ++k) m->inp[(ulong)index * INP_ELEM + k] = 0;
+      for (uint k = 0; k < INP_ELEM; ++k) m->inp[(ulong)index * INP_ELEM + k] = (char)pad_value;
       break;
     case BUF_WGT:
       for (uint k = 0; k < WGT_ELEM; ++k) m->wgt[(ulong)index * WGT_ELEM + k] = 0;
@@ -271,7 +275,7 @@ uint elem_bytes(uint buffer) {
   }
 }
 
-// LOAD: 2-D strided DMA with zero padding (isa.md §3.1).
+// LOAD: 2-D strided DMA with padding (isa.md §3.1).
 bool exec_load(const Machine* m, uint insn, global const uint* p) {
   if (p[P_Y] == 0 || p[P_X] == 0) return true;
   const uint b = p[P_BUFFER], eb = elem_bytes(b);
@@ -291,7 +295,7 @@ bool exec_load(const Machine* m, uint insn, global const uint* p) {
     }
     for (uint x = 0; x < width; ++x, ++index) {
       if (pad_row || x < left || x >= left + xs) {
-        zero_element(m, b, index);
+        pad_element(m, b, index, (int)p[P_PAD_VALUE]);
       } else if (!fill_element(m, insn, b, index,
                                m->dram + (row - m->dram_base) + (ulong)(x - left) * eb)) {
         return false;
