@@ -149,6 +149,8 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     l.post_shift = p.requant.post_shift;
     l.clip_lo = p.requant.clip_lo;
     l.clip_hi = p.requant.clip_hi;
+    l.a_offset = p.a_offset;
+    l.out_offset = p.out_offset;
     LOOM_RETURN_IF_ERROR(ElemAddr(a.offset, c_.inp_elem_bytes(), Where(n) + ": input 0", &l.a));
     LOOM_RETURN_IF_ERROR(ElemAddr(b.offset, c_.inp_elem_bytes(), Where(n) + ": input 1", &l.b));
     LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
@@ -222,11 +224,13 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
       return Internal(Where(n) + ": accelerator pooling on unblocked tensors");
     }
+    // A max pool pads with -128 (PoolGeometry); an average with its input's zero point.
     tensorize::PoolLayer l = tensorize::PoolGeometry(c_, op.name, x.shape[0], x.shape[1],
                                                      x.shape[2], x.shape[3], Geometry(w));
     if (average) {
       // Every window counts kh x kw elements here (no padding, or padding counted).
-      const Requant& rq = std::get<AvgPoolParams>(op.params).requant;
+      const AvgPoolParams& ap = std::get<AvgPoolParams>(op.params);
+      const Requant& rq = ap.requant;
       const ir::Tensor& mults = *g_.value(n.inputs[1]).constant;
       const int64_t count = int64_t{w.kh} * w.kw;
       if (mults.num_elements() < count) return Internal(Where(n) + ": mult_by_count too short");
@@ -236,6 +240,7 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
       l.post_shift = rq.post_shift;
       l.clip_lo = rq.clip_lo;
       l.clip_hi = rq.clip_hi;
+      tensorize::SetAverageOffsets(ap.x_offset, ap.out_offset, &l);
     }
     LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.input));
     LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));

@@ -123,6 +123,8 @@ bool MulLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
       {"post_shift", {&l.post_shift, 0}},
       {"clip_lo", {&l.clip_lo, -128}},
       {"clip_hi", {&l.clip_hi, 127}},
+      {"a_offset", {&l.a_offset, 0}},
+      {"out_offset", {&l.out_offset, 0}},
   };
   for (const auto& [name, field] : attrs) {
     if (!CheckedCast(n.GetInt(name, field.second), field.first)) {
@@ -130,6 +132,7 @@ bool MulLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::st
       return false;
     }
   }
+  // Check refuses zero-point offsets on tensors with padding lanes (MulLayer::offsets_fit).
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;
@@ -189,20 +192,8 @@ bool ResizeLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std:
   return true;
 }
 
-bool MaxPoolFits(const ir::Graph& g, const ir::Node& n, const HwConfig&, std::string* why) {
-  bool zero_pads = true;
-  for (int64_t p : n.GetInts("pads")) zero_pads = zero_pads && p == 0;
-  if (zero_pads) return true;
-  const ir::Node* producer = g.Producer(n.input(0));
-  if (producer && producer->FindAttr("clip_lo") && producer->GetInt("clip_lo", -128) >= 0) {
-    return true;
-  }
-  *why = "padded max pooling of a possibly negative input";
-  return false;
-}
-
+// Any padding: the accelerator pads a max pool with -128 (PoolGeometry), which never wins.
 bool MaxPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::string* why) {
-  if (!MaxPoolFits(g, n, c, why)) return false;
   uint32_t x[4];
   if (!Nchw(g, n.input(0), x)) {
     *why = "not a 4-D activation";
@@ -245,6 +236,15 @@ bool AvgPoolLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std
   l.post_shift = static_cast<int32_t>(n.GetInt("post_shift", 0));
   l.clip_lo = static_cast<int32_t>(n.GetInt("clip_lo", -128));
   l.clip_hi = static_cast<int32_t>(n.GetInt("clip_hi", 127));
+  int32_t x_offset = 0, out_offset = 0;
+  if (!CheckedCast(n.GetInt("x_offset", 0), &x_offset) ||
+      !CheckedCast(n.GetInt("out_offset", 0), &out_offset)) {
+    *why = "zero-point offsets beyond 32 bits";
+    return false;
+  }
+  tensorize::SetAverageOffsets(x_offset, out_offset, &l);
+  // Check refuses offsets on tensors with padding lanes (PoolLayer::offsets_fit) and a padded
+  // layer whose input zero point is no int8 pad value.
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();
     return false;
@@ -261,12 +261,12 @@ struct Rule {
 const Rule kRules[] = {
     {"q.conv2d", ConvLowers},    // groups 1 or depthwise (by construction); what tensorize takes
     {"q.add", AddLowers},        // GEMM identity copy + ALU; same shapes, 16-bit multipliers
-    {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; 16-bit immediates
+    {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; offsets: no pad lanes
     {"q.concat", ConcatLowers},  // copies of channel blocks (+ ALU rescale); block-aligned inputs
     {"q.resize", ResizeLowers},  // identity copy, one micro-op per output phase; rows fit buffers
     {"q.zero_insert", ResizeLowers},  // resize's copy of phase (0, 0) only; rows fit buffers
-    {"q.max_pool", MaxPoolLowers},    // ALU max; zero padding must not win; rows fit the buffers
-    {"q.avg_pool", AvgPoolLowers},    // ALU sums + requant; one divisor; 16-bit multiplier
+    {"q.max_pool", MaxPoolLowers},    // ALU max; pads with -128; rows fit the buffers
+    {"q.avg_pool", AvgPoolLowers},    // ALU sums + requant; one divisor; offsets: no pad lanes
 };
 
 int64_t Elems(const ir::Graph& g, ir::ValueId id) { return ir::NumElementsUnchecked(g.value(id).shape); }

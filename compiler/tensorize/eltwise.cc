@@ -46,14 +46,19 @@ void AppendRqParamUops(uint32_t zero, std::vector<isa::Uop>* uops) {
   uops->push_back({zero + 1, 0, 0});
 }
 
-// ...and the instructions that use them: a GEMM reset of both elements, ADD `mult` to the
-// second, RQPARAM.
-void EmitRqParamEntry0(uint32_t params, int32_t mult, AccelCode* code) {
+// ...and the instructions that use them: a GEMM reset of both elements, ADD `bias` (wrapping to
+// int32, in as many immediates as it needs) to the first and `mult` to the second, RQPARAM.
+void EmitRqParamEntry0(uint32_t params, int64_t bias, int32_t mult, AccelCode* code) {
   Insn reset = Run(Opcode::kGemm, params, 1);
   reset.reset = true;
   reset.src_factor_in = 0;
   reset.dst_factor_in = 0;
   code->Emit(reset);
+  for (int32_t imm : AddImmediates(bias)) {
+    Insn add = AluImm(AluOp::kAdd, params, 1, imm);
+    add.dst_factor_in = 0;
+    code->Emit(add);
+  }
   Insn set = AluImm(AluOp::kAdd, params + 1, 1, mult);
   set.dst_factor_in = 0;
   code->Emit(set);
@@ -155,7 +160,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.weights, kAddBlocks), Region::kConstants);
-  if (fused) EmitRqParamEntry0(params, 1, code);
+  if (fused) EmitRqParamEntry0(params, 0, 1, code);
 
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % V, u = per * r, base = r * 2 * te;
@@ -242,12 +247,20 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
   l.h = h;
   l.w = w;
   SetWindow(window, &l);
+  l.pad_value = -128;
+  l.padding_lanes = HasPaddingLanes(config.batch, config.block_in, n, c);
   return l;
+}
+
+void SetAverageOffsets(int32_t x_offset, int32_t out_offset, PoolLayer* l) {
+  l->x_offset = x_offset;
+  l->out_offset = out_offset;
+  l->pad_value = static_cast<int8_t>(std::clamp(-x_offset, -128, 127));
 }
 
 bool PoolLayer::fused_requant(const HwConfig& config) const {
   return average && isa::RequantShiftValid(pre_shift) && isa::RequantShiftValid(post_shift) &&
-         PoolRowsThatFit(config, *this, kPoolScratch) > 0;
+         out_offset == 0 && PoolRowsThatFit(config, *this, kPoolScratch) > 0;
 }
 
 Status PoolLayer::Check(const HwConfig& config) const {
@@ -274,6 +287,27 @@ Status PoolLayer::Check(const HwConfig& config) const {
       return bad("shift outside [-31, 31]");
     }
     if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
+    if (x_offset < -255 || x_offset > 255 || out_offset < -255 || out_offset > 255) {
+      return bad("zero-point offsets x_offset " + std::to_string(x_offset) + ", out_offset " +
+                 std::to_string(out_offset) + " outside [-255, 255]");
+    }
+    if (!offsets_fit()) {
+      return bad("zero-point offsets (x_offset " + std::to_string(x_offset) + ", out_offset " +
+                 std::to_string(out_offset) + ") need C a multiple of " +
+                 std::to_string(config.block_in) + " and N of " + std::to_string(config.batch) +
+                 ": the offsets would make the padding lanes non-zero");
+    }
+    // The window sum takes kh·kw·x_offset for every position, padded ones too: those must hold
+    // the input's zero point to add the real 0.
+    if (padded() && pad_value != -x_offset) {
+      return bad("padded average pooling with x_offset " + std::to_string(x_offset) +
+                 " must pad with the input's zero point " + std::to_string(-x_offset) +
+                 (-x_offset < -128 || -x_offset > 127 ? ", which is no int8"
+                                                      : ", not " + std::to_string(pad_value)));
+    }
+  } else if (padded() && pad_value > 0) {
+    return bad("max pooling padded with " + std::to_string(pad_value) +
+               ": a positive pad value wins over the 0 of padding lanes and of real elements");
   }
   return Status::Ok();
 }
@@ -322,8 +356,11 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
-  // The multiplier fits the immediate (Check), so it is made on chip: no constants.
-  if (fused) EmitRqParamEntry0(params, l.mult, code);
+  // The multiplier fits the immediate (Check), so it is made on chip: no constants. x_offset adds
+  // to each of a window's kh·kw counted elements (padded ones hold -x_offset): once per window, as
+  // REQUANT's bias or the chain's first ADDs.
+  const int64_t window_offset = int64_t{l.kh} * l.kw * l.x_offset;
+  if (fused) EmitRqParamEntry0(params, window_offset, l.mult, code);
 
   uint32_t t = 0;
   for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
@@ -350,6 +387,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         ld.y_pad_bottom = static_cast<uint32_t>(bottom);
         ld.x_pad_left = left;
         ld.x_pad_right = right;
+        if (top || bottom || left || right) ld.pad_value = l.pad_value;
         ld.deps.pop_next = t >= V;
         ld.deps.push_next = true;
         code->Emit(ld, Region::kArena);
@@ -433,9 +471,11 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
             a.dst_factor_out = OW;
             code->Emit(a);
           };
+          for (int32_t imm : AddImmediates(window_offset)) requant(AluOp::kAdd, imm);
           if (l.pre_shift != 0) requant(AluOp::kShrRound, l.pre_shift);
           requant(AluOp::kMul, l.mult);
           if (l.post_shift != 0) requant(AluOp::kShrRound, l.post_shift);
+          if (l.out_offset != 0) requant(AluOp::kAdd, l.out_offset);
           if (l.clip_lo > -128) requant(AluOp::kMax, l.clip_lo);
           if (l.clip_hi < 127) requant(AluOp::kMin, l.clip_hi);
         }

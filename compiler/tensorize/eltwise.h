@@ -45,21 +45,32 @@ Status EmitAdd(const HwConfig& config, const AddLayer& layer, AccelCode* code,
 // tile is whole output rows of one channel block: the input rows it needs are copied into ACC
 // through the identity weights, the output starts at zero, and takes the window's first element
 // (ADD) and then the MAX of every other position, or the ADD of every position followed by the
-// requantization (SHR_RND, MUL by the multiplier, SHR_RND, clip). Every window here divides by
-// the same count, so the multiplier is one value for every lane and pixel: the requantization
-// runs as one fused REQUANT pass (isa.md §3.4.1) from RQP entry 0 (bias 0), unless a shift is
-// negative (REQUANT shifts only right) or the buffers are full to the last two ACC elements,
-// where it runs as the chain of immediate ALU passes.
+// requantization (ADD kh·kw·x_offset, SHR_RND, MUL by the multiplier, SHR_RND, ADD out_offset,
+// clip). Every window here divides by the same count, so the multiplier is one value for every
+// lane and pixel: the requantization runs as one fused REQUANT pass (isa.md §3.4.1) from RQP
+// entry 0 (bias kh·kw·x_offset), unless a shift is negative (REQUANT shifts only right), the
+// output has a zero point (REQUANT clips to int8 before any ADD could follow) or the buffers are
+// full to the last two ACC elements, where it runs as the chain of immediate ALU passes.
 //
-// The image border is DMA padding (zeros). A padded max pool is therefore only exact on
-// non-negative input (after a ReLU), and a padded average only with count_include_pad; the
-// partitioner places other layers on the CPU.
+// The image border is DMA padding holding `pad_value` in every lane. A max pool pads with -128
+// (PoolGeometry), which no real element is below, so padding never wins a window. An average pool
+// runs only when every window counts kh·kw elements (no padding, or count_include_pad; the
+// partitioner places the others on the CPU) and pads with its input's zero point -x_offset, so
+// that a padded position adds the real 0.
 struct PoolLayer {
   std::string name;
   bool average = false;
   // Average pooling: the requantization of the window sum (one multiplier: every window counts
   // kh x kw elements). The multiplier must fit the ALU's 16-bit immediate.
   int32_t mult = 1, pre_shift = 0, post_shift = 0, clip_lo = -128, clip_hi = 127;
+  // Average pooling: minus the input's zero point and the output's, in [-255, 255] (qops.h
+  // AvgPoolParams); the window sum is of x + x_offset.
+  int32_t x_offset = 0, out_offset = 0;
+  // What padded positions hold (the INP loads' pad_value): for a padded average -x_offset.
+  int8_t pad_value = 0;
+  // Whether the blocked tensors have lanes past C or batch rows past N (PoolGeometry knows; a
+  // layer built by hand is assumed to). Offsets would make them non-zero.
+  bool padding_lanes = true;
   uint32_t n_blocks = 1, c_blocks = 1, h = 1, w = 1;
   uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
@@ -68,14 +79,22 @@ struct PoolLayer {
   uint32_t out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
   uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
   // Whether an average pool requantizes with REQUANT (EmitPool's choice; max pooling never does):
-  // both shifts in [0, 31], and a row still fits beside the two ACC elements it needs.
+  // both shifts in [0, 31], no out_offset, and a row still fits beside the two ACC elements it
+  // needs.
   bool fused_requant(const HwConfig& config) const;
+  // Offsets add to every lane, padding lanes too: they run only on tensors without any. The
+  // partitioner keeps the other layers on the CPU (through Check).
+  bool offsets_fit() const { return !padding_lanes || (x_offset == 0 && out_offset == 0); }
+  bool padded() const { return pad_top || pad_left || pad_bottom || pad_right; }
   Status Check(const HwConfig& config) const;
 };
-// The layer's shape from a logical NCHW input (offsets and the average's requantization are the
-// caller's).
+// The layer's shape from a logical NCHW input, padding with -128 (a max pool's; offsets, the pad
+// value of an average and its requantization are the caller's: SetAverageOffsets).
 PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t n,
                              uint32_t c, uint32_t h, uint32_t w, const Window2d& window);
+// Makes `layer` an average pool's zero points: the offsets, and the input's zero point as the pad
+// value (when that is no int8, a padded layer's Check refuses it).
+void SetAverageOffsets(int32_t x_offset, int32_t out_offset, PoolLayer* layer);
 // `rows`: output rows per tile (0: the most that fit).
 Status EmitPool(const HwConfig& config, const PoolLayer& layer, AccelCode* code,
                    uint32_t rows = 0);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/core/isa.h"
 
@@ -38,6 +39,25 @@ inline isa::Insn Dma(isa::Opcode op, isa::Buffer buffer, uint32_t sram, uint64_t
   i.x_size = x;
   i.x_stride = stride;
   return i;
+}
+
+// Immediates of ADD passes whose wrapping sum is `v` (int32 arithmetic, as the ALU's ADD): one
+// when v fits the 16-bit immediate, else as few as its magnitude needs (none for 0).
+inline std::vector<int32_t> AddImmediates(int64_t v) {
+  constexpr int64_t kHi = (int64_t{1} << (isa::Layout::kImmBits - 1)) - 1, kLo = -kHi - 1;
+  std::vector<int32_t> imms;
+  while (v != 0) {
+    const int64_t step = v > kHi ? kHi : (v < kLo ? kLo : v);
+    imms.push_back(static_cast<int32_t>(step));
+    v -= step;
+  }
+  return imms;
+}
+
+// Whether a blocked activation of n images and c channels has lanes past c or batch rows past n:
+// qops.h keeps those at 0, so an emitter that adds an offset to every lane cannot run on it.
+inline bool HasPaddingLanes(uint32_t batch, uint32_t block, uint32_t n, uint32_t c) {
+  return c % block != 0 || n % batch != 0;
 }
 
 }  // namespace loom::tensorize

@@ -105,6 +105,7 @@ MulLayer MulGeometry(const HwConfig& config, const std::string& name, uint32_t n
   l.planes = CeilDiv(n, config.batch) * CeilDiv(c, config.block_in);
   l.plane_elems = h * w;
   l.b_per_channel = b_per_channel;
+  l.padding_lanes = HasPaddingLanes(config.batch, config.block_in, n, c);
   return l;
 }
 
@@ -126,7 +127,17 @@ Status MulLayer::Check(const HwConfig& config) const {
     return bad("shift outside [-31, 31]");
   }
   if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
-  if (clip_lo > 0 || clip_hi < 0) {
+  if (a_offset < -255 || a_offset > 255 || out_offset < -255 || out_offset > 255) {
+    return bad("zero-point offsets a_offset " + std::to_string(a_offset) + ", out_offset " +
+               std::to_string(out_offset) + " outside [-255, 255]");
+  }
+  if (!offsets_fit()) {
+    return bad("zero-point offsets (a_offset " + std::to_string(a_offset) + ", out_offset " +
+               std::to_string(out_offset) + ") need C a multiple of " +
+               std::to_string(config.block_in) + " and N of " + std::to_string(config.batch) +
+               ": the offsets would make the padding lanes non-zero");
+  }
+  if (padding_lanes && (clip_lo > 0 || clip_hi < 0)) {
     return bad("clip [" + std::to_string(clip_lo) + ", " + std::to_string(clip_hi) +
                "] excludes 0, which padding lanes must keep");
   }
@@ -204,6 +215,8 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
       code->Emit(AluImm(AluOp::kMax, u + 1, 1, nb, l.b_lo));
       code->Emit(AluImm(AluOp::kMin, u + 1, 1, nb, l.b_hi));
     }
+    // a's zero point: after b's copy of a (hard-swish), before the product.
+    if (l.a_offset != 0) code->Emit(AluImm(AluOp::kAdd, u, tile.rows, tile.cols, l.a_offset));
     Insn mul = Pass(Opcode::kAlu, u + 2, tile.rows, tile.cols);
     mul.alu_op = AluOp::kMul;
     mul.src_factor_out = l.b_per_channel ? 1 : tile.cols;
@@ -214,6 +227,8 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     if (l.mult != 1) code->Emit(AluImm(AluOp::kMul, u, tile.rows, tile.cols, l.mult));
     if (l.post_shift != 0)
       code->Emit(AluImm(AluOp::kShrRound, u, tile.rows, tile.cols, l.post_shift));
+    // The output's zero point, wrapping as qops.h Requantize adds it: before the clip.
+    if (l.out_offset != 0) code->Emit(AluImm(AluOp::kAdd, u, tile.rows, tile.cols, l.out_offset));
     if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, tile.rows, tile.cols, l.clip_lo));
     if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, tile.rows, tile.cols, l.clip_hi));
     code->last().deps.push_next = true;

@@ -4,9 +4,11 @@
 // Both operands reach ACC through the identity GEMM copy (eltwise.h); when they are one tensor
 // (hard-swish) it is loaded once and b's plane is a copy of a's made by the ALU (reset, then ADD
 // in register form). The affine clamp of b (MUL, ADD, MAX, MIN with immediates) runs on b's plane,
-// then MUL in register form multiplies a's plane by it — for a per-channel b the source factor over
-// a channel block's pixels is 0, so one ACC element per channel block scales all its pixels — and
-// the requantization (SHR_RND, MUL by the 16-bit immediate, SHR_RND, MAX/MIN) finishes in place.
+// then a's zero point comes off a's plane (ADD a_offset, after b's copy of a for hard-swish: b's
+// zero point is in b_offset), MUL in register form multiplies a's plane by b's — for a per-channel
+// b the source factor over a channel block's pixels is 0, so one ACC element per channel block
+// scales all its pixels — and the requantization (SHR_RND, MUL by the 16-bit immediate, SHR_RND,
+// ADD out_offset, MAX/MIN) finishes in place.
 #ifndef LOOM_COMPILER_TENSORIZE_MUL_H_
 #define LOOM_COMPILER_TENSORIZE_MUL_H_
 
@@ -26,10 +28,17 @@ struct MulLayer {
   bool same_operand = false;  // b is a (same address and shape): one load
   int32_t b_mult = 1, b_offset = 0, b_lo = -128, b_hi = 127;  // t = clamp(b·b_mult + b_offset, ..)
   int32_t mult = 1, pre_shift = 0, post_shift = 0, clip_lo = -128, clip_hi = 127;
+  // Minus a's zero point and the output's zero point, in [-255, 255] (qops.h MulParams).
+  int32_t a_offset = 0, out_offset = 0;
+  // Whether the blocked tensors have lanes past C or batch rows past N (MulGeometry knows; a
+  // layer built by hand is assumed to). Those lanes must come out 0, as the CPU kernel writes them.
+  bool padding_lanes = true;
   uint32_t a = 0, b = 0, output = 0;  // arena, in INP/OUT elements
   uint32_t identity = 0;              // constants, in WGT elements
-  // Also requires clip_lo <= 0 <= clip_hi: padding lanes (a = 0) must come out 0, as the CPU
-  // kernel writes them.
+  // Offsets add to every lane, padding lanes too: they run only on tensors without any. The
+  // partitioner keeps the other layers on the CPU (through Check).
+  bool offsets_fit() const { return !padding_lanes || (a_offset == 0 && out_offset == 0); }
+  // With padding lanes also requires clip_lo <= 0 <= clip_hi (a = 0 there must come out 0).
   Status Check(const HwConfig& config) const;
 };
 

@@ -102,9 +102,9 @@ TEST(Pack, RejectsUnequalBlocks) {
   EXPECT_NE(s.message().find("block_in == block_out"), std::string::npos) << s.message();
 }
 
-// A padded max pool over a value that may be negative stays on the CPU; over a ReLU output
-// (clip_lo 0) it goes to the accelerator.
-TEST(Partition, PaddedMaxPoolNeedsNonNegativeInput) {
+// A padded max pool goes to the accelerator whatever its input's range: it pads with -128, which
+// no real element is below (before, only over a ReLU output, clip_lo 0, did).
+TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
   const char* text = R"(graph @g(%x: f32[1,16,4,4]) {
   %w: i8[16,16,1,1] = const splat(1)
   %m: i32[16] = const splat(1)
@@ -127,10 +127,51 @@ TEST(Partition, PaddedMaxPoolNeedsNonNegativeInput) {
     ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
     const partition::NodePlacement& pool = r.nodes[2];
     ASSERT_EQ(pool.op, "q.max_pool");
-    EXPECT_EQ(pool.target, clip >= 0 ? "accel" : "cpu");
+    EXPECT_EQ(pool.target, "accel") << pool.reason;
     EXPECT_EQ(r.nodes[1].target, "accel");
     EXPECT_EQ(r.nodes[0].target, "cpu");
     EXPECT_EQ(r.nodes[1].macs, 16 * 16 * 16);
+  }
+}
+
+// q.mul and q.avg_pool with zero-point offsets run on the accelerator only on tensors without
+// padding lanes (the offsets would make them non-zero): 20 channels of a 16-lane block stay on the
+// CPU with the reason in the offload table, 32 channels go to the accelerator. (The annotations
+// stay symmetric: the offsets are the ops' attributes.)
+TEST(Partition, ZeroPointOffsetsNeedNoPaddingLanes) {
+  const char* text = R"(graph @g(%x: f32[1,C,4,4]) {
+  %xq: i8[1,C,4,4] quant(scale=0.05, zero_point=0) = q.quantize(%x)
+  %h: i8[1,C,4,4] quant(scale=0.05, zero_point=0) = q.mul(%xq, %xq) {a_offset = 128, b_hi = 127, b_lo = 0, b_mult = 1, b_offset = 128, clip_hi = 127, clip_lo = -128, mult = 1000, out_offset = -128, post_shift = 10, pre_shift = 0}
+  %m: i32[16] = const splat(1024)
+  %p: i8[1,C,1,1] quant(scale=0.05, zero_point=0) = q.avg_pool(%h, %m) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [4, 4], out_offset = -128, pads = [0, 0, 0, 0], post_shift = 14, pre_shift = 0, strides = [1, 1], x_offset = 128}
+  %y: f32[1,C,1,1] = q.dequantize(%p)
+  return %y
+})";
+  for (int channels : {20, 32}) {
+    SCOPED_TRACE(channels);
+    std::string t = text;
+    for (size_t at = t.find(",C,"); at != std::string::npos; at = t.find(",C,")) {
+      t.replace(at, 3, "," + std::to_string(channels) + ",");
+    }
+    ir::Graph g;
+    ASSERT_TRUE(ir::ParseGraph(t, &g).ok()) << ir::ParseGraph(t, &g).ToString();
+    ASSERT_TRUE(ir::Verify(g).ok()) << ir::Verify(g).ToString();
+    HwConfig c;
+    partition::PartitionReport r;
+    ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+    ASSERT_EQ(r.nodes.size(), 4u);
+    for (size_t i : {size_t{1}, size_t{2}}) {
+      const partition::NodePlacement& p = r.nodes[i];
+      if (channels == 32) {
+        EXPECT_EQ(p.target, "accel") << p.op << ": " << p.reason;
+      } else {
+        EXPECT_EQ(p.target, "cpu") << p.op;
+        EXPECT_NE(p.reason.find("need C a multiple of 16 and N of 1: the offsets would make the "
+                                "padding lanes non-zero"),
+                  std::string::npos)
+            << p.reason;
+      }
+    }
   }
 }
 
