@@ -8,9 +8,12 @@
 #include <cstring>
 
 #include "compiler/interp/interpreter.h"
+#include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/pack/pack.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
+#include "compiler/partition/partition.h"
 #include "runtime/config/config_file.h"
 #include "runtime/drivers/sim/sim_drivers.h"
 #include "runtime/exec/executor.h"
@@ -175,6 +178,62 @@ TEST(PackageCapabilities, QuantizedOnnxOps) {
   g.AddOutput(acc);
   ExpectPackageMatchesInterpreter(
       g, {Values<float>(DType::kF32, {2, 3}, {0.5f, -1.0f, 2.0f, 0.0f, 3.0f, -2.5f})});
+}
+
+// Asymmetric int8 activations on the accelerator (schema 1.10): hard-swish as q.mul with a_offset
+// and out_offset, a padded average (count_include_pad) with x_offset and out_offset, a padded max
+// pool over signed values and a global average with offsets, packed and partitioned for 1x16x16
+// (16 channels: no padding lanes), all four on the accelerator; cpu and fsim give the
+// interpreter's bytes. The offsets are the ops' attributes; the values' annotations stay
+// symmetric until the verifier takes zero points (the quantizer's change).
+TEST(PackageCapabilities, ZeroPointOffsetsOnTheAccelerator) {
+  const char* text = R"(graph @g(%x: f32[1,16,6,6]) {
+  %xq: i8[1,16,6,6] quant(scale=0.05, zero_point=0) = q.quantize(%x)
+  %h: i8[1,16,6,6] quant(scale=0.04, zero_point=0) = q.mul(%xq, %xq) {a_offset = 20, b_hi = 120, b_lo = 0, b_mult = 1, b_offset = 40, clip_hi = 127, clip_lo = -128, mult = 17000, out_offset = -50, post_shift = 20, pre_shift = 0}
+  %m9: i32[9] = const splat(3641)
+  %a: i8[1,16,6,6] quant(scale=0.04, zero_point=0) = q.avg_pool(%h, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 1, kernel = [3, 3], out_offset = -10, pads = [1, 1, 1, 1], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 50}
+  %p: i8[1,16,3,3] quant(scale=0.04, zero_point=0) = q.max_pool(%a) {kernel = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}
+  %g: i8[1,16,1,1] quant(scale=0.04, zero_point=0) = q.avg_pool(%p, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [3, 3], out_offset = 100, pads = [0, 0, 0, 0], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 10}
+  %y: f32[1,16,1,1] = q.dequantize(%g)
+  %z: f32[1,16,3,3] = q.dequantize(%p)
+  return %y, %z
+})";
+  ir::Graph g;
+  Status st = ir::ParseGraph(text, &g);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(ir::Verify(g).ok()) << ir::Verify(g).ToString();
+  std::vector<float> xs(16 * 6 * 6);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = float((i * 37) % 101) * 0.11f - 5.0f;
+  const std::vector<ir::Tensor> inputs = {Values<float>(DType::kF32, {1, 16, 6, 6}, xs)};
+  std::vector<ir::Tensor> want;
+  st = interp::Run(g, inputs, &want);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+
+  HwConfig config;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &config).ok());
+  ASSERT_TRUE(pack::PackGraph(g, config).ok());
+  partition::PartitionReport r;
+  ASSERT_TRUE(partition::PartitionGraph(g, config, &r).ok());
+  int accel = 0;
+  for (const partition::NodePlacement& n : r.nodes) {
+    if (n.op == "q.mul" || n.op == "q.avg_pool" || n.op == "q.max_pool") {
+      EXPECT_EQ(n.target, "accel") << n.name << ": " << n.reason;
+      ++accel;
+    }
+  }
+  EXPECT_EQ(accel, 4);
+  for (const char* device : {"cpu", "fsim"}) {
+    SCOPED_TRACE(device);
+    std::vector<ir::Tensor> got;
+    st = RunPackage(g, device, inputs, &got);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].byte_size(), want[i].byte_size()) << "output " << i;
+      EXPECT_EQ(std::memcmp(got[i].bytes(), want[i].bytes(), got[i].byte_size()), 0)
+          << "output " << i;
+    }
+  }
 }
 
 // An omitted output of a multi-output op has no tensor to write: the lowering says so.

@@ -146,6 +146,9 @@ struct PoolCase {
   bool average = false;
   int32_t mult = 1, pre = 0, post = 0, clip_lo = -128;
   bool fused = false;  // the requantization EmitPool is expected to pick
+  int32_t x_offset = 0, out_offset = 0;
+  bool negative = false;      // every input below 0 (a padded max pool's hard case)
+  uint32_t acc_bytes = 8192;  // a larger ACC for windows of more than 128 elements
 };
 
 void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
@@ -154,7 +157,9 @@ class PoolTest : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   const PoolCase& k = GetParam();
-  const HwConfig c = Config(8);
+  HwConfig c = Config(8);
+  c.acc_buffer_bytes = k.acc_bytes;
+  ASSERT_TRUE(c.Validate().ok());
   const q::Blocking blk{c.batch, c.block_in};
   q::PoolParams p;
   p.in = {k.n, k.c, k.h, k.w};
@@ -163,8 +168,9 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k.pad;
   std::mt19937 rng(5);
   std::vector<int8_t> x_plain = Random8(size_t{k.n} * k.c * k.h * k.w, &rng);
-  // With padding a max pool's input must be non-negative (it follows a ReLU): the border is zeros.
-  if (k.pad && !k.average) for (auto& v : x_plain) v = static_cast<int8_t>(v < 0 ? -(v + 1) : v);
+  // The max pool pads with -128, so no border value can win even over negative inputs.
+  if (k.negative)
+    for (auto& v : x_plain) v = static_cast<int8_t>(v < 0 ? v : -(v + 1));
   const size_t in_bytes = q::BlockedBytes(blk, p.in), out_bytes = q::BlockedBytes(blk, p.out());
   std::vector<int8_t> x(in_bytes), want(out_bytes);
   ASSERT_TRUE(q::PackActivation(blk, p.in, x_plain.data(), x.data()).ok());
@@ -173,6 +179,8 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
     q::AvgPoolParams ap;
     ap.pool = p;
     ap.count_include_pad = true;
+    ap.x_offset = k.x_offset;
+    ap.out_offset = k.out_offset;
     ap.rq = {k.pre, k.post, k.clip_lo, 127};
     std::vector<int32_t> mult_by_count(size_t{k.k} * k.k, 0);
     mult_by_count.back() = k.mult;
@@ -185,15 +193,9 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
   m.arena = x;
   m.arena.resize(in_bytes + out_bytes, 0x44);
   m.constants = IdentityWeights(c);
-  PoolLayer l;
-  l.name = k.name;
-  l.n_blocks = k.n;
-  l.c_blocks = CeilDiv(k.c, c.block_in);
-  l.h = k.h;
-  l.w = k.w;
-  l.kh = l.kw = k.k;
-  l.stride_h = l.stride_w = k.stride;
-  l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = k.pad;
+  PoolLayer l = PoolGeometry(c, k.name, k.n, k.c, k.h, k.w,
+                             {k.k, k.k, k.stride, k.stride, k.pad, k.pad, k.pad, k.pad});
+  if (k.average) SetAverageOffsets(k.x_offset, k.out_offset, &l);
   l.input = 0;
   l.output = static_cast<uint32_t>(in_bytes / c.inp_elem_bytes());
   l.average = k.average;
@@ -225,7 +227,9 @@ TEST_P(PoolTest, MatchesInt8KernelOnFsim) {
 INSTANTIATE_TEST_SUITE_P(
     tensorize, PoolTest,
     ::testing::Values(
-        PoolCase{"max_k3_s2_p1_relu", 1, 16, 9, 9, 3, 2, 1, 0},
+        PoolCase{"max_k3_s2_p1", 1, 16, 9, 9, 3, 2, 1, 0},
+        PoolCase{"max_k3_s2_p1_negative", 1, 12, 9, 8, 3, 2, 1, 0, false, 1, 0, 0, -128, false, 0,
+                 0, true},
         PoolCase{"max_k2_s2_signed", 1, 12, 8, 6, 2, 2, 0, 0},
         PoolCase{"max_k3_s1_row_tiles", 1, 8, 7, 7, 3, 1, 0, 2},
         PoolCase{"max_k3_s2_p1_batch2_one_row", 2, 20, 11, 10, 3, 2, 1, 1},
@@ -236,8 +240,74 @@ INSTANTIATE_TEST_SUITE_P(
         PoolCase{"avg_k2_s2_left_shift_chain", 1, 12, 6, 6, 2, 2, 0, 0, true, -3, -2, 4, -100},
         // One row fills ACC to its last element (2 x (64 + 64) of 256): no room for
         // RQP entry 0's two elements, so the ALU chain.
-        PoolCase{"avg_k1_full_acc_chain", 1, 8, 3, 64, 1, 1, 0, 0, true, 300, 0, 8}),
+        PoolCase{"avg_k1_full_acc_chain", 1, 8, 3, 64, 1, 1, 0, 0, true, 300, 0, 8},
+        // Zero points (C a multiple of the block: no padding lanes). An input from a ReLU
+        // (x_offset 128) into an output with z = -128: out_offset keeps REQUANT out (it clips
+        // before any ADD could follow), so the chain adds 49 * 128 and then -128.
+        PoolCase{"avg_global_7x7_offsets", 1, 16, 7, 7, 7, 1, 0, 0, true, 21399, 0, 20, -128, false,
+                 128, -128},
+        // x_offset alone: REQUANT with RQP entry 0's bias 49 * -77.
+        PoolCase{"avg_global_7x7_x_offset_fused", 1, 16, 7, 7, 7, 1, 0, 0, true, 21399, 0, 20, -128,
+                 true, -77, 0},
+        // Padding counted, padded with the input's zero point 37 (and -100 below).
+        PoolCase{"avg_k3_s2_p1_offsets", 1, 16, 9, 9, 3, 2, 1, 2, true, 29127, 2, 16, -128, false,
+                 -37, 20},
+        PoolCase{"avg_k3_s2_p1_x_offset_fused", 1, 8, 9, 9, 3, 2, 1, 0, true, 29127, 2, 16, -20,
+                 true, 100, 0},
+        // 144 * 255 = 36720 needs two 16-bit immediates, in the chain and in RQP's bias (the
+        // fused one scaled by 1/3 to stay inside int8).
+        PoolCase{"avg_global_12x12_wide_offset", 1, 8, 12, 12, 12, 1, 0, 0, true, 7282, 0, 20, -128,
+                 false, 255, -200, false, 16384},
+        PoolCase{"avg_global_12x12_wide_offset_fused", 1, 8, 12, 12, 12, 1, 0, 0, true, 2427, 0, 20,
+                 -128, true, 255, 0, false, 16384}),
     [](const ::testing::TestParamInfo<PoolCase>& i) { return std::string(i.param.name); });
+
+// The pool's refusals name the layer: offsets with padding lanes, a padded average whose pad value
+// is not its input's zero point (or whose zero point is no int8), a positive pad on a max pool.
+TEST(PoolLayer, RefusesWhatItCannotComputeExactly) {
+  const HwConfig c = Config(8);
+  const Window2d padded{3, 3, 1, 1, 1, 1, 1, 1}, plain{2, 2, 2, 2, 0, 0, 0, 0};
+  PoolLayer l = PoolGeometry(c, "gap", 1, 12, 6, 6, plain);
+  l.average = true;
+  EXPECT_TRUE(l.padding_lanes);
+  EXPECT_TRUE(l.Check(c).ok());
+  SetAverageOffsets(128, -128, &l);
+  Status st = l.Check(c);
+  EXPECT_NE(st.message().find("layer gap: zero-point offsets (x_offset 128, out_offset -128) need "
+                              "C a multiple of 8"),
+            std::string::npos)
+      << st.message();
+  AccelCode code;
+  EXPECT_FALSE(EmitPool(c, l, &code).ok());
+
+  l = PoolGeometry(c, "avg_pad", 1, 16, 6, 6, padded);
+  EXPECT_FALSE(l.padding_lanes);
+  l.average = true;
+  st = l.Check(c);  // PoolGeometry's -128 is a max pool's pad: an average must set its own
+  EXPECT_NE(st.message().find("must pad with the input's zero point 0, not -128"),
+            std::string::npos)
+      << st.message();
+  SetAverageOffsets(-37, 5, &l);
+  EXPECT_EQ(l.pad_value, 37);
+  EXPECT_TRUE(l.Check(c).ok()) << l.Check(c).ToString();
+  SetAverageOffsets(-128, 0, &l);  // zero point 128: no int8 pad value holds it
+  st = l.Check(c);
+  EXPECT_NE(st.message().find("must pad with the input's zero point 128, which is no int8"),
+            std::string::npos)
+      << st.message();
+  l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = 0;  // unpadded: the pad value is unused
+  EXPECT_TRUE(l.Check(c).ok()) << l.Check(c).ToString();
+  SetAverageOffsets(0, 256, &l);
+  EXPECT_NE(l.Check(c).message().find("outside [-255, 255]"), std::string::npos);
+
+  l = PoolGeometry(c, "max_pad", 1, 12, 6, 6, padded);
+  EXPECT_EQ(l.pad_value, -128);
+  EXPECT_TRUE(l.Check(c).ok());
+  l.pad_value = 3;
+  st = l.Check(c);
+  EXPECT_NE(st.message().find("layer max_pad: max pooling padded with 3"), std::string::npos)
+      << st.message();
+}
 
 struct DwCase {
   const char* name;
