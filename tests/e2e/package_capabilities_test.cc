@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iostream>
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/parser.h"
@@ -183,8 +184,8 @@ TEST(PackageCapabilities, QuantizedOnnxOps) {
 // Asymmetric int8 activations on the accelerator (schema 1.10): hard-swish as q.mul with a_offset
 // and out_offset, a padded average (count_include_pad) with x_offset and out_offset, a padded max
 // pool over signed values and a global average with offsets, packed and partitioned for 1x16x16
-// (16 channels: no padding lanes), all four on the accelerator; cpu and fsim give the
-// interpreter's bytes. The offsets are the ops' attributes; the values' annotations stay
+// (16 channels: no padding lanes), all four on the accelerator; cpu, fsim and tsim (where built)
+// give the interpreter's bytes. The offsets are the ops' attributes; the values' annotations stay
 // symmetric until the verifier takes zero points (the quantizer's change).
 TEST(PackageCapabilities, ZeroPointOffsetsOnTheAccelerator) {
   const char* text = R"(graph @g(%x: f32[1,16,6,6]) {
@@ -222,10 +223,16 @@ TEST(PackageCapabilities, ZeroPointOffsetsOnTheAccelerator) {
     }
   }
   EXPECT_EQ(accel, 4);
-  for (const char* device : {"cpu", "fsim"}) {
+  for (const char* device : {"cpu", "fsim", "tsim"}) {
     SCOPED_TRACE(device);
     std::vector<ir::Tensor> got;
     st = RunPackage(g, device, inputs, &got);
+    // tsim where this build verilated 1x16x16 (the ASan build has only 1x8x8).
+    if (std::string(device) == "tsim" &&
+        (st.code() == StatusCode::kUnimplemented || st.code() == StatusCode::kNotFound)) {
+      std::cout << "tsim skipped: " << st.ToString() << "\n";
+      continue;
+    }
     ASSERT_TRUE(st.ok()) << st.ToString();
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
