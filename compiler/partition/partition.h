@@ -3,9 +3,9 @@
 // kRules) evaluated against the HwConfig; an op without a row runs on the CPU:
 //   q.conv2d    groups 1 or depthwise; kernel <= 15; each pad < its kernel and <= 15; stride <= 15
 //   q.add       always
-//   q.max_pool  when every pad is 0, or its input is known non-negative (the producer's
-//               clip_lo >= 0), because the accelerator pads with 0 where the kernel skips padding
-//   q.mul, q.concat, q.resize, q.zero_insert, q.avg_pool: when their tensorize layer's Check passes
+//   q.mul, q.concat, q.resize, q.zero_insert, q.max_pool, q.avg_pool: when their tensorize
+//               layer's Check passes (a max pool pads with -128, so any padding is exact; q.mul's
+//               and q.avg_pool's zero-point offsets need tensors without padding lanes)
 //   everything else (q.quantize, q.dequantize, q.relayout, float ops): cpu, with the
 //   reason (a float<->int8 boundary, no int8 kernel, a non-int8 dtype, what keeps a
 //   ConvTranspose from zero insertion + conv, ...)
