@@ -48,6 +48,13 @@ bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, ui
   return true;
 }
 
+// The tile loop's pad sums (groups == 1 with a pad value): pad_value * sum_i w[o][i] over every
+// input-channel block, per tap and output channel of one output-channel block, as uint32.
+size_t PadSumBytes(const Blocking& b, const Conv2dParams& p, const RowKernels* rk) {
+  if (p.pad_value == 0 || p.depthwise || rk != nullptr) return 0;
+  return RoundUp64(size_t{p.kh} * p.kw * b.block * sizeof(uint32_t));
+}
+
 }  // namespace
 
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -55,7 +62,7 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   const size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded + PadSumBytes(b, p, rk);
 }
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -114,12 +121,17 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   uint8_t* padded =
       reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
   if (rk != nullptr) PadInput(*rk, b, p, in, padded);
-  // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing);
-  // otherwise they read this vector, pad_value in every lane as in the reference's (the lanes of
-  // channels past in.c meet zero weights; the outputs of batch rows past in.n are zeroed).
+  // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing).
+  // Otherwise such a tap adds pad_value * w: depthwise by the micro-kernel on this vector,
+  // pad_value in every lane as in the reference's (lanes past in.c meet zero weights, outputs of
+  // batch rows past in.n are zeroed); groups == 1 by adding the tap's pad sums, the same terms
+  // summed once per output-channel block (mod 2^32, so the order does not matter), c adds per
+  // position instead of a c x c tile per input-channel block.
   const bool pads = p.pad_value != 0;
+  auto* pad_sums = reinterpret_cast<uint32_t*>(padded);  // the tile loop has no padded copy
+  const bool use_pad_sums = PadSumBytes(b, p, rk) != 0;
   int8_t pad[internal::kConvMaxTile];
-  if (pads) std::memset(pad, static_cast<int8_t>(p.pad_value), pos_bytes);
+  if (pads && !use_pad_sums) std::memset(pad, static_cast<int8_t>(p.pad_value), pos_bytes);
 
   int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
   uint32_t nob = 1;
@@ -150,6 +162,18 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
           const int8_t* tile = weights + ((size_t{ob} * icb + ib) * taps + t) * C * C;
           k.pack(tile, C, packed + (size_t{ib} * taps + t) * tile_stride);
         }
+    }
+    if (use_pad_sums) {
+      for (size_t t = 0; t < taps; ++t) {
+        for (uint32_t o = 0; o < C; ++o) {
+          uint32_t sum = 0;
+          for (uint32_t ib = 0; ib < icb; ++ib) {
+            const int8_t* wr = weights + (((size_t{ob} * icb + ib) * taps + t) * C + o) * C;
+            for (uint32_t i = 0; i < C; ++i) sum += static_cast<uint32_t>(int32_t{wr[i]});
+          }
+          pad_sums[t * C + o] = static_cast<uint32_t>(p.pad_value) * sum;
+        }
+      }
     }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
       if (rk != nullptr) {
@@ -199,9 +223,18 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
               k.gemm(tiles + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
             }
           };
-          // Positions whose tap falls outside the input read the pad vector, pos_step 0.
+          // Positions [first, last_excl) whose tap falls outside the input: the pad vector
+          // (pos_step 0) through the depthwise micro-kernel, or the tap's pad sums.
           auto add_pad = [&](uint32_t ky, uint32_t kx, uint32_t first, uint32_t last_excl) {
-            if (first < last_excl) add_tap(ky, kx, first, last_excl - first, pad, 0, 0);
+            if (first >= last_excl) return;
+            if (!use_pad_sums) {
+              add_tap(ky, kx, first, last_excl - first, pad, 0, 0);
+              return;
+            }
+            const uint32_t* ps = pad_sums + (size_t{ky} * p.kw + kx) * C;
+            auto* a = reinterpret_cast<uint32_t*>(acc) + size_t{first - x0} * pos_bytes;
+            for (size_t r = 0; r < size_t{last_excl - first} * B; ++r, a += C)
+              for (uint32_t o = 0; o < C; ++o) a[o] += ps[o];
           };
           for (uint32_t ky = 0; ky < p.kh; ++ky) {
             const int64_t iy = int64_t{y} * p.stride_h + ky - p.pad_top;
