@@ -3,7 +3,7 @@
 // output positions keeps its int32 accumulators in the workspace while the loop walks kernel
 // taps and input-channel blocks, and the epilogue requantizes the strip in one pass. Taps that
 // fall into the padding are skipped per position range when the pad value is 0, exactly as the
-// reference skips them, and otherwise read a vector of the pad value (one per range, step 0).
+// reference skips them, and otherwise add pad_value * w (pad sums, or a vector of the pad value).
 #include <algorithm>
 #include <cstring>
 #include <string>

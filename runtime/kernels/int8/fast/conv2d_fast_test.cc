@@ -207,8 +207,9 @@ TEST(FastConv2d, CommonLayersMatchReference) {
 // path adds pad_value * w for a tap outside the input, as the reference does. Row kernels (batch
 // block 1 on their blocks) read it from the padded copy, stored as they store any x (VNNI's
 // x ^ 0x80, the AVX2 and NEON rows' int16); the tile loops (batch blocks > 1, block 12 on the
-// portable tiles) read a pad vector for the positions they would skip. Partial channel blocks in
-// and out; each padded shape must differ from its pad-value-0 result, or it would prove nothing.
+// portable tiles) add pad sums (groups == 1) or run the depthwise tap on a pad vector for the
+// positions they would skip at pad value 0. Partial channel blocks in and out; each padded shape
+// must differ from its pad-value-0 result, or it would prove nothing.
 TEST(FastConv2d, PadValueMatchesReference) {
   uint32_t seed = 300;
   const Blocking blockings[] = {{1, 16}, {1, 8}, {1, 32}, {2, 8}, {1, 12}};
