@@ -119,7 +119,7 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
           runtime::op_params::ConvParams(op, [&](int32_t i) { return b.Tensor(i); });
       const RowsEntry re = RowsFor(rows, blk);
       const pkg::Tensor* w = b.In(1);
-      if (re.entry != nullptr && w->storage() == pkg::Storage::Constant && p.pad_value == 0) {
+      if (re.entry != nullptr && w->storage() == pkg::Storage::Constant) {
         Buffer packed;  // depthwise reads the weights as stored
         if (!p.depthwise) {
           const auto* wd = reinterpret_cast<const int8_t*>(package.constants() + w->offset());

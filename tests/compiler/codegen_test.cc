@@ -10,6 +10,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include <set>
+#include <variant>
 
 #include "compiler/codegen/op_calls.h"
 #include "runtime/config/config_file.h"
@@ -165,6 +166,33 @@ std::unique_ptr<runtime::Package> WriteAndLoad(const package::PackageSpec& spec)
   if (s.ok()) s = runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return p;
+}
+
+// A pad value keeps a convolution on the rows (their padded copy holds it, fast/rows_body.h) and
+// reaches them in EncodeConv2d's array; native_test runs it against the reference kernels.
+TEST(OpCalls, APadValueStaysOnTheRowKernels) {
+  package::PackageSpec spec;
+  ConvPackage(&spec);
+  for (package::SegmentSpec& seg : spec.segments) {
+    for (package::OpSpec& op : seg.ops) {
+      if (auto* c = std::get_if<package::Conv2dParams>(&op.params)) c->pad_value = -77;
+    }
+  }
+  const auto p = WriteAndLoad(spec);
+  ASSERT_NE(p, nullptr);
+  size_t convs = 0;
+  for (const OpCalls& oc : NativeOpCalls(*p, ConvRows::kAvx2)) {
+    const pkg::Op* op = p->root().segments()->Get(oc.segment)->ops()->Get(oc.op);
+    if (op->params_type() != pkg::OpParams::Conv2d) continue;
+    ++convs;
+    ASSERT_EQ(oc.calls.size(), 1u);
+    EXPECT_STREQ(oc.calls[0].entry, q::abi::kConv2dRowsAvx2);
+    q::Blocking b;
+    q::Conv2dParams cp;
+    q::abi::DecodeConv2d(oc.calls[0].args.data(), &b, &cp);
+    EXPECT_EQ(cp.pad_value, -77);
+  }
+  EXPECT_EQ(convs, 2u);
 }
 
 // A CPU-only package plus one AvgPool over an input of height `h`, its window 3x3 with pads 2

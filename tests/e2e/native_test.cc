@@ -4,12 +4,17 @@
 // On x86-64 each CPU level's convolutions run different code: the reference body (x86-64), the
 // AVX2 rows (x86-64-v3, every block on 1x8x8) and the AVX-512 VNNI rows (cascadelake, 1x16x16,
 // where this CPU has VNNI).
-// Also: a package with code only for other targets or CPU features runs on the kernels with a
-// one-line notice, and an object the loader refuses fails executor creation with its name.
+// Convolutions with a pad value (asymmetric activations) run on each of these against the
+// reference kernels. Also: a package with code only for other targets or CPU features runs on
+// the kernels with a one-line notice, and an object the loader refuses fails executor creation
+// with its name.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/package/lower.h"
@@ -84,7 +89,8 @@ struct Opened {
   std::unique_ptr<runtime::Executor> exec;
 };
 
-Opened Open(const package::PackageSpec& spec, const std::string& device, bool native) {
+Opened Open(const package::PackageSpec& spec, const std::string& device, bool native,
+            const std::string& cpu_kernels = "") {
   Opened o;
   std::vector<uint8_t> bytes;
   o.status = package::SerializePackage(spec, &bytes);
@@ -95,6 +101,7 @@ Opened Open(const package::PackageSpec& spec, const std::string& device, bool na
   if (o.status.ok()) o.status = runtime::CreateDriver(device, &drv);
   runtime::ExecutorOptions options;
   options.native_code = native;
+  options.cpu_kernels = cpu_kernels;
   if (o.status.ok()) {
     o.status = runtime::Executor::Create(std::move(pkg), std::move(drv), options, &o.exec);
   }
@@ -212,6 +219,79 @@ TEST(NativeCodeCpus, AvxVnniRowsOn1x16x16) {
   for (const size_t i : {0, 1, 5}) {
     SCOPED_TRACE(Models()[i].name);
     ExpectNativeBytes(Models()[i], "1x16x16", "x86_64:cascadelake");
+  }
+}
+
+// Convolutions whose padding reads a pad value (the input's zero point with asymmetric
+// activations): every padded Conv2d of a compiled block given `pad_value`, then native code for
+// `cpu` must give the reference kernels' bytes. The same package with pad value 0 must give other
+// bytes, so a padded copy that ignored the pad value would fail here. (fsim is left out: the
+// accelerator program was compiled with pad value 0.)
+void ExpectNativePadValue(const Model& m, const std::string& config, const std::string& cpu,
+                          int32_t pad_value) {
+  SCOPED_TRACE(m.name + " on " + config + " for " + cpu + ", pad value " +
+               std::to_string(pad_value));
+  package::PackageSpec spec;
+  Status s = CompileSpec(m, &spec, config);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  NpyArray in;
+  ASSERT_TRUE(ReadNpy(Src(m.input), &in).ok());
+  const runtime::HostTensor input = FirstSample(in);
+  Opened unpadded = Open(spec, "cpu", false, "reference");
+  ASSERT_TRUE(unpadded.status.ok()) << unpadded.status.ToString();
+  size_t padded_convs = 0;
+  for (package::SegmentSpec& seg : spec.segments) {
+    for (package::OpSpec& op : seg.ops) {
+      auto* c = std::get_if<package::Conv2dParams>(&op.params);
+      const package::Window* w = c != nullptr ? &c->window : nullptr;
+      if (w == nullptr || w->pad_top + w->pad_left + w->pad_bottom + w->pad_right == 0) continue;
+      c->pad_value = pad_value;
+      ++padded_convs;
+    }
+  }
+  ASSERT_GT(padded_convs, 0u);
+  std::vector<codegen::CpuTarget> targets;
+  s = codegen::ParseCpuTargets(cpu, &targets);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = codegen::AddNativeCode(targets, {}, &spec);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Opened native = Open(spec, "cpu", true);
+  ASSERT_TRUE(native.status.ok()) << native.status.ToString();
+  ASSERT_NE(native.exec->native(), nullptr) << "the host's code did not load";
+  Opened reference = Open(spec, "cpu", false, "reference");
+  ASSERT_TRUE(reference.status.ok()) << reference.status.ToString();
+
+  const auto a = Outputs(*native.exec, input), b = Outputs(*reference.exec, input),
+             z = Outputs(*unpadded.exec, input);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), z.size());
+  bool differs = false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].data, b[i].data) << "output " << a[i].name << ": native vs reference kernels";
+    differs = differs || b[i].data != z[i].data;
+  }
+  EXPECT_TRUE(differs) << "the pad value changes no output byte: the test would prove nothing";
+}
+
+// The 7x7 stem (3 input channels) and a depthwise bottleneck on each kind of native convolution
+// this CPU runs: the reference body (x86-64), the AVX2 rows (x86-64-v3, int16 copy) and the
+// AVX-512 VNNI rows (cascadelake on 1x16x16, the x ^ 0x80 copy); the host's CPU elsewhere.
+TEST(NativeCodePadValue, ConvsThatPadWithAValueEqualTheReferenceKernels) {
+  if (!HostHasNativeTarget()) GTEST_SKIP() << "no native target for this host";
+  if (codegen::HostTargetName() != "x86_64") {
+    ExpectNativePadValue(Models()[5], "1x8x8", "host", -77);
+    ExpectNativePadValue(Models()[1], "1x8x8", "host", 127);
+    return;
+  }
+  ExpectNativePadValue(Models()[5], "1x8x8", "x86_64:x86-64", -128);
+  if (HostHas({"avx2", "fma", "bmi2"})) {
+    ExpectNativePadValue(Models()[5], "1x8x8", "x86_64:x86-64-v3", -77);
+    ExpectNativePadValue(Models()[1], "1x8x8", "x86_64:x86-64-v3", 127);
+  }
+  if (HostHas(
+          {"avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"})) {
+    ExpectNativePadValue(Models()[5], "1x16x16", "x86_64:cascadelake", -77);
+    ExpectNativePadValue(Models()[1], "1x16x16", "x86_64:cascadelake", 127);
   }
 }
 

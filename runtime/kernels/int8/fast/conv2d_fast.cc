@@ -2,7 +2,8 @@
 // block, the weight tiles are repacked once into the micro-kernel's layout; then each strip of
 // output positions keeps its int32 accumulators in the workspace while the loop walks kernel
 // taps and input-channel blocks, and the epilogue requantizes the strip in one pass. Taps that
-// fall into the padding are skipped per position range, exactly as the reference skips them.
+// fall into the padding are skipped per position range when the pad value is 0, exactly as the
+// reference skips them, and otherwise add pad_value * w (pad sums, or a vector of the pad value).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -47,6 +48,13 @@ bool TapColumns(const Conv2dParams& p, uint32_t kx, uint32_t x0, uint32_t nx, ui
   return true;
 }
 
+// The tile loop's pad sums (groups == 1 with a pad value): pad_value * sum_i w[o][i] over every
+// input-channel block, per tap and output channel of one output-channel block, as uint32.
+size_t PadSumBytes(const Blocking& b, const Conv2dParams& p, const RowKernels* rk) {
+  if (p.pad_value == 0 || p.depthwise || rk != nullptr) return 0;
+  return RoundUp64(size_t{p.kh} * p.kw * b.block * sizeof(uint32_t));
+}
+
 }  // namespace
 
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -54,7 +62,7 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   const size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded + PadSumBytes(b, p, rk);
 }
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
@@ -87,9 +95,7 @@ Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, co
 Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* in,
               const int8_t* weights, const void* packed_weights, const int32_t* bias,
               const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes) {
-  // TODO(zero points): the row and tile paths pad with 0; a pad value runs the reference for now.
-  if (path == KernelPath::kReference || p.pad_value != 0)
-    return q::Conv2d(b, p, in, weights, bias, mult, out);
+  if (path == KernelPath::kReference) return q::Conv2d(b, p, in, weights, bias, mult, out);
   LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
   const size_t need = Conv2dWorkspaceBytes(path, b, p);
   if (workspace == nullptr || workspace_bytes < need) {
@@ -115,6 +121,17 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   uint8_t* padded =
       reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
   if (rk != nullptr) PadInput(*rk, b, p, in, padded);
+  // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing).
+  // Otherwise such a tap adds pad_value * w: depthwise by the micro-kernel on this vector,
+  // pad_value in every lane as in the reference's (lanes past in.c meet zero weights, outputs of
+  // batch rows past in.n are zeroed); groups == 1 by adding the tap's pad sums, the same terms
+  // summed once per output-channel block (mod 2^32, so the order does not matter), c adds per
+  // position instead of a c x c tile per input-channel block.
+  const bool pads = p.pad_value != 0;
+  auto* pad_sums = reinterpret_cast<uint32_t*>(padded);  // the tile loop has no padded copy
+  const bool use_pad_sums = PadSumBytes(b, p, rk) != 0;
+  int8_t pad[internal::kConvMaxTile];
+  if (pads && !use_pad_sums) std::memset(pad, static_cast<int8_t>(p.pad_value), pos_bytes);
 
   int32_t bias_blk[2 * internal::kConvMaxBlock], mult_blk[2 * internal::kConvMaxBlock];
   uint32_t nob = 1;
@@ -146,6 +163,18 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
           k.pack(tile, C, packed + (size_t{ib} * taps + t) * tile_stride);
         }
     }
+    if (use_pad_sums) {
+      for (size_t t = 0; t < taps; ++t) {
+        for (uint32_t o = 0; o < C; ++o) {
+          uint32_t sum = 0;
+          for (uint32_t ib = 0; ib < icb; ++ib) {
+            const int8_t* wr = weights + (((size_t{ob} * icb + ib) * taps + t) * C + o) * C;
+            for (uint32_t i = 0; i < C; ++i) sum += static_cast<uint32_t>(int32_t{wr[i]});
+          }
+          pad_sums[t * C + o] = static_cast<uint32_t>(p.pad_value) * sum;
+        }
+      }
+    }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
       if (rk != nullptr) {
         RowsBlock blk;
@@ -173,30 +202,61 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
           const uint32_t nx = std::min(strip, os.w - x0);
           const size_t rows = size_t{nx} * B;
           for (size_t r = 0; r < rows; ++r) std::memcpy(acc + r * C, bias_blk, C * sizeof(int32_t));
+          // Tap (ky, kx) for the strip's positions [first, first + n): input-channel block `blk`
+          // of a position is at base + blk * plane (plane 0: the pad vector for every block).
+          auto add_tap = [&](uint32_t ky, uint32_t kx, uint32_t first, uint32_t n,
+                             const int8_t* base, size_t step, size_t plane) {
+            RowSet rs;
+            rs.pos_step = step;
+            rs.npos = n;
+            rs.batch = B;
+            int32_t* acc_lo = acc + size_t{first - x0} * pos_bytes;
+            if (p.depthwise) {
+              rs.in = base + ob * plane;
+              k.depthwise(weights + ((size_t{ob} * p.kh + ky) * p.kw + kx) * C, C, rs, acc_lo);
+              return;
+            }
+            const size_t t = size_t{ky} * p.kw + kx;
+            for (uint32_t ib = 0; ib < icb; ++ib) {
+              rs.in = base + ib * plane;
+              rs.active = std::min(C, p.in.c - ib * C);
+              k.gemm(tiles + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
+            }
+          };
+          // Positions [first, last_excl) whose tap falls outside the input: the pad vector
+          // (pos_step 0) through the depthwise micro-kernel, or the tap's pad sums.
+          auto add_pad = [&](uint32_t ky, uint32_t kx, uint32_t first, uint32_t last_excl) {
+            if (first >= last_excl) return;
+            if (!use_pad_sums) {
+              add_tap(ky, kx, first, last_excl - first, pad, 0, 0);
+              return;
+            }
+            const uint32_t* ps = pad_sums + (size_t{ky} * p.kw + kx) * C;
+            auto* a = reinterpret_cast<uint32_t*>(acc) + size_t{first - x0} * pos_bytes;
+            for (size_t r = 0; r < size_t{last_excl - first} * B; ++r, a += C)
+              for (uint32_t o = 0; o < C; ++o) a[o] += ps[o];
+          };
           for (uint32_t ky = 0; ky < p.kh; ++ky) {
             const int64_t iy = int64_t{y} * p.stride_h + ky - p.pad_top;
-            if (iy < 0 || iy >= p.in.h) continue;
+            if (iy < 0 || iy >= p.in.h) {
+              if (!pads) continue;
+              for (uint32_t kx = 0; kx < p.kw; ++kx) add_pad(ky, kx, x0, x0 + nx);
+              continue;
+            }
             for (uint32_t kx = 0; kx < p.kw; ++kx) {
               uint32_t lo = 0, hi = 0;
-              if (!TapColumns(p, kx, x0, nx, &lo, &hi)) continue;
-              const size_t ix = size_t{lo} * p.stride_w + kx - p.pad_left;
-              RowSet rs;
-              rs.pos_step = size_t{p.stride_w} * pos_bytes;
-              rs.npos = hi - lo + 1;
-              rs.batch = B;
-              int32_t* acc_lo = acc + size_t{lo - x0} * pos_bytes;
-              const size_t at = (static_cast<size_t>(iy) * p.in.w + ix) * pos_bytes;
-              if (p.depthwise) {
-                rs.in = in_nb + ob * in_plane + at;
-                k.depthwise(weights + ((size_t{ob} * p.kh + ky) * p.kw + kx) * C, C, rs, acc_lo);
+              if (!TapColumns(p, kx, x0, nx, &lo, &hi)) {
+                if (pads) add_pad(ky, kx, x0, x0 + nx);
                 continue;
               }
-              const size_t t = size_t{ky} * p.kw + kx;
-              for (uint32_t ib = 0; ib < icb; ++ib) {
-                rs.in = in_nb + ib * in_plane + at;
-                rs.active = std::min(C, p.in.c - ib * C);
-                k.gemm(tiles + (size_t{ib} * taps + t) * tile_stride, C, rs, acc_lo);
+              if (pads) {
+                add_pad(ky, kx, x0, lo);
+                add_pad(ky, kx, hi + 1, x0 + nx);
               }
+              const size_t ix = size_t{lo} * p.stride_w + kx - p.pad_left;
+              const size_t at = (static_cast<size_t>(iy) * p.in.w + ix) * pos_bytes;
+              add_tap(ky, kx, lo, hi - lo + 1, in_nb + at, size_t{p.stride_w} * pos_bytes,
+                      in_plane);
             }
           }
           int8_t* dst = dst_row + size_t{x0} * pos_bytes;

@@ -44,7 +44,8 @@ std::string Describe(const Case& c) {
          std::to_string(p.pad_left) + "," + std::to_string(p.pad_bottom) + "," +
          std::to_string(p.pad_right) + (p.depthwise ? ", depthwise" : "") + ", rq " +
          std::to_string(p.rq.pre_shift) + "/" + std::to_string(p.rq.post_shift) + " clip [" +
-         std::to_string(p.rq.clip_lo) + ", " + std::to_string(p.rq.clip_hi) + "]";
+         std::to_string(p.rq.clip_lo) + ", " + std::to_string(p.rq.clip_hi) + "], pad value " +
+         std::to_string(p.pad_value);
 }
 
 // Fills the tensors from `seed`; `fill` (when in [-128, 127]) replaces every input and weight.
@@ -202,6 +203,56 @@ TEST(FastConv2d, CommonLayersMatchReference) {
   }
 }
 
+// Padding that reads a pad value (the input's zero point with asymmetric activations): every
+// path adds pad_value * w for a tap outside the input, as the reference does. Row kernels (batch
+// block 1 on their blocks) read it from the padded copy, stored as they store any x (VNNI's
+// x ^ 0x80, the AVX2 and NEON rows' int16); the tile loops (batch blocks > 1, block 12 on the
+// portable tiles) add pad sums (groups == 1) or run the depthwise tap on a pad vector for the
+// positions they would skip at pad value 0. Partial channel blocks in and out; each padded shape
+// must differ from its pad-value-0 result, or it would prove nothing.
+TEST(FastConv2d, PadValueMatchesReference) {
+  uint32_t seed = 300;
+  const Blocking blockings[] = {{1, 16}, {1, 8}, {1, 32}, {2, 8}, {1, 12}};
+  for (const Blocking& b : blockings) {
+    std::vector<Conv2dParams> shapes = {
+        Params({1, 20, 6, 7}, 24, 3, 1, 1),  // plain 3x3, same padding
+        Params({1, 20, 5, 5}, 20, 1, 1, 0),  // 1x1 (no padding: the pad value changes nothing)
+        Params({1, 3, 9, 9}, 12, 5, 2, 2),   // first-layer-like: 3 channels, strided
+        Params({1, 20, 7, 9}, 36, 3, 2, 1),  // strided
+        Params({3, 9, 4, 5}, 10, 3, 1, 2),   // pads 2: corner taps mostly padding; 3 images
+    };
+    shapes[3].pad_bottom = 2;  // asymmetric pads
+    shapes[3].pad_left = 0;
+    Conv2dParams dw = Params({1, 20, 6, 7}, 20, 3, 1, 1);
+    dw.depthwise = true;
+    shapes.push_back(dw);
+    dw.stride_h = dw.stride_w = 2;
+    dw.pad_right = 2;
+    shapes.push_back(dw);
+    for (Conv2dParams shape : shapes) {
+      shape.rq = {0, 8, -128, 127};  // a small shift: the pad value's share shows in the bytes
+      Case zero{b, shape, {}, {}, {}, {}};
+      Fill(&zero, seed++);
+      const size_t out_bytes = BlockedBytes(b, shape.out());
+      std::vector<int8_t> unpadded(out_bytes);
+      const Status zs = q::Conv2d(b, shape, zero.in.data(), zero.weights.data(), zero.bias.data(),
+                                  zero.mult.data(), unpadded.data());
+      ASSERT_TRUE(zs.ok()) << Describe(zero) << ": " << zs.ToString();
+      for (int32_t pad_value : {-128, -77, 127}) {
+        Case c = zero;
+        c.p.pad_value = pad_value;
+        ExpectAllPathsMatch(c);
+        std::vector<int8_t> want(out_bytes);
+        const Status ws = q::Conv2d(b, c.p, c.in.data(), c.weights.data(), c.bias.data(),
+                                    c.mult.data(), want.data());
+        ASSERT_TRUE(ws.ok()) << ws.ToString();
+        const bool pads = shape.pad_top + shape.pad_left + shape.pad_bottom + shape.pad_right != 0;
+        EXPECT_EQ(want != unpadded, pads) << Describe(c) << ": whether the pad value shows";
+      }
+    }
+  }
+}
+
 TEST(FastConv2d, RandomShapesAndBlockingsMatchReference) {
   std::mt19937 rng(7);
   auto pick = [&](uint32_t lo, uint32_t hi) {
@@ -234,6 +285,7 @@ TEST(FastConv2d, RandomShapesAndBlockingsMatchReference) {
     p.rq.clip_lo = lo;
     p.rq.clip_hi = lo + static_cast<int32_t>(pick(0, static_cast<uint32_t>(127 - lo)));
     c.with_bias = pick(0, 4) != 0;
+    if (iter % 2 == 1) p.pad_value = static_cast<int32_t>(pick(0, 255)) - 128;
     Fill(&c, 1000 + static_cast<uint32_t>(iter));
     // Multipliers across the whole int32 range: MUL keeps the low 32 bits of the product.
     c.mult = testing::RandomI32(p.out_c, 2000 + iter, INT32_MIN, INT32_MAX);

@@ -4,8 +4,8 @@
 // registers for the whole reduction (every input-channel block x every tap) and reads each packed
 // weight tile once per group of positions, as GEMM micro-kernels do (IREE's mmt4d, XNNPACK's
 // igemm). It reads a padded copy of the input, so every tap of every position is real: a padded
-// position holds the stored zero (mapped by `in_xor`) and adds 0, exactly what the reference's
-// skipped tap adds.
+// position holds the pad value (mapped as every x is, rows_body.h PadInput) and adds
+// pad_value * w, exactly what the reference's tap outside the input adds (0 when pad_value is 0).
 #ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
 #define LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_H_
 
@@ -63,7 +63,8 @@ const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Co
 size_t PaddedInputBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p);
 // The byte the padded copy stores x as, x ^ PadXor: rk's in_xor, 0 for depthwise.
 uint8_t PadXor(const RowKernels& rk, const Conv2dParams& p);
-// Writes the padded copy of `in` (stored layout) for `rk`: each x as x ^ PadXor, or as int16.
+// Writes the padded copy of `in` (stored layout) for `rk`: each x as x ^ PadXor, or as int16,
+// the border holding p.pad_value stored the same way.
 void PadInput(const RowKernels& rk, const Blocking& b, const Conv2dParams& p, const int8_t* in,
               uint8_t* padded);
 

@@ -108,11 +108,29 @@ inline void WidenRow(const int8_t* in, size_t n, uint8_t* padded) {
   }
 }
 
+// `n` padding elements of the padded copy: the pad value as the copy stores an x (x ^ in_xor as
+// a byte, or sign-extended to int16). One memset when every byte is the same (pad value 0 or -1,
+// or any pad value in the int8 copy); else a loop over int16 the compiler vectorizes.
+inline void FillPad(uint8_t* padded, size_t n, uint32_t in_bytes, uint8_t in_xor,
+                    int32_t pad_value) {
+  const int16_t v = static_cast<int16_t>(pad_value);
+  if (in_bytes == 1 || v == 0 || v == -1) {
+    std::memset(padded, static_cast<uint8_t>(v) ^ (in_bytes == 1 ? in_xor : 0), n * in_bytes);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) std::memcpy(padded + 2 * i, &v, 2);
+}
+
 }  // namespace rows_internal
 
 // Writes the padded copy of `in` (stored layout, batch block 1): each x as x ^ in_xor
-// (in_bytes 1) or sign-extended to int16 (in_bytes 2, in_xor 0). A padded element is the stored
-// zero: 0 ^ in_xor as bytes, or int16 0.
+// (in_bytes 1) or sign-extended to int16 (in_bytes 2, in_xor 0). A padded element holds
+// p.pad_value stored the same way, in every lane: a row kernel then adds pad_value * w for it,
+// as the reference does for a position outside the input (with VNNI's offset, the stored
+// (pad_value ^ 0x80) is pad_value + 128, which the tiles' correction takes back like any x's).
+// The lanes of channels past in.c hold the pad value there too, as in the reference's pad
+// vector: they meet zero weights (or, depthwise, output lanes zeroed after requantization), and
+// the rows read only last_quads of the last block, so the result is the same whatever they hold.
 inline void PadInput(uint8_t in_xor, uint32_t in_bytes, const Blocking& b, const Conv2dParams& p,
                      const int8_t* in, uint8_t* padded) {
   const size_t E = in_bytes;
@@ -120,23 +138,23 @@ inline void PadInput(uint8_t in_xor, uint32_t in_bytes, const Blocking& b, const
   const size_t wp = size_t{p.in.w} + p.pad_left + p.pad_right;
   const size_t planes = size_t{p.in.n} * CeilDiv(p.in.c, b.block);
   const size_t row_elems = size_t{p.in.w} * C;
+  auto pad = [&](size_t elems) {
+    rows_internal::FillPad(padded, elems, in_bytes, in_xor, p.pad_value);
+    padded += elems * E;
+  };
   for (size_t pl = 0; pl < planes; ++pl) {
-    std::memset(padded, in_xor, p.pad_top * wp * C * E);
-    padded += p.pad_top * wp * C * E;
+    pad(p.pad_top * wp * C);
     for (uint32_t y = 0; y < p.in.h; ++y, in += row_elems) {
-      std::memset(padded, in_xor, p.pad_left * C * E);
-      padded += p.pad_left * C * E;
+      pad(p.pad_left * C);
       if (E == 2) {
         rows_internal::WidenRow(in, row_elems, padded);
       } else {
         rows_internal::CopyRow(in, row_elems, in_xor, padded);
       }
       padded += row_elems * E;
-      std::memset(padded, in_xor, p.pad_right * C * E);
-      padded += p.pad_right * C * E;
+      pad(p.pad_right * C);
     }
-    std::memset(padded, in_xor, p.pad_bottom * wp * C * E);
-    padded += p.pad_bottom * wp * C * E;
+    pad(p.pad_bottom * wp * C);
   }
 }
 
