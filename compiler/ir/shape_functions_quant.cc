@@ -11,14 +11,21 @@
 namespace loom::ir {
 namespace {
 
-Status CheckQuant(const InferContext& ctx, const Value& v, const std::string& what) {
+// `symmetric`: the op takes no zero point there (q.add, q.concat, q.zero_insert).
+Status CheckQuant(const InferContext& ctx, const Value& v, const std::string& what,
+                  bool symmetric) {
   if (!v.quant) return ctx.Error(what + " %" + v.name() + " has no quantization scale");
   const QuantParams& q = *v.quant;
   if (q.per_axis() || q.scales.size() != 1 || q.zero_points.size() != 1) {
     return ctx.Error(what + " %" + v.name() + " must be quantized per tensor");
   }
-  if (q.zero_points[0] != 0) {
-    return ctx.Error(what + " %" + v.name() + " must have zero point 0 (symmetric)");
+  if (symmetric && q.zero_points[0] != 0) {
+    return ctx.Error(what + " %" + v.name() + " must have zero point 0 (symmetric): " +
+                     ctx.node().op + " takes no zero point");
+  }
+  if (q.zero_points[0] < -128 || q.zero_points[0] > 127) {
+    return ctx.Error(what + " %" + v.name() + " has zero point " +
+                     std::to_string(q.zero_points[0]) + " outside [-128, 127]");
   }
   if (!(q.scales[0] > 0.0f) || !std::isfinite(q.scales[0])) {
     return ctx.Error(what + " %" + v.name() + " needs a finite scale > 0");
@@ -27,18 +34,40 @@ Status CheckQuant(const InferContext& ctx, const Value& v, const std::string& wh
 }
 
 // Input i: an i8 activation with a per-tensor scale, of rank `rank` (-1: any).
-Status Int8Input(const InferContext& ctx, int i, int rank) {
+Status Int8Input(const InferContext& ctx, int i, int rank, bool symmetric = false) {
   LOOM_RETURN_IF_ERROR(ExpectDType(ctx, i, {DType::kI8}));
   const Value& v = ctx.input(i);
   if (rank >= 0 && static_cast<int>(v.shape.size()) != rank) {
     return ctx.Error("input " + std::to_string(i) + " must have rank " + std::to_string(rank) +
                      ", is " + ShapeToString(v.shape));
   }
-  return CheckQuant(ctx, v, "input");
+  return CheckQuant(ctx, v, "input", symmetric);
 }
 
-Status Int8Output(const InferContext& ctx, int i) {
-  return CheckQuant(ctx, ctx.graph().value(ctx.node().outputs[static_cast<size_t>(i)]), "output");
+Status Int8Output(const InferContext& ctx, int i, bool symmetric = false) {
+  return CheckQuant(ctx, ctx.graph().value(ctx.node().outputs[static_cast<size_t>(i)]), "output",
+                    symmetric);
+}
+
+int32_t ZeroPoint(const Value& v) { return v.quant->zero_points[0]; }
+
+// An integer attribute that must equal `want` (the zero point the quantizer put there).
+Status ExpectAttr(const InferContext& ctx, const char* name, int64_t want, const char* what) {
+  const int64_t v = ctx.node().GetInt(name, 0);
+  if (v == want) return Status::Ok();
+  return ctx.Error(std::string(name) + " " + std::to_string(v) + " must be " + what + " (" +
+                   std::to_string(want) + ")");
+}
+
+// Ops that copy values keep the input's scale and zero point.
+Status SameQuant(const InferContext& ctx, const char* op) {
+  const Value& x = ctx.input(0);
+  const Value& y = ctx.graph().value(ctx.node().outputs[0]);
+  if (y.quant->scales[0] != x.quant->scales[0] || ZeroPoint(y) != ZeroPoint(x)) {
+    return ctx.Error(std::string(op) +
+                     " keeps the scale and zero point: the output's must equal the input's");
+  }
+  return Status::Ok();
 }
 
 // A constant input of dtype `t` and exactly `shape`.
@@ -124,13 +153,15 @@ Status QConv2d(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(Window2D(ctx, x, &out));
   out[1] = o;
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(
+      ExpectAttr(ctx, "pad_value", ZeroPoint(ctx.input(0)), "the input's zero point"));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
 
 Status QAdd(InferContext& ctx) {
-  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
-  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 1, 4));
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4, true));
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 1, 4, true));
   if (ctx.input(0).shape != ctx.input(1).shape) {
     return ctx.Error("operands must have the same shape (no broadcasting), got " +
                      ShapeToString(ctx.input(0).shape) + " and " +
@@ -142,7 +173,7 @@ Status QAdd(InferContext& ctx) {
   }
   LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "shift"));
   LOOM_RETURN_IF_ERROR(CheckClipAttrs(ctx));
-  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0, true));
   ctx.SetOutput(0, DType::kI8, ctx.input(0).shape);
   return Status::Ok();
 }
@@ -167,6 +198,11 @@ Status QMul(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "post_shift"));
   LOOM_RETURN_IF_ERROR(CheckClipAttrs(ctx));
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(
+      ExpectAttr(ctx, "a_offset", -ZeroPoint(ctx.input(0)), "minus a's zero point"));
+  LOOM_RETURN_IF_ERROR(ExpectAttr(ctx, "out_offset",
+                                  ZeroPoint(ctx.graph().value(ctx.node().outputs[0])),
+                                  "the output's zero point"));
   ctx.SetOutput(0, DType::kI8, a);
   return Status::Ok();
 }
@@ -176,10 +212,7 @@ Status QMaxPool(InferContext& ctx) {
   Shape out;
   LOOM_RETURN_IF_ERROR(Window2D(ctx, ctx.input(0).shape, &out));
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
-  const Value& y = ctx.graph().value(ctx.node().outputs[0]);
-  if (y.quant->scales[0] != ctx.input(0).quant->scales[0]) {
-    return ctx.Error("max pooling keeps the scale: output scale must equal the input's");
-  }
+  LOOM_RETURN_IF_ERROR(SameQuant(ctx, "max pooling"));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
@@ -196,6 +229,11 @@ Status QAvgPool(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(CheckShiftAttr(ctx, "post_shift"));
   LOOM_RETURN_IF_ERROR(CheckClipAttrs(ctx));
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(
+      ExpectAttr(ctx, "x_offset", -ZeroPoint(ctx.input(0)), "minus the input's zero point"));
+  LOOM_RETURN_IF_ERROR(ExpectAttr(ctx, "out_offset",
+                                  ZeroPoint(ctx.graph().value(ctx.node().outputs[0])),
+                                  "the output's zero point"));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
@@ -207,7 +245,7 @@ Status QConcat(InferContext& ctx) {
   }
   Shape out;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
-    LOOM_RETURN_IF_ERROR(Int8Input(ctx, i, 4));
+    LOOM_RETURN_IF_ERROR(Int8Input(ctx, i, 4, true));
     const Shape& s = ctx.input(i).shape;
     if (i == 0) {
       out = s;
@@ -223,16 +261,17 @@ Status QConcat(InferContext& ctx) {
     if (shifts[i] < -31 || shifts[i] > 31) return ctx.Error("shifts must be in [-31, 31]");
     if (mults[i] < INT32_MIN || mults[i] > INT32_MAX) return ctx.Error("mults must fit int32");
   }
-  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0, true));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
 
 namespace {
 
-// q.resize and q.zero_insert: the plane scaled by the integer factors named `fh` and `fw`.
-Status ScaledPlane(InferContext& ctx, const char* fh_name, const char* fw_name) {
-  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4));
+// q.resize and q.zero_insert: the plane scaled by the integer factors named `fh` and `fw`. The
+// zero insertion writes 0, the real 0 only at zero point 0 (`symmetric`).
+Status ScaledPlane(InferContext& ctx, const char* fh_name, const char* fw_name, bool symmetric) {
+  LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, 4, symmetric));
   Shape out = ctx.input(0).shape;
   const int64_t fh = ctx.node().GetInt(fh_name, 0), fw = ctx.node().GetInt(fw_name, 0);
   if (fh < 1 || fw < 1 || fh > INT32_MAX || fw > INT32_MAX) {
@@ -243,16 +282,17 @@ Status ScaledPlane(InferContext& ctx, const char* fh_name, const char* fw_name) 
       out[3] > UINT32_MAX) {
     return ctx.Error("scaled height or width beyond 32 bits");
   }
-  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
+  LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0, symmetric));
+  LOOM_RETURN_IF_ERROR(SameQuant(ctx, ctx.node().op.c_str()));
   ctx.SetOutput(0, DType::kI8, std::move(out));
   return Status::Ok();
 }
 
 }  // namespace
 
-Status QResize(InferContext& ctx) { return ScaledPlane(ctx, "factor_h", "factor_w"); }
+Status QResize(InferContext& ctx) { return ScaledPlane(ctx, "factor_h", "factor_w", false); }
 
-Status QZeroInsert(InferContext& ctx) { return ScaledPlane(ctx, "stride_h", "stride_w"); }
+Status QZeroInsert(InferContext& ctx) { return ScaledPlane(ctx, "stride_h", "stride_w", true); }
 
 Status QQuantize(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DType::kF32}));
@@ -271,10 +311,7 @@ Status QRelayout(InferContext& ctx) {
   LOOM_RETURN_IF_ERROR(Int8Input(ctx, 0, -1));
   LOOM_RETURN_IF_ERROR(Int8Output(ctx, 0));
   const Value& x = ctx.input(0);
-  const Value& y = ctx.graph().value(ctx.node().outputs[0]);
-  if (y.quant->scales[0] != x.quant->scales[0]) {
-    return ctx.Error("a relayout keeps the scale: output scale must equal the input's");
-  }
+  LOOM_RETURN_IF_ERROR(SameQuant(ctx, "a relayout"));
   Shape out = x.shape;
   if (ctx.node().FindAttr("shape")) {
     out = ctx.node().GetInts("shape");

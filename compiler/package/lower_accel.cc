@@ -64,6 +64,7 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
         tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3],
                                   y.shape[1], Geometry(p.window));
     l.depthwise = p.depthwise;
+    l.pad_value = static_cast<int8_t>(p.pad_value);  // checked in [-128, 127] by the op table
     l.has_bias = op.inputs[2] >= 0;
     l.pre_shift = p.requant.pre_shift;
     l.post_shift = p.requant.post_shift;

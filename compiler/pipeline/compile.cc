@@ -102,6 +102,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   }
   std::vector<quantize::Sample> samples;
   quantize::Ranges ranges;
+  quantize::Extents extents;
   {
     Timer t(r, "calibration");
     if (!o.calibration_samples.empty()) {
@@ -125,8 +126,10 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     if (o.progress) {
       cal.on_sample = [&o](size_t done, size_t total) { o.progress("calibration", done, total); };
     }
-    LOOM_RETURN_IF_ERROR(quantize::CollectRanges(g, samples, cal, &ranges));
+    LOOM_RETURN_IF_ERROR(quantize::CollectRanges(g, samples, cal, &ranges, &extents));
   }
+  quantize::QuantizeOptions qo;
+  if (o.asymmetric_activations) qo.extents = &extents;
   std::vector<passes::PackedValue> moved;
   if (o.first_layer_packing) {
     // After calibration: the packed input holds the source's values (and zeros), so it takes the
@@ -138,6 +141,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     for (const passes::PackedValue& m : moved) {
       const auto it = ranges.find(m.source);
       if (it != ranges.end()) ranges[m.value] = it->second;
+      qo.symmetric.insert(m.value);  // QuantizePackedInputs needs zero point 0
     }
     LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after first-layer-packing"));
   }
@@ -145,7 +149,7 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   ir::Graph float_graph = o.measure_sqnr || o.bias_correction ? g.Clone() : ir::Graph();
   {
     Timer t(r, "quantize");
-    LOOM_RETURN_IF_ERROR(quantize::QuantizeGraph(g, ranges, &r->quant));
+    LOOM_RETURN_IF_ERROR(quantize::QuantizeGraph(g, ranges, &r->quant, qo));
     LOOM_RETURN_IF_ERROR(ir::Verify(g).WithContext("after quantize"));
     for (const std::string& w : r->quant.warnings) {
       if (o.log) *o.log << "warning: " << w << "\n";

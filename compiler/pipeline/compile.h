@@ -38,7 +38,7 @@ struct CompileOptions {
   // `calibration` files when not empty.
   std::vector<quantize::Sample> calibration_samples;
   int random_samples = quantize::kDefaultSamples;  // how many, when calibration is empty
-  quantize::CalibrationMethod method = quantize::CalibrationMethod::kPercentile;
+  quantize::CalibrationMethod method = quantize::CalibrationMethod::kMse;
   double percentile = quantize::kDefaultPercentile;
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Graph inputs compiled as constants (frontend::ImportOptions::constant_inputs).
@@ -48,6 +48,9 @@ struct CompileOptions {
   // Empirical bias correction on the calibration samples after quantizing
   // (quantize/bias_correction.h; `loom compile --bias-correction on|off`).
   bool bias_correction = false;
+  // Zero points on activations whose producer and readers take them (quantize.h
+  // QuantizeOptions; `loom compile --activations asymmetric|symmetric`).
+  bool asymmetric_activations = true;
   // Move accelerator segments that do not pay for their launch and transfers to the CPU
   // (partition::PartitionOptions::segment_cost; `loom compile --partition-cost`).
   bool partition_cost = false;

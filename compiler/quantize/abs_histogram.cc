@@ -22,7 +22,7 @@
 namespace loom::quantize {
 namespace {
 
-constexpr double kLevels = 127.0;
+constexpr double kSymmetricLevels = 127.0;
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 constexpr float kEdge = 1e-3f;
 
@@ -173,21 +173,23 @@ double AbsHistogram::Percentile(double p) const {
   return max_;
 }
 
-double AbsHistogram::MseRange() const {
+double AbsHistogram::MseRange() const { return MseRange(kSymmetricLevels); }
+
+double AbsHistogram::MseRange(double levels) const {
   if (count_ == 0 || max_ == 0.0) return 0.0;
   const double width = range_ / kBins;
-  double best = max_, best_err = Error(max_, width);
+  double best = max_, best_err = Error(max_, width, levels);
   for (int k = kMseStride; k < kBins; k += kMseStride) {
     const double c = width * k;
     if (c >= max_) break;
-    const double e = Error(c, width);
+    const double e = Error(c, width, levels);
     if (e < best_err) best = c, best_err = e;
   }
   return best;
 }
 
-double AbsHistogram::Error(double c, double width) const {
-  const double step = c / kLevels;
+double AbsHistogram::Error(double c, double width, double levels) const {
+  const double step = c / levels;
   double err = 0.0;
   for (int b = 0; b < kBins; ++b) {
     const uint64_t n = bins_[static_cast<size_t>(b)];

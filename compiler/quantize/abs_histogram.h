@@ -37,13 +37,15 @@ class AbsHistogram {
   // error to the nearest step. Each bin's values are taken at its center. Candidates are every
   // kMseStride-th bin edge and the max; ties go to the larger range.
   double MseRange() const;
+  // The same on a grid of c / levels (an asymmetric grid gives a one-sided value 255 levels).
+  double MseRange(double levels) const;
 
  private:
   static constexpr int kMseStride = 4;
   // Slots past the bins where the vector path sends zeros and NaN/inf (0 between calls).
   static constexpr int kSpare = 8;
 
-  double Error(double c, double width) const;
+  double Error(double c, double width, double levels) const;
   void Grow(double a);
   // The bin of finite a (0 <= a < range_) by the definition.
   int ExactBin(double a) const {

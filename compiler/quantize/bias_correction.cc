@@ -125,8 +125,8 @@ class SampleRun {
 // int8 output is not saturated (-128 or 127): there the error is the clipping of a tail, not a
 // shift a bias can undo. A channel with no such position gets NaN. False when the tensors do not
 // line up.
-bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, size_t channels,
-                   std::vector<double>* out) {
+bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, int32_t z_y,
+                   size_t channels, std::vector<double>* out) {
   const ir::Shape& fs = f.shape();
   const ir::Shape& qs = q.shape();
   const int64_t c = static_cast<int64_t>(channels);
@@ -148,7 +148,7 @@ bool ChannelErrors(const ir::Tensor& f, const ir::Tensor& q, double s_y, size_t 
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t v = qp[base + i];
         if (v == -128 || v == 127) continue;
-        acc += fp[base + i] - static_cast<double>(v) * s_y;
+        acc += fp[base + i] - static_cast<double>(v - z_y) * s_y;
         ++k;
       }
       sum[static_cast<size_t>(ch)] += acc;
@@ -300,6 +300,7 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
       LOOM_RETURN_IF_ERROR(fp.RunUntil(f_out, &found));
       const size_t nc = static_cast<size_t>(q_graph.value(n->outputs[0]).shape[1]);
       const double s_y = q_graph.value(n->outputs[0]).quant->scales[0];
+      const int32_t z_y = q_graph.value(n->outputs[0]).quant->zero_points[0];
       // The bias acts before the fused activation: compare the outputs without it (the int8 one
       // with its clip widened to the int8 range), over the positions where the int8 one is not
       // saturated.
@@ -311,7 +312,7 @@ Status CorrectBiases(const ir::Graph& float_graph, ir::Graph& q_graph,
       bool ok = found;
       std::vector<double> e;
       for (size_t s = 0; s < ns && ok; ++s) {
-        ok = ChannelErrors(fp.PreActivation(s, f_out), qr.Result(s, 0), s_y, nc, &e);
+        ok = ChannelErrors(fp.PreActivation(s, f_out), qr.Result(s, 0), s_y, z_y, nc, &e);
         for (size_t c = 0; c < nc && ok; ++c) errors[c][s] = e[c];
       }
       if (found) fp.Release(f_out);

@@ -176,14 +176,27 @@ Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::v
 }
 
 Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
-                     const CalibrationOptions& options, Ranges* out) {
+                     const CalibrationOptions& options, Ranges* out, Extents* extents) {
   if (samples.empty()) return InvalidArgument("calibration needs at least one sample");
   if (!(options.percentile > 0.0 && options.percentile <= 100.0)) {
     return InvalidArgument("percentile must be in (0, 100]");
   }
   std::map<ir::ValueId, AbsHistogram> hist;
+  Extents ext;
   auto observe = [&](ir::ValueId id, const ir::Tensor& t) {
-    if (t.dtype() == DType::kF32) hist[id].Add(t.data<float>(), t.num_elements());
+    if (t.dtype() != DType::kF32) return;
+    const float* x = t.data<float>();
+    hist[id].Add(x, t.num_elements());
+    if (extents == nullptr) return;
+    Extent& e = ext[id];  // starts at [0, 0]: 0 is always inside
+    float lo = e.lo, hi = e.hi;
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      // NaN compares false both ways and infinities are no range: skipped, as by the histogram.
+      if (!std::isfinite(x[i])) continue;
+      lo = x[i] < lo ? x[i] : lo;
+      hi = x[i] > hi ? x[i] : hi;
+    }
+    e = {lo, hi};
   };
   std::vector<ir::Tensor> outputs;
   const interp::ReuseConstantWork reuse;  // g is const and outlives the loop
@@ -202,7 +215,17 @@ Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
     if (options.method == CalibrationMethod::kPercentile) range = h.Percentile(options.percentile);
     if (options.method == CalibrationMethod::kMse) range = h.MseRange();
     (*out)[id] = static_cast<float>(range);
+    if (extents == nullptr) continue;
+    Extent& e = ext[id];
+    e.range = static_cast<float>(range);
+    if (options.method == CalibrationMethod::kMse && range > 0.0) {
+      // The levels |x| sees on the grid over [max(lo, -R), min(hi, R)]: all 255 when one-sided.
+      const double lo = std::max<double>(e.lo, -range), hi = std::min<double>(e.hi, range);
+      if (hi - lo > 0.0)
+        e.range = static_cast<float>(h.MseRange(255.0 * std::max(hi, -lo) / (hi - lo)));
+    }
   }
+  if (extents != nullptr) *extents = std::move(ext);
   return Status::Ok();
 }
 

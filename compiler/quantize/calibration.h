@@ -52,8 +52,18 @@ Status RandomCalibrationSet(const ir::Graph& g, int count, uint32_t seed, std::v
 
 // The range (max |x|, or the percentile) of every f32 graph input and node output.
 using Ranges = std::map<ir::ValueId, float>;
+// The smallest and largest value seen (finite ones; lo <= 0 <= hi, as 0 must be representable),
+// from which asymmetric activations take their sides of the range (quantize.h), and the range R
+// of |x| that clips both sides on such a grid: the method's range, except that mse weighs
+// rounding on the asymmetric grid's levels (255 over a one-sided value, not 127).
+struct Extent {
+  float lo = 0.0f, hi = 0.0f;
+  float range = 0.0f;
+};
+using Extents = std::map<ir::ValueId, Extent>;
+// `extents` may be null.
 Status CollectRanges(const ir::Graph& g, const std::vector<Sample>& samples,
-                     const CalibrationOptions& options, Ranges* out);
+                     const CalibrationOptions& options, Ranges* out, Extents* extents = nullptr);
 
 }  // namespace loom::quantize
 

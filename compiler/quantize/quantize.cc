@@ -40,6 +40,26 @@ const ir::QuantParams* SymmetricHint(const ir::Value& v) {
 }
 }  // namespace
 
+namespace {
+// An asymmetric value's grid: [lo, hi] on 256 levels, lo <= 0 <= hi.
+struct Grid {
+  float scale = 0.0f;
+  int32_t zero_point = 0;
+};
+// The extent's range R (of |x|) clips it on both sides, so the percentile and mse methods keep
+// cutting outliers; false when nothing is left (a value that is always 0).
+bool AsymmetricGrid(const Extent& e, Grid* out) {
+  const double lo = std::max<double>(e.lo, -double{e.range});
+  const double hi = std::min<double>(e.hi, double{e.range});
+  const double s = (hi - lo) / 255.0;
+  if (!(s > 0.0) || !std::isfinite(s) || lo > 0.0 || hi < 0.0) return false;
+  out->scale = static_cast<float>(s);
+  out->zero_point =
+      static_cast<int32_t>(std::clamp(std::nearbyint(-128.0 - lo / s), -128.0, 127.0));
+  return true;
+}
+}  // namespace
+
 float Rewriter::ScaleOf(ValueId f, bool* given) const {
   if (const ir::QuantParams* h = SymmetricHint(g_.value(f))) {
     *given = true;
@@ -47,10 +67,78 @@ float Rewriter::ScaleOf(ValueId f, bool* given) const {
   }
   *given = false;
   auto alias = range_of_.find(f);
-  auto it = ranges_.find(alias == range_of_.end() ? f : alias->second);
+  const ValueId src = alias == range_of_.end() ? f : alias->second;
+  auto it = ranges_.find(src);
   const float range = it == ranges_.end() ? 0.0f : it->second;
+  Grid grid;
+  if (asymmetric_.count(src) && AsymmetricGrid(options_.extents->at(src), &grid)) {
+    return grid.scale;
+  }
   // A value that is always 0 (or never observed) gets the scale of range 1: any scale represents 0.
   return range > 0.0f && std::isfinite(range) ? range / 127.0f : 1.0f / 127.0f;
+}
+
+int32_t Rewriter::ZeroPointOf(ValueId f) const {
+  if (SymmetricHint(g_.value(f))) return 0;
+  auto alias = range_of_.find(f);
+  const ValueId src = alias == range_of_.end() ? f : alias->second;
+  Grid grid;
+  return asymmetric_.count(src) && AsymmetricGrid(options_.extents->at(src), &grid)
+             ? grid.zero_point
+             : 0;
+}
+
+// A value takes a zero point when every op that makes or reads it, once rewritten, can: q.conv2d
+// (the bias absorbs both zero points, padding reads the input's), q.mul and q.avg_pool (offsets),
+// q.max_pool and q.resize (they copy: input and output share scale and zero point, so they are
+// decided together), q.quantize/q.dequantize and every float op (through them). q.add, q.concat
+// and q.zero_insert cannot; graph inputs stay symmetric (the first layer's packing and images
+// centred on 0), as do QDQ-hinted values.
+void Rewriter::ChooseZeroPoints() {
+  if (options_.extents == nullptr) return;
+  std::map<ValueId, ValueId> parent;
+  const auto find = [&](ValueId v) {
+    while (parent.count(v) && parent[v] != v) v = parent[v];
+    return v;
+  };
+  for (const Node* n : g_.nodes()) {
+    if ((n->op == "MaxPool" || n->op == "Resize") && n->outputs.size() == 1 &&
+        n->input(0) != ir::kNoValue) {
+      const ValueId a = find(n->input(0)), b = find(n->outputs[0]);
+      if (a != b) parent[b] = a;
+    }
+  }
+  std::set<ValueId> symmetric;  // group roots
+  for (ValueId v : g_.inputs()) symmetric.insert(find(v));
+  for (ValueId v : options_.symmetric) symmetric.insert(find(v));
+  static const std::set<std::string> kSymmetricOps = {"Add", "Concat", "ConvTranspose"};
+  for (const Node* n : g_.nodes()) {
+    if (!kSymmetricOps.count(n->op)) continue;
+    for (ValueId v : n->inputs)
+      if (v != ir::kNoValue) symmetric.insert(find(v));
+    for (ValueId v : n->outputs)
+      if (v != ir::kNoValue) symmetric.insert(find(v));
+  }
+  for (ValueId v = 0; v < static_cast<ValueId>(g_.num_values()); ++v) {
+    if (!g_.IsValid(v) || !IsActivation(v, true) || SymmetricHint(g_.value(v)) ||
+        !options_.extents->count(v) || symmetric.count(find(v))) {
+      continue;
+    }
+    asymmetric_.insert(v);
+  }
+  // A copying op's input and output are decided as one: both stay symmetric if one must (a
+  // hinted or never observed value), until nothing changes along chains of them.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Node* n : g_.nodes()) {
+      if ((n->op != "MaxPool" && n->op != "Resize") || n->outputs.size() != 1) continue;
+      const ValueId a = n->input(0), b = n->outputs[0];
+      if (a == ir::kNoValue || asymmetric_.count(a) == asymmetric_.count(b)) continue;
+      asymmetric_.erase(a);
+      asymmetric_.erase(b);
+      changed = true;
+    }
+  }
 }
 
 ValueId Rewriter::Int8Of(ValueId f, const Node* before) {
@@ -67,15 +155,19 @@ ValueId Rewriter::Int8Of(ValueId f, const Node* before) {
     g_.AddNode("Reshape", {f}, {src}, {{"shape", Attribute::Ints(shape)}}, "", before);
   }
   const ValueId q = g_.AddValue(fv.name() + ".q", DType::kI8, shape);
-  g_.value(q).quant = ir::QuantParams{{s}, {0}, -1};
+  g_.value(q).quant = ir::QuantParams{{s}, {ZeroPointOf(f)}, -1};
   g_.AddNode("q.quantize", {src}, {q}, {}, "", before);
   twin_[f] = q;
   return q;
 }
 
 ValueId Rewriter::NewOutput(ValueId f, const Shape& shape, float scale) {
+  return NewOutput(f, shape, scale, ZeroPointOf(f));
+}
+
+ValueId Rewriter::NewOutput(ValueId f, const Shape& shape, float scale, int32_t zp) {
   const ValueId q = g_.AddValue(g_.value(f).name() + ".q", DType::kI8, shape);
-  g_.value(q).quant = ir::QuantParams{{scale}, {0}, -1};
+  g_.value(q).quant = ir::QuantParams{{scale}, {zp}, -1};
   twin_[f] = q;
   replaced_.insert(f);
   return q;
@@ -98,15 +190,15 @@ ValueId Rewriter::Dequantized(ValueId f, const Node* before) {
   return result;
 }
 
-void Rewriter::Clip(const Node& src, float s_y, int64_t* lo, int64_t* hi) const {
+void Rewriter::Clip(const Node& src, float s_y, int32_t z_y, int64_t* lo, int64_t* hi) const {
   *lo = -128;
   *hi = 127;
   const std::string act = src.GetString("activation");
   if (act == "relu") {
-    *lo = 0;
+    *lo = std::clamp<int64_t>(z_y, -128, 127);
   } else if (act == "clip") {
-    const double l = std::nearbyint(src.GetFloat("clip_min", 0.0f) / s_y);
-    const double h = std::nearbyint(src.GetFloat("clip_max", 0.0f) / s_y);
+    const double l = std::nearbyint(src.GetFloat("clip_min", 0.0f) / s_y) + z_y;
+    const double h = std::nearbyint(src.GetFloat("clip_max", 0.0f) / s_y) + z_y;
     *lo = static_cast<int64_t>(std::clamp(l, -128.0, 127.0));
     *hi = static_cast<int64_t>(std::clamp(h, -128.0, 127.0));
   }
@@ -179,6 +271,7 @@ Status Rewriter::Run() {
       {"Concat", &Rewriter::RewriteConcat},
       {"Resize", &Rewriter::RewriteResize},
   };
+  ChooseZeroPoints();
   const std::vector<Node*> order = g_.nodes();
   for (Node* n : order) {
     if (n->op.rfind("q.", 0) == 0) continue;
@@ -219,9 +312,10 @@ Status Rewriter::Run() {
 
 namespace loom::quantize {
 
-Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result) {
+Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result,
+                     const QuantizeOptions& options) {
   *result = QuantizeResult();
-  internal::Rewriter r(g, ranges, result);
+  internal::Rewriter r(g, ranges, result, options);
   return r.Run();
 }
 

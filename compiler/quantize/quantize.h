@@ -1,8 +1,9 @@
 // The quantizer: rewrites a float graph (after the default pass pipeline) into the quantized graph
 // of q.* ops (docs/quantization.md). Per-channel symmetric int8 weights (scale max|w|/127 per
-// output channel), per-tensor symmetric int8 activations (scale range/127, zero point 0) from
-// calibration ranges, int32 bias round(b / (s_x * s_w[o])), integer requantization from
-// requant.h, fused activations as clip_lo/clip_hi.
+// output channel), per-tensor int8 activations from calibration ranges (symmetric: scale
+// range/127, zero point 0; or asymmetric, below), int32 bias round(b / (s_x * s_w[o])) with the
+// zero points folded in, integer requantization from requant.h, fused activations as
+// clip_lo/clip_hi.
 //
 // Rewritten (everything else stays a float op, fed by q.dequantize and feeding q.quantize):
 //   Conv 2-D (group 1 or depthwise, dilations 1, each pad < kernel)      -> q.conv2d
@@ -28,6 +29,7 @@
 #define LOOM_COMPILER_QUANTIZE_QUANTIZE_H_
 
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,7 +62,20 @@ struct QuantizeResult {
   std::vector<std::string> warnings;
 };
 
-Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result);
+// Asymmetric activations (docs/quantization.md, "Zero points"): with `extents`, a value whose
+// producer and readers all take a zero point gets the range [max(lo, -R), min(hi, R)] (R the
+// calibrated range, lo/hi its extent) on 256 levels, scale (hi - lo) / 255 and zero point
+// round(-128 - lo / scale); the rest stay symmetric (zero point 0). Readers that take none: q.add,
+// q.concat and a ConvTranspose's zero insertion; graph inputs and the values in `symmetric` (the
+// first layer's packed inputs) stay symmetric too. Without `extents` every activation is
+// symmetric.
+struct QuantizeOptions {
+  const Extents* extents = nullptr;
+  std::set<ir::ValueId> symmetric;
+};
+
+Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result,
+                     const QuantizeOptions& options = {});
 
 // Pre-quantized ONNX: run on the imported graph, before the default pipeline.
 //   DequantizeLinear(int8 constant, scale, zero point 0)  -> the float constant q * scale, with

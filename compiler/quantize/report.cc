@@ -34,11 +34,13 @@ Status MeasureSqnr(const ir::Graph& float_graph, const ir::Graph& q_graph,
       if (it == by_q.end() || t.dtype() != DType::kI8) return;
       const size_t l = it->second;
       const float scale = q_graph.value(id).quant->scales[0];
+      const int32_t zero = q_graph.value(id).quant->zero_points[0];
       const int8_t* q = t.data<int8_t>();
       const std::vector<float>& r = ref[l];
       if (static_cast<int64_t>(r.size()) != t.num_elements()) return;  // same elements, 2-D vs 4-D
       for (size_t k = 0; k < r.size(); ++k) {
-        const double e = static_cast<double>(r[k]) - static_cast<double>(q[k]) * scale;
+        const double e =
+            static_cast<double>(r[k]) - static_cast<double>(int32_t{q[k]} - zero) * scale;
         signal[l] += static_cast<double>(r[k]) * r[k];
         noise[l] += e * e;
       }

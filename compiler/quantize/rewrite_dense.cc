@@ -18,10 +18,15 @@ namespace loom::quantize::internal {
 Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
   const ValueId f_out = src.outputs[0];
   const ValueId xq = Int8Of(d.x, &src);
-  const float s_x = g_.value(xq).quant->scales[0];
+  const float s_x = QScale(xq);
+  const int32_t z_x = QZero(xq);
   bool given = false;
   const float s_y = ScaleOf(f_out, &given);
+  const int32_t z_y = ZeroPointOf(f_out);
   const int64_t per_o = d.c * d.kh * d.kw;
+  // Zero points go into the bias: the input's as -z_x * sum(w[o]) (exact: padding reads z_x
+  // too), the output's as z_y / M[o] in accumulator units (below, once M[o] is an integer mult).
+  const bool with_bias = !d.bias.empty() || z_x != 0 || z_y != 0;
 
   std::vector<float> s_w(static_cast<size_t>(d.o));
   const bool hinted = d.w_hint && d.w_hint->per_axis() && d.w_hint->axis == 0 &&
@@ -44,33 +49,50 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
     float s = hinted ? d.w_hint->scales[static_cast<size_t>(o)] : m / 127.0f;
     if (!(s > 0.0f)) s = 1.0f;  // an all-zero filter
     s_w[static_cast<size_t>(o)] = s;
-    int64_t abs_sum = 0;
+    int64_t abs_sum = 0, sum = 0;
     for (int64_t i = 0; i < per_o; ++i) {
       const double q = std::clamp(
           std::nearbyint(double{d.w[static_cast<size_t>(o * per_o + i)]} / s), -127.0, 127.0);
       wp[o * per_o + i] = static_cast<int8_t>(q);
       abs_sum += static_cast<int64_t>(std::fabs(q));
+      sum += static_cast<int64_t>(q);
     }
-    if (!d.bias.empty()) {
-      bool sat = false;
-      bias[static_cast<size_t>(o)] = SaturatingRound32(
-          static_cast<double>(d.bias[static_cast<size_t>(o)]) / (double{s_x} * s), &sat);
-      saturated += sat;
-    }
-    acc_bound = std::max<int64_t>(acc_bound,
-                                  abs_sum * 128 + std::abs(int64_t{bias[static_cast<size_t>(o)]}));
-    real[static_cast<size_t>(o)] = double{s_x} * s / s_y;
+    const size_t oi = static_cast<size_t>(o);
+    double b = d.bias.empty() ? 0.0 : static_cast<double>(d.bias[oi]) / (double{s_x} * s);
+    b -= static_cast<double>(z_x) * static_cast<double>(sum);
+    bool sat = false;
+    bias[oi] = SaturatingRound32(b, &sat);
+    saturated += sat;
+    real[oi] = double{s_x} * s / s_y;
+    // The output's zero point adds about |z_y| / M[o] to the bias; bound it a little above.
+    const double out_shift =
+        z_y == 0 || !(real[oi] > 0.0)
+            ? 0.0
+            : std::min(2e9, std::fabs(static_cast<double>(z_y)) / real[oi] * 1.001 + 2.0);
+    acc_bound = std::max<int64_t>(
+        acc_bound, abs_sum * 128 + std::abs(int64_t{bias[oi]}) + static_cast<int64_t>(out_shift));
   }
   ChannelRequant rq;
   LOOM_RETURN_IF_ERROR(
       ChooseChannelRequant(real, acc_bound, &rq).WithContext(ir::NodeLabel(g_, src)));
+  if (z_y != 0) {
+    // ShrRnd(ShrRnd(acc + B, pre) * mult, post) ~ acc * M + z_y for B = z_y * 2^(pre+post) / mult:
+    // within half a step of B, i.e. M / 2 of an output step (M << 1 for any real convolution).
+    const double total = std::ldexp(1.0, rq.pre_shift + rq.post_shift);
+    for (size_t o = 0; o < bias.size(); ++o) {
+      if (rq.mult[o] == 0) continue;
+      bool sat = false;
+      bias[o] = SaturatingRound32(static_cast<double>(bias[o]) + z_y * total / rq.mult[o], &sat);
+      saturated += sat;
+    }
+  }
   int64_t lo = 0, hi = 0;
-  Clip(src, s_y, &lo, &hi);
+  Clip(src, s_y, z_y, &lo, &hi);
 
   const std::string base = Base(src);
   const ValueId w_id = Constant(base + ".wq", std::move(wq));
   const ValueId b_id =
-      d.bias.empty()
+      !with_bias
           ? ir::kNoValue
           : Constant(base + ".bias_q", ir::Tensor::FromVector<int32_t>(DType::kI32, {d.o}, bias));
   const ValueId m_id =
@@ -79,16 +101,16 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
   const Shape out{xv.shape[0], d.o, (xv.shape[2] + d.pads[0] + d.pads[2] - d.kh) / d.strides[0] + 1,
                   (xv.shape[3] + d.pads[1] + d.pads[3] - d.kw) / d.strides[1] + 1};
   const ValueId y = NewOutput(f_out, out, s_y);
-  g_.AddNode("q.conv2d", {xq, w_id, b_id, m_id}, {y},
-             {{"kernel", Attribute::Ints({d.kh, d.kw})},
-              {"strides", Attribute::Ints(d.strides)},
-              {"pads", Attribute::Ints(d.pads)},
-              {"depthwise", Attribute::Int(d.depthwise ? 1 : 0)},
-              {"pre_shift", Attribute::Int(rq.pre_shift)},
-              {"post_shift", Attribute::Int(rq.post_shift)},
-              {"clip_lo", Attribute::Int(lo)},
-              {"clip_hi", Attribute::Int(hi)}},
-             src.name, &src);
+  ir::AttributeMap attrs = {{"kernel", Attribute::Ints({d.kh, d.kw})},
+                            {"strides", Attribute::Ints(d.strides)},
+                            {"pads", Attribute::Ints(d.pads)},
+                            {"depthwise", Attribute::Int(d.depthwise ? 1 : 0)},
+                            {"pre_shift", Attribute::Int(rq.pre_shift)},
+                            {"post_shift", Attribute::Int(rq.post_shift)},
+                            {"clip_lo", Attribute::Int(lo)},
+                            {"clip_hi", Attribute::Int(hi)}};
+  if (z_x != 0) attrs["pad_value"] = Attribute::Int(z_x);
+  g_.AddNode("q.conv2d", {xq, w_id, b_id, m_id}, {y}, std::move(attrs), src.name, &src);
   LayerInfo& l = NewLayer(src, "q.conv2d", f_out, s_y, given);
   l.q_output = y;
   l.input_scales = {s_x};

@@ -22,14 +22,18 @@ Status Rewriter::RewriteAdd(Node& n, bool* done) {
     return Status::Ok();
   }
   const ValueId aq = Int8Of(a, &n), bq = Int8Of(b, &n);
-  const float s_a = g_.value(aq).quant->scales[0], s_b = g_.value(bq).quant->scales[0];
+  const float s_a = QScale(aq), s_b = QScale(bq);
+  // q.add has no offsets: ChooseZeroPoints keeps its operands and output symmetric.
+  if (QZero(aq) != 0 || QZero(bq) != 0 || ZeroPointOf(n.outputs[0]) != 0) {
+    return Internal(ir::NodeLabel(g_, n) + ": q.add operand with a zero point");
+  }
   bool given = false;
   const float s_y = ScaleOf(n.outputs[0], &given);
   Rescale r;
   LOOM_RETURN_IF_ERROR(ChooseRescale({double{s_a} / s_y, double{s_b} / s_y}, 32767, &r)
                            .WithContext(ir::NodeLabel(g_, n)));
   int64_t lo = 0, hi = 0;
-  Clip(n, s_y, &lo, &hi);
+  Clip(n, s_y, 0, &lo, &hi);
   const ValueId f_out = n.outputs[0];
   const ValueId y = NewOutput(f_out, g_.value(a).shape, s_y);
   g_.AddNode("q.add", {aq, bq}, {y},
@@ -63,9 +67,11 @@ bool MulOperands(const Shape& a, const Shape& b) {
 Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha, double beta,
                          bool* done) {
   const ValueId xq = Int8Of(x, &n), gq = Int8Of(g, &n);
-  const double s_x = g_.value(xq).quant->scales[0], s_g = g_.value(gq).quant->scales[0];
+  const double s_x = QScale(xq), s_g = QScale(gq);
+  const int32_t z_x = QZero(xq), z_g = QZero(gq);
   bool given = false;
   const float s_y = ScaleOf(n.outputs[0], &given);
+  const int32_t z_y = ZeroPointOf(n.outputs[0]);
   // t = clamp(k·g + offset, lo, hi) in units of s_t. A hard sigmoid clamp(alpha·g + beta, 0, 1)
   // is clamp(k·g_q + beta/u, 0, 1/u)·u with u = alpha·s_g/k: k as large as keeps 1/u near
   // kGateUnits, so the slope is exact and the offset and the top of the clamp round to 1/16384
@@ -82,12 +88,18 @@ Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha,
     lo = 0;
     s_t = 1.0 / static_cast<double>(hi);
   }
+  // g's zero point: k·(g_q - z_g) + offset, exact in the offset.
+  offset -= k * z_g;
+  if (!hard) {  // a plain product: t = g_q - z_g over its whole range
+    lo = -128 - z_g;
+    hi = 127 - z_g;
+  }
   if (k > 32767 || hi < 1 || hi > 32767 || offset < -32768 || offset > 32767) {
     return Status::Ok();  // beyond the ALU's 16-bit immediates: stays float
   }
-  // |x·t| <= 128·max(|lo|, |hi|); the smallest pre-shift that keeps ShrRnd(x·t, pre)·mult below
-  // 2^31 with a 16-bit mult.
-  const int64_t bound = 128 * std::max<int64_t>(std::abs(lo), std::abs(hi));
+  // |(x - z_x)·t| <= 256·max(|lo|, |hi|) (128 when z_x = 0); the smallest pre-shift that keeps
+  // ShrRnd(x·t, pre)·mult below 2^31 with a 16-bit mult.
+  const int64_t bound = (z_x == 0 ? 128 : 256) * std::max<int64_t>(std::abs(lo), std::abs(hi));
   int32_t pre = 0;
   while (((bound + (int64_t{1} << pre) - 1) >> pre) + 1 > (int64_t{1} << 16)) ++pre;
   const double real = s_x * s_t / s_y * std::ldexp(1.0, pre);
@@ -95,20 +107,21 @@ Status Rewriter::EmitMul(Node& n, ValueId x, ValueId g, bool hard, double alpha,
   Rescale r;
   LOOM_RETURN_IF_ERROR(ChooseRescale({real}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
   int64_t clip_lo = 0, clip_hi = 0;
-  Clip(n, s_y, &clip_lo, &clip_hi);
+  Clip(n, s_y, z_y, &clip_lo, &clip_hi);
   const ValueId f_out = n.outputs[0];
   const ValueId y = NewOutput(f_out, g_.value(x).shape, s_y);
-  g_.AddNode("q.mul", {xq, gq}, {y},
-             {{"mult", Attribute::Int(r.mult[0])},
-              {"b_mult", Attribute::Int(k)},
-              {"b_offset", Attribute::Int(offset)},
-              {"b_lo", Attribute::Int(lo)},
-              {"b_hi", Attribute::Int(hi)},
-              {"pre_shift", Attribute::Int(pre)},
-              {"post_shift", Attribute::Int(r.shift)},
-              {"clip_lo", Attribute::Int(clip_lo)},
-              {"clip_hi", Attribute::Int(clip_hi)}},
-             n.name, &n);
+  ir::AttributeMap attrs = {{"mult", Attribute::Int(r.mult[0])},
+                            {"b_mult", Attribute::Int(k)},
+                            {"b_offset", Attribute::Int(offset)},
+                            {"b_lo", Attribute::Int(lo)},
+                            {"b_hi", Attribute::Int(hi)},
+                            {"pre_shift", Attribute::Int(pre)},
+                            {"post_shift", Attribute::Int(r.shift)},
+                            {"clip_lo", Attribute::Int(clip_lo)},
+                            {"clip_hi", Attribute::Int(clip_hi)}};
+  if (z_x != 0) attrs["a_offset"] = Attribute::Int(-z_x);
+  if (z_y != 0) attrs["out_offset"] = Attribute::Int(z_y);
+  g_.AddNode("q.mul", {xq, gq}, {y}, std::move(attrs), n.name, &n);
   LayerInfo& l = NewLayer(n, "q.mul", f_out, s_y, given);
   l.q_output = y;
   l.input_scales = {static_cast<float>(s_x), static_cast<float>(s_g)};
@@ -211,9 +224,9 @@ Status Rewriter::RewriteMaxPool(Node& n, bool* done) {
     if (dl != 1) return Status::Ok();
   }
   const ValueId xq = Int8Of(x, &n);
-  const float s = g_.value(xq).quant->scales[0];
+  const float s = QScale(xq);
   const ValueId f_out = n.outputs[0];
-  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s);
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s, QZero(xq));
   g_.AddNode("q.max_pool", {xq}, {y},
              {{"kernel", Attribute::Ints(k)},
               {"strides", Attribute::Ints(n.GetInts("strides"))},
@@ -233,25 +246,28 @@ Status EmitAvgPool(ir::Graph& g, Node& n, ValueId xq, float s_y, bool given,
                    const std::vector<int64_t>& pads, bool include_pad, ValueId y,
                    QuantizeResult* res, LayerInfo* l) {
   const float s_x = g.value(xq).quant->scales[0];
+  const int32_t z_x = g.value(xq).quant->zero_points[0];
+  const int32_t z_y = g.value(y).quant->zero_points[0];
   const int64_t count = k[0] * k[1];
   std::vector<double> real;
   for (int64_t c = 1; c <= count; ++c) real.push_back(double{s_x} / s_y / static_cast<double>(c));
   ChannelRequant rq;
-  LOOM_RETURN_IF_ERROR(
-      ChooseChannelRequant(real, 128 * count, &rq).WithContext(ir::NodeLabel(g, n)));
+  LOOM_RETURN_IF_ERROR(ChooseChannelRequant(real, (z_x == 0 ? 128 : 256) * count, &rq)
+                           .WithContext(ir::NodeLabel(g, n)));
   const std::string base = n.name.empty() ? g.value(n.outputs[0]).name() : n.name;
   const ValueId m = g.AddConstant(base + ".mult_by_count",
                                   ir::Tensor::FromVector<int32_t>(DType::kI32, {count}, rq.mult));
-  g.AddNode("q.avg_pool", {xq, m}, {y},
-            {{"kernel", Attribute::Ints(k)},
-             {"strides", Attribute::Ints(strides)},
-             {"pads", Attribute::Ints(pads)},
-             {"count_include_pad", Attribute::Int(include_pad ? 1 : 0)},
-             {"pre_shift", Attribute::Int(rq.pre_shift)},
-             {"post_shift", Attribute::Int(rq.post_shift)},
-             {"clip_lo", Attribute::Int(-128)},
-             {"clip_hi", Attribute::Int(127)}},
-            n.name, &n);
+  ir::AttributeMap attrs = {{"kernel", Attribute::Ints(k)},
+                            {"strides", Attribute::Ints(strides)},
+                            {"pads", Attribute::Ints(pads)},
+                            {"count_include_pad", Attribute::Int(include_pad ? 1 : 0)},
+                            {"pre_shift", Attribute::Int(rq.pre_shift)},
+                            {"post_shift", Attribute::Int(rq.post_shift)},
+                            {"clip_lo", Attribute::Int(-128)},
+                            {"clip_hi", Attribute::Int(127)}};
+  if (z_x != 0) attrs["x_offset"] = Attribute::Int(-z_x);
+  if (z_y != 0) attrs["out_offset"] = Attribute::Int(z_y);
+  g.AddNode("q.avg_pool", {xq, m}, {y}, std::move(attrs), n.name, &n);
   l->q_output = y;
   l->input_scales = {s_x};
   l->pre_shift = rq.pre_shift;
@@ -312,7 +328,8 @@ Status Rewriter::RewriteConcat(Node& n, bool* done) {
   std::vector<float> scales;
   for (ValueId in : n.inputs) {
     const ValueId q = Int8Of(in, &n);
-    const float s = g_.value(q).quant->scales[0];
+    const float s = QScale(q);
+    if (QZero(q) != 0) return Internal(ir::NodeLabel(g_, n) + ": q.concat input with a zero point");
     Rescale r;
     LOOM_RETURN_IF_ERROR(
         ChooseRescale({double{s} / s_y}, 32767, &r).WithContext(ir::NodeLabel(g_, n)));
@@ -380,9 +397,9 @@ Status Rewriter::RewriteResize(Node& n, bool* done) {
     }
   }
   const ValueId xq = Int8Of(x, &n);
-  const float s = g_.value(xq).quant->scales[0];
+  const float s = QScale(xq);
   const ValueId f_out = n.outputs[0];
-  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s);
+  const ValueId y = NewOutput(f_out, g_.value(f_out).shape, s, QZero(xq));
   g_.AddNode("q.resize", {xq}, {y},
              {{"factor_h", Attribute::Int(fh)}, {"factor_w", Attribute::Int(fw)}}, n.name, &n);
   LayerInfo& l = NewLayer(n, "q.resize", f_out, s, false);

@@ -22,8 +22,8 @@ using ir::ValueId;
 
 class Rewriter {
  public:
-  Rewriter(ir::Graph& g, const Ranges& ranges, QuantizeResult* res)
-      : g_(g), ranges_(ranges), res_(res) {}
+  Rewriter(ir::Graph& g, const Ranges& ranges, QuantizeResult* res, const QuantizeOptions& options)
+      : g_(g), ranges_(ranges), res_(res), options_(options) {}
 
   Status Run();
 
@@ -60,16 +60,26 @@ class Rewriter {
 
   // An activation that q.* ops can read: f32, rank 4 (or 2 when allow_2d), not a constant.
   bool IsActivation(ValueId v, bool allow_2d = false) const;
+  // Decides which float values are quantized asymmetrically (quantize.h), before any rewrite.
+  void ChooseZeroPoints();
   float ScaleOf(ValueId f, bool* given) const;
+  // f's zero point (0 unless ChooseZeroPoints picked it); its scale is ScaleOf's.
+  int32_t ZeroPointOf(ValueId f) const;
   // The int8 twin of f32 `f`, inserting q.quantize before `before` when f is still float.
   ValueId Int8Of(ValueId f, const Node* before);
-  // A new int8 output for the rewritten `src` that replaces f32 `f`.
+  // A new int8 output for the rewritten `src` that replaces f32 `f`, with f's zero point (or `zp`,
+  // for ops that keep their input's scale and zero point).
   ValueId NewOutput(ValueId f, const Shape& shape, float scale);
+  ValueId NewOutput(ValueId f, const Shape& shape, float scale, int32_t zp);
+  // Scale and zero point of an int8 value.
+  float QScale(ValueId q) const { return g_.value(q).quant->scales[0]; }
+  int32_t QZero(ValueId q) const { return g_.value(q).quant->zero_points[0]; }
   ValueId Constant(const std::string& hint, ir::Tensor t) {
     return g_.AddConstant(hint, std::move(t));
   }
   ValueId Dequantized(ValueId f, const Node* before);
-  void Clip(const Node& src, float s_y, int64_t* lo, int64_t* hi) const;
+  // The fused activation's clamp in the output's int8 units (zero point z_y).
+  void Clip(const Node& src, float s_y, int32_t z_y, int64_t* lo, int64_t* hi) const;
   LayerInfo& NewLayer(const Node& src, const char* op, ValueId f_out, float s_y, bool given);
   std::string Base(const Node& n) const {
     return n.name.empty() ? g_.value(n.outputs[0]).name() : n.name;
@@ -87,6 +97,9 @@ class Rewriter {
   std::set<ValueId> replaced_;
   // Values the rewrite adds (a reshaped copy) take the calibrated range of their source.
   std::map<ValueId, ValueId> range_of_;
+  const QuantizeOptions& options_;
+  // Float values quantized asymmetrically (ChooseZeroPoints).
+  std::set<ValueId> asymmetric_;
 };
 
 inline bool Rank4(const Shape& s) { return s.size() == 4; }

@@ -17,8 +17,9 @@ namespace {
 
 struct CompileArgs {
   pipeline::CompileOptions options;
-  std::string method = "percentile";
+  std::string method = "mse";
   std::string bias_correction = "off";
+  std::string activations = "asymmetric";
   std::string report;
   std::vector<std::string> input_shapes;
   std::vector<std::string> dump_after;
@@ -35,6 +36,7 @@ std::string CommandLine(const CompileArgs& a) {
   for (const std::string& c : o.calibration) s += " --calibration " + c;
   s += " --calibration-method " + a.method;
   s += " --bias-correction " + a.bias_correction;
+  s += " --activations " + a.activations;
   for (const std::string& i : a.input_shapes) s += " --input-shape " + i;
   if (o.partition_cost) s += " --partition-cost";
   if (!o.fuse_pool) s += " --no-fuse-pool";
@@ -49,6 +51,7 @@ int RunCompile(CompileArgs& a) {
   pipeline::CompileOptions& o = a.options;
   o.command_line = CommandLine(a);
   o.bias_correction = a.bias_correction == "on";
+  o.asymmetric_activations = a.activations == "asymmetric";
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
     std::cerr << "loom compile: --calibration-method must be minmax, percentile or mse\n";
     return 2;
@@ -153,13 +156,19 @@ void AddCompileCommand(CLI::App& app, int* exit_code) {
       "calibration samples: FILE.npy, or NAME=FILE.npy per input (N samples on axis 0, each "
       "of its input's element type: float32, int64, bool, ...)");
   c->add_option("--calibration-method", args->method,
-                "minmax, percentile (default) or mse (the range of least squared error)");
+                "mse (default: the range of least squared error on the grid each activation gets), "
+                "percentile or minmax");
   c->add_option("--percentile", args->options.percentile,
                 "percentile of |x| for --calibration-method percentile (default 99.99)");
   c->add_option("--bias-correction", args->bias_correction,
                 "on or off (default): shift each convolution's int32 bias by the mean error its "
                 "int8 output shows on the calibration samples (docs/quantization.md)")
       ->check(CLI::IsMember({"on", "off"}));
+  c->add_option("--activations", args->activations,
+                "asymmetric (default): a zero point per activation tensor where every op that "
+                "makes or reads it takes one (a ReLU output gets all 256 levels); symmetric: "
+                "zero point 0 everywhere, as packages before schema 1.10 (docs/quantization.md)")
+      ->check(CLI::IsMember({"asymmetric", "symmetric"}));
   c->add_option("--report", args->report, "write the per-layer report as JSON");
   c->add_option("--dump-ir-after", args->dump_after,
                 "print the IR to stderr after a pass (import, import-qdq, a graph pass, "

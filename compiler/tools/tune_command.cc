@@ -13,7 +13,7 @@ namespace {
 
 struct TuneArgs {
   tune::TuneOptions options;
-  std::string method = "percentile";
+  std::string method = "mse";
   std::vector<std::string> input_shapes;
 };
 
@@ -61,7 +61,8 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   c->add_option("--calibration", o.compile.calibration,
                 "calibration samples, as for loom compile (use the same ones)");
   c->add_option("--calibration-method", args->method,
-                "minmax, percentile (default) or mse (the range of least squared error)");
+                "mse (default: the range of least squared error on the grid each activation gets), "
+                "percentile or minmax");
   c->add_option("--input-shape", args->input_shapes, "fix an input's shape: NAME=1x3x224x224");
   c->add_option("--trials", o.trials, "measurements per distinct layer (default 64)");
   c->add_option("--seconds", o.seconds,

@@ -156,10 +156,11 @@ def compile(
     input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
     report: bool = False,
     *,
-    calibration_method: str = "percentile",
+    calibration_method: str = "mse",
     percentile: float = 99.99,
     measure_sqnr: bool = True,
     bias_correction: bool = False,
+    activations: str = "asymmetric",
     progress: Union[None, bool, Progress] = None,
     verbose: bool = False,
 ) -> Package:
@@ -175,6 +176,8 @@ def compile(
     report: keep the compile report (``Package.report``, what ``--report`` writes).
     bias_correction: shift each convolution's int32 bias by the mean error its int8 output shows
         on the calibration samples (``--bias-correction on``; docs/quantization.md).
+    activations: ``"asymmetric"`` (a zero point per activation where every op that makes or reads
+        it takes one) or ``"symmetric"`` (zero point 0 everywhere); ``--activations``.
     progress: None shows tqdm bars when tqdm is installed; False shows nothing; a callable gets
         (stage, done, total) with stage "calibration" (per sample), "bias-correction" (per
         layer) or "tensorize" (per layer).
@@ -218,11 +221,15 @@ def compile(
         command += f", calibration_method={calibration_method!r}"
         if bias_correction:
             command += ", bias_correction=True"
+        if activations not in ("asymmetric", "symmetric"):
+            raise InvalidArgument(f"activations must be \"asymmetric\" or \"symmetric\", not {activations!r}")
+        if activations != "asymmetric":
+            command += f", activations={activations!r}"
         command += ")"
         report_json = _native.compile(
             model_path, output, config or "", board or "", specs, shapes, calibration_method,
-            float(percentile), bool(measure_sqnr), bool(bias_correction), bool(report),
-            bool(verbose), command, progress)
+            float(percentile), bool(measure_sqnr), bool(bias_correction),
+            activations == "asymmetric", bool(report), bool(verbose), command, progress)
         with open(output, "rb") as f:
             data = f.read()
     return Package(data, json.loads(report_json) if report else None)

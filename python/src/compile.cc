@@ -20,7 +20,8 @@ struct CompileArgs {
   std::vector<std::string> calibration;  // FILE.npy or NAME=FILE.npy
   std::map<std::string, std::vector<int64_t>> input_shapes;
   double percentile = quantize::kDefaultPercentile;
-  bool measure_sqnr = true, bias_correction = false, report = false, verbose = false;
+  bool measure_sqnr = true, bias_correction = false, asymmetric = true, report = false,
+       verbose = false;
 };
 
 // Returns the compile report as JSON text when args.report, else "".
@@ -35,6 +36,7 @@ std::string Compile(const CompileArgs& a, py::object progress) {
   o.percentile = a.percentile;
   o.measure_sqnr = a.measure_sqnr;
   o.bias_correction = a.bias_correction;
+  o.asymmetric_activations = a.asymmetric;
   o.command_line = a.command_line;
   if (!quantize::ParseCalibrationMethod(a.method, &o.method)) {
     Raise(
@@ -69,8 +71,8 @@ void AddCompile(py::module_& m) {
       [](std::string model_path, std::string output_path, std::string config, std::string board,
          std::vector<std::string> calibration,
          std::map<std::string, std::vector<int64_t>> input_shapes, std::string method,
-         double percentile, bool measure_sqnr, bool bias_correction, bool report, bool verbose,
-         std::string command_line, py::object progress) {
+         double percentile, bool measure_sqnr, bool bias_correction, bool asymmetric, bool report,
+         bool verbose, std::string command_line, py::object progress) {
         CompileArgs a;
         a.model_path = std::move(model_path);
         a.output_path = std::move(output_path);
@@ -82,6 +84,7 @@ void AddCompile(py::module_& m) {
         a.percentile = percentile;
         a.measure_sqnr = measure_sqnr;
         a.bias_correction = bias_correction;
+        a.asymmetric = asymmetric;
         a.report = report;
         a.verbose = verbose;
         a.command_line = std::move(command_line);
@@ -89,8 +92,8 @@ void AddCompile(py::module_& m) {
       },
       py::arg("model_path"), py::arg("output_path"), py::arg("config"), py::arg("board"),
       py::arg("calibration"), py::arg("input_shapes"), py::arg("method"), py::arg("percentile"),
-      py::arg("measure_sqnr"), py::arg("bias_correction"), py::arg("report"), py::arg("verbose"),
-      py::arg("command_line"), py::arg("progress"),
+      py::arg("measure_sqnr"), py::arg("bias_correction"), py::arg("asymmetric"), py::arg("report"),
+      py::arg("verbose"), py::arg("command_line"), py::arg("progress"),
       "Compiles model_path into the package output_path; returns the report JSON or \"\".");
 }
 

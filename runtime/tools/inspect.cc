@@ -28,6 +28,7 @@ json Binding(const pkg::Package& r, const pkg::Binding* b) {
               {"dtype", DTypeName(t->dtype())},
               {"layout", pkg::EnumNameTensorLayout(t->layout())},
               {"scale", t->scale()},
+              {"zero_point", t->zero_point()},
               {"tensor", t->name()->str()}};
 }
 
@@ -152,8 +153,10 @@ std::string InspectPackage(const Package& package, const InspectOptions& options
     for (const json& b : j[dir]) {
       out += std::string(dir == std::string("inputs") ? "input  " : "output ") + b["name"].get<std::string>() + " " +
              ShapeText(b["shape"]) + " " + b["dtype"].get<std::string>() + " " + b["layout"].get<std::string>();
-      std::snprintf(line, sizeof(line), " scale %g\n", b["scale"].get<double>());
+      std::snprintf(line, sizeof(line), " scale %g", b["scale"].get<double>());
       out += line;
+      const int zero = b["zero_point"].get<int>();
+      out += zero != 0 ? " zero point " + std::to_string(zero) + "\n" : "\n";
     }
   }
   out += "segments:\n";

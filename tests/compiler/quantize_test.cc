@@ -140,10 +140,10 @@ TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
 // stay symmetric: the offsets are the ops' attributes.)
 TEST(Partition, ZeroPointOffsetsNeedNoPaddingLanes) {
   const char* text = R"(graph @g(%x: f32[1,C,4,4]) {
-  %xq: i8[1,C,4,4] quant(scale=0.05, zero_point=0) = q.quantize(%x)
-  %h: i8[1,C,4,4] quant(scale=0.05, zero_point=0) = q.mul(%xq, %xq) {a_offset = 128, b_hi = 127, b_lo = 0, b_mult = 1, b_offset = 128, clip_hi = 127, clip_lo = -128, mult = 1000, out_offset = -128, post_shift = 10, pre_shift = 0}
+  %xq: i8[1,C,4,4] quant(scale=0.05, zero_point=-128) = q.quantize(%x)
+  %h: i8[1,C,4,4] quant(scale=0.05, zero_point=-128) = q.mul(%xq, %xq) {a_offset = 128, b_hi = 127, b_lo = 0, b_mult = 1, b_offset = 128, clip_hi = 127, clip_lo = -128, mult = 1000, out_offset = -128, post_shift = 10, pre_shift = 0}
   %m: i32[16] = const splat(1024)
-  %p: i8[1,C,1,1] quant(scale=0.05, zero_point=0) = q.avg_pool(%h, %m) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [4, 4], out_offset = -128, pads = [0, 0, 0, 0], post_shift = 14, pre_shift = 0, strides = [1, 1], x_offset = 128}
+  %p: i8[1,C,1,1] quant(scale=0.05, zero_point=-128) = q.avg_pool(%h, %m) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [4, 4], out_offset = -128, pads = [0, 0, 0, 0], post_shift = 14, pre_shift = 0, strides = [1, 1], x_offset = 128}
   %y: f32[1,C,1,1] = q.dequantize(%p)
   return %y
 })";

@@ -185,16 +185,16 @@ TEST(PackageCapabilities, QuantizedOnnxOps) {
 // and out_offset, a padded average (count_include_pad) with x_offset and out_offset, a padded max
 // pool over signed values and a global average with offsets, packed and partitioned for 1x16x16
 // (16 channels: no padding lanes), all four on the accelerator; cpu, fsim and tsim (where built)
-// give the interpreter's bytes. The offsets are the ops' attributes; the values' annotations stay
-// symmetric until the verifier takes zero points (the quantizer's change).
+// give the interpreter's bytes. The values carry the zero points the offsets stand for (the
+// verifier checks that they agree).
 TEST(PackageCapabilities, ZeroPointOffsetsOnTheAccelerator) {
   const char* text = R"(graph @g(%x: f32[1,16,6,6]) {
-  %xq: i8[1,16,6,6] quant(scale=0.05, zero_point=0) = q.quantize(%x)
-  %h: i8[1,16,6,6] quant(scale=0.04, zero_point=0) = q.mul(%xq, %xq) {a_offset = 20, b_hi = 120, b_lo = 0, b_mult = 1, b_offset = 40, clip_hi = 127, clip_lo = -128, mult = 17000, out_offset = -50, post_shift = 20, pre_shift = 0}
+  %xq: i8[1,16,6,6] quant(scale=0.05, zero_point=-20) = q.quantize(%x)
+  %h: i8[1,16,6,6] quant(scale=0.04, zero_point=-50) = q.mul(%xq, %xq) {a_offset = 20, b_hi = 120, b_lo = 0, b_mult = 1, b_offset = 40, clip_hi = 127, clip_lo = -128, mult = 17000, out_offset = -50, post_shift = 20, pre_shift = 0}
   %m9: i32[9] = const splat(3641)
-  %a: i8[1,16,6,6] quant(scale=0.04, zero_point=0) = q.avg_pool(%h, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 1, kernel = [3, 3], out_offset = -10, pads = [1, 1, 1, 1], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 50}
-  %p: i8[1,16,3,3] quant(scale=0.04, zero_point=0) = q.max_pool(%a) {kernel = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}
-  %g: i8[1,16,1,1] quant(scale=0.04, zero_point=0) = q.avg_pool(%p, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [3, 3], out_offset = 100, pads = [0, 0, 0, 0], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 10}
+  %a: i8[1,16,6,6] quant(scale=0.04, zero_point=-10) = q.avg_pool(%h, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 1, kernel = [3, 3], out_offset = -10, pads = [1, 1, 1, 1], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 50}
+  %p: i8[1,16,3,3] quant(scale=0.04, zero_point=-10) = q.max_pool(%a) {kernel = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}
+  %g: i8[1,16,1,1] quant(scale=0.04, zero_point=100) = q.avg_pool(%p, %m9) {clip_hi = 127, clip_lo = -128, count_include_pad = 0, kernel = [3, 3], out_offset = 100, pads = [0, 0, 0, 0], post_shift = 15, pre_shift = 0, strides = [1, 1], x_offset = 10}
   %y: f32[1,16,1,1] = q.dequantize(%g)
   %z: f32[1,16,3,3] = q.dequantize(%p)
   return %y, %z
