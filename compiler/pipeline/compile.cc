@@ -130,6 +130,8 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
   }
   quantize::QuantizeOptions qo;
   if (o.asymmetric_activations) qo.extents = &extents;
+  qo.block = r->config.block_in;
+  qo.batch = r->config.batch;
   std::vector<passes::PackedValue> moved;
   if (o.first_layer_packing) {
     // After calibration: the packed input holds the source's values (and zeros), so it takes the

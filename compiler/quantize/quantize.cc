@@ -112,8 +112,18 @@ void Rewriter::ChooseZeroPoints() {
   for (ValueId v : g_.inputs()) symmetric.insert(find(v));
   for (ValueId v : options_.symmetric) symmetric.insert(find(v));
   static const std::set<std::string> kSymmetricOps = {"Add", "Concat", "ConvTranspose"};
+  static const std::set<std::string> kLaneOps = {"Mul", "HardSwish", "AveragePool",
+                                                 "GlobalAveragePool"};
+  // Whether an op whose offsets touch every lane would have padding lanes.
+  const auto padding_lanes = [&](const Node* n) {
+    if (!kLaneOps.count(n->op) || n->outputs.empty() || n->outputs[0] == ir::kNoValue) return false;
+    const Shape& s = g_.value(n->outputs[0]).shape;
+    if (s.size() != 4) return false;
+    return (options_.block > 0 && s[1] % options_.block != 0) ||
+           (options_.batch > 0 && s[0] % options_.batch != 0);
+  };
   for (const Node* n : g_.nodes()) {
-    if (!kSymmetricOps.count(n->op)) continue;
+    if (!kSymmetricOps.count(n->op) && !padding_lanes(n)) continue;
     for (ValueId v : n->inputs)
       if (v != ir::kNoValue) symmetric.insert(find(v));
     for (ValueId v : n->outputs)

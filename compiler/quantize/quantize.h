@@ -69,9 +69,14 @@ struct QuantizeResult {
 // q.concat and a ConvTranspose's zero insertion; graph inputs and the values in `symmetric` (the
 // first layer's packed inputs) stay symmetric too. Without `extents` every activation is
 // symmetric.
+// The accelerator adds q.mul's and q.avg_pool's offsets to whole vectors, so it runs them only
+// without padding lanes (docs/tensorize.md): with `block`/`batch` set (the config's), the operands
+// and outputs of a Mul, HardSwish or average pool whose channels are not a multiple of `block` (or
+// batch not of `batch`) stay symmetric, so the op keeps its place on the accelerator.
 struct QuantizeOptions {
   const Extents* extents = nullptr;
   std::set<ir::ValueId> symmetric;
+  int64_t block = 0, batch = 0;  // 0: no such constraint (a CPU-only compile)
 };
 
 Status QuantizeGraph(ir::Graph& g, const Ranges& ranges, QuantizeResult* result,

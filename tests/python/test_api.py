@@ -90,6 +90,18 @@ def test_compile_from_bytes_matches_compile_from_path(digits_pkg, digits_data):
     assert np.array_equal(loom.Session(pkg, "cpu").run(x), loom.Session(digits_pkg, "cpu").run(x))
 
 
+def test_symmetric_activations_are_an_option(digits_pkg, digits_data):
+    sym = loom.compile(DIGITS / "digits.onnx", board="pynq-z1",
+                       calibration=digits_data["calibration"], activations="symmetric",
+                       progress=False)
+    x = digits_data["images"][:8]
+    a, b = loom.Session(sym, "cpu").run(x), loom.Session(digits_pkg, "cpu").run(x)
+    assert a.shape == b.shape and not np.array_equal(a, b)
+    assert np.array_equal(a, loom.Session(sym, "fsim").run(x))
+    with pytest.raises(loom.InvalidArgument, match="activations must be"):
+        loom.compile(DIGITS / "digits.onnx", activations="unsigned", progress=False)
+
+
 def test_compile_from_onnx_model_proto(digits_data):
     onnx = pytest.importorskip("onnx")
     if not hasattr(onnx, "load"):

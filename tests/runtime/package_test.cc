@@ -290,6 +290,42 @@ TEST(PackageBad, SchemaMajorVersion) {
                         " is not supported"));
 }
 
+// Schema 1.10: a package with a zero point, pad value or offset is written as 2.10 (a 1.x runtime
+// would misread it) and loads; one without stays 1.10. The loader checks each field's range.
+TEST(Package, ZeroPointsAreVersionTwoAndChecked) {
+  std::unique_ptr<Package> p;
+  std::vector<uint8_t> bytes = Bytes(ConvSpec());
+  ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  EXPECT_EQ(p->root().version_major(), runtime::kSchemaVersionMajor);
+  package::PackageSpec spec = ConvSpec();
+  spec.tensors[4].zero_point = -128;  // conv1.y
+  bytes = Bytes(spec);
+  ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  EXPECT_EQ(p->root().version_major(), runtime::kSchemaVersionMajorZeroPoints);
+  EXPECT_EQ(p->root().tensors()->Get(4)->zero_point(), -128);
+
+  spec = ConvSpec();
+  std::get<package::Conv2dParams>(spec.segments[0].ops[0].params).pad_value = -7;
+  bytes = Bytes(spec);
+  ASSERT_TRUE(Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  EXPECT_EQ(p->root().version_major(), runtime::kSchemaVersionMajorZeroPoints);
+
+  spec = ConvSpec();
+  spec.tensors[4].zero_point = 200;
+  EXPECT_THAT(Load(Bytes(spec)).message(), HasSubstr("zero_point 200 is outside [-128, 127]"));
+  spec = ConvSpec();
+  for (package::TensorSpec& t : spec.tensors) {
+    if (t.dtype == pkg::DType::Int32) {
+      t.zero_point = 3;
+      break;
+    }
+  }
+  EXPECT_THAT(Load(Bytes(spec)).message(), HasSubstr("only int8 tensors have a zero point"));
+  spec = ConvSpec();
+  std::get<package::Conv2dParams>(spec.segments[0].ops[0].params).pad_value = 128;
+  EXPECT_THAT(Load(Bytes(spec)).message(), HasSubstr("pad_value 128 is outside [-128, 127]"));
+}
+
 TEST(PackageBad, ConfigHashDoesNotMatchConfig) {
   package::PackageSpec spec = ConvSpec();
   spec.config_hash = 0x1234;
