@@ -287,15 +287,10 @@ Status PoolLayer::Check(const HwConfig& config) const {
       return bad("shift outside [-31, 31]");
     }
     if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
-    if (x_offset < -255 || x_offset > 255 || out_offset < -255 || out_offset > 255) {
-      return bad("zero-point offsets x_offset " + std::to_string(x_offset) + ", out_offset " +
-                 std::to_string(out_offset) + " outside [-255, 255]");
-    }
-    if (!offsets_fit()) {
-      return bad("zero-point offsets (x_offset " + std::to_string(x_offset) + ", out_offset " +
-                 std::to_string(out_offset) + ") need C a multiple of " +
-                 std::to_string(config.block_in) + " and N of " + std::to_string(config.batch) +
-                 ": the offsets would make the padding lanes non-zero");
+    if (const std::string why =
+            OffsetsProblem(config, "x_offset", x_offset, out_offset, padding_lanes);
+        !why.empty()) {
+      return bad(why);
     }
     // The window sum takes kh·kw·x_offset for every position, padded ones too: those must hold
     // the input's zero point to add the real 0.

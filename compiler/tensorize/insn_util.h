@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "runtime/core/hw_config.h"
 #include "runtime/core/isa.h"
 
 namespace loom::tensorize {
@@ -58,6 +60,24 @@ inline std::vector<int32_t> AddImmediates(int64_t v) {
 // qops.h keeps those at 0, so an emitter that adds an offset to every lane cannot run on it.
 inline bool HasPaddingLanes(uint32_t batch, uint32_t block, uint32_t n, uint32_t c) {
   return c % block != 0 || n % batch != 0;
+}
+
+// What is wrong with a layer's zero-point offsets (`in_name` names the input's: a_offset or
+// x_offset), or "" when nothing is: both within [-255, 255] (qops.h), and none on a layer with
+// padding lanes (above).
+inline std::string OffsetsProblem(const HwConfig& config, const char* in_name, int32_t in_offset,
+                                  int32_t out_offset, bool padding_lanes) {
+  const std::string offsets = std::string(in_name) + " " + std::to_string(in_offset) +
+                              ", out_offset " + std::to_string(out_offset);
+  if (in_offset < -255 || in_offset > 255 || out_offset < -255 || out_offset > 255) {
+    return "zero-point offsets " + offsets + " outside [-255, 255]";
+  }
+  if (padding_lanes && (in_offset != 0 || out_offset != 0)) {
+    return "zero-point offsets (" + offsets + ") need C a multiple of " +
+           std::to_string(config.block_in) + " and N of " + std::to_string(config.batch) +
+           ": the offsets would make the padding lanes non-zero";
+  }
+  return "";
 }
 
 }  // namespace loom::tensorize

@@ -127,15 +127,10 @@ Status MulLayer::Check(const HwConfig& config) const {
     return bad("shift outside [-31, 31]");
   }
   if (clip_lo > clip_hi || clip_lo < -128 || clip_hi > 127) return bad("bad clip range");
-  if (a_offset < -255 || a_offset > 255 || out_offset < -255 || out_offset > 255) {
-    return bad("zero-point offsets a_offset " + std::to_string(a_offset) + ", out_offset " +
-               std::to_string(out_offset) + " outside [-255, 255]");
-  }
-  if (!offsets_fit()) {
-    return bad("zero-point offsets (a_offset " + std::to_string(a_offset) + ", out_offset " +
-               std::to_string(out_offset) + ") need C a multiple of " +
-               std::to_string(config.block_in) + " and N of " + std::to_string(config.batch) +
-               ": the offsets would make the padding lanes non-zero");
+  if (const std::string why =
+          OffsetsProblem(config, "a_offset", a_offset, out_offset, padding_lanes);
+      !why.empty()) {
+    return bad(why);
   }
   if (padding_lanes && (clip_lo > 0 || clip_hi < 0)) {
     return bad("clip [" + std::to_string(clip_lo) + ", " + std::to_string(clip_hi) +
