@@ -96,22 +96,8 @@ int32_t Rewriter::ZeroPointOf(ValueId f) const {
 // centred on 0), as do QDQ-hinted values.
 void Rewriter::ChooseZeroPoints() {
   if (options_.extents == nullptr) return;
-  std::map<ValueId, ValueId> parent;
-  const auto find = [&](ValueId v) {
-    while (parent.count(v) && parent[v] != v) v = parent[v];
-    return v;
-  };
-  for (const Node* n : g_.nodes()) {
-    if ((n->op == "MaxPool" || n->op == "Resize") && n->outputs.size() == 1 &&
-        n->input(0) != ir::kNoValue) {
-      const ValueId a = find(n->input(0)), b = find(n->outputs[0]);
-      if (a != b) parent[b] = a;
-    }
-  }
-  std::set<ValueId> symmetric;  // group roots
-  for (ValueId v : g_.inputs()) symmetric.insert(find(v));
-  for (ValueId v : options_.symmetric) symmetric.insert(find(v));
-  static const std::set<std::string> kSymmetricOps = {"Add", "Concat", "ConvTranspose"};
+  std::set<ValueId> symmetric(g_.inputs().begin(), g_.inputs().end());
+  symmetric.insert(options_.symmetric.begin(), options_.symmetric.end());
   static const std::set<std::string> kLaneOps = {"Mul", "HardSwish", "AveragePool",
                                                  "GlobalAveragePool"};
   // Whether an op whose offsets touch every lane would have padding lanes.
@@ -123,21 +109,25 @@ void Rewriter::ChooseZeroPoints() {
            (options_.batch > 0 && s[0] % options_.batch != 0);
   };
   for (const Node* n : g_.nodes()) {
-    if (!kSymmetricOps.count(n->op) && !padding_lanes(n)) continue;
+    if (n->op == "ConvTranspose") {  // its zero insertion writes 0; its convolution takes any
+      if (n->input(0) != ir::kNoValue) symmetric.insert(n->input(0));
+      continue;
+    }
+    if (n->op != "Add" && n->op != "Concat" && !padding_lanes(n)) continue;
     for (ValueId v : n->inputs)
-      if (v != ir::kNoValue) symmetric.insert(find(v));
+      if (v != ir::kNoValue) symmetric.insert(v);
     for (ValueId v : n->outputs)
-      if (v != ir::kNoValue) symmetric.insert(find(v));
+      if (v != ir::kNoValue) symmetric.insert(v);
   }
   for (ValueId v = 0; v < static_cast<ValueId>(g_.num_values()); ++v) {
     if (!g_.IsValid(v) || !IsActivation(v, true) || SymmetricHint(g_.value(v)) ||
-        !options_.extents->count(v) || symmetric.count(find(v))) {
+        !options_.extents->count(v) || symmetric.count(v)) {
       continue;
     }
     asymmetric_.insert(v);
   }
-  // A copying op's input and output are decided as one: both stay symmetric if one must (a
-  // hinted or never observed value), until nothing changes along chains of them.
+  // A copying op's input and output are decided as one: both stay symmetric if one must, along
+  // chains of them, until nothing changes.
   for (bool changed = true; changed;) {
     changed = false;
     for (const Node* n : g_.nodes()) {
