@@ -102,6 +102,15 @@ TEST(Pack, RejectsUnequalBlocks) {
   EXPECT_NE(s.message().find("block_in == block_out"), std::string::npos) << s.message();
 }
 
+// Parses and verifies `text`, then partitions it for the default config.
+void PartitionText(const std::string& text, ir::Graph* g, partition::PartitionReport* r) {
+  const Status parsed = ir::ParseGraph(text, g);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  const Status verified = ir::Verify(*g);
+  ASSERT_TRUE(verified.ok()) << verified.ToString();
+  ASSERT_TRUE(partition::PartitionGraph(*g, HwConfig(), r).ok());
+}
+
 // A padded max pool goes to the accelerator whatever its input's range: it pads with -128, which
 // no real element is below (before, only over a ReLU output, clip_lo 0, did).
 TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
@@ -109,7 +118,7 @@ TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
   %w: i8[16,16,1,1] = const splat(1)
   %m: i32[16] = const splat(1)
   %xq: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.quantize(%x)
-  %c: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.conv2d(%xq, %w, %m) {clip_hi = 127, clip_lo = CLIP, depthwise = 0, kernel = [1, 1], pads = [0, 0, 0, 0], post_shift = 0, pre_shift = 0, strides = [1, 1]}
+  %c: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.conv2d(%xq, %w, _, %m) {clip_hi = 127, clip_lo = CLIP, depthwise = 0, kernel = [1, 1], pads = [0, 0, 0, 0], post_shift = 0, pre_shift = 0, strides = [1, 1]}
   %p: i8[1,16,4,4] quant(scale=0.1, zero_point=0) = q.max_pool(%c) {kernel = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]}
   %y: f32[1,16,4,4] = q.dequantize(%p)
   return %y
@@ -117,14 +126,9 @@ TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
   for (int clip : {-128, 0}) {
     std::string t = text;
     t.replace(t.find("CLIP"), 4, std::to_string(clip));
-    // The conv reads no bias: the parser takes an omitted optional input as "_".
-    t.replace(t.find("%xq, %w, %m"), 11, "%xq, %w, _, %m");
     ir::Graph g;
-    ASSERT_TRUE(ir::ParseGraph(t, &g).ok()) << ir::ParseGraph(t, &g).ToString();
-    ASSERT_TRUE(ir::Verify(g).ok()) << ir::Verify(g).ToString();
-    HwConfig c;
     partition::PartitionReport r;
-    ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+    PartitionText(t, &g, &r);
     const partition::NodePlacement& pool = r.nodes[2];
     ASSERT_EQ(pool.op, "q.max_pool");
     EXPECT_EQ(pool.target, "accel") << pool.reason;
@@ -136,8 +140,8 @@ TEST(Partition, PaddedMaxPoolRunsOnTheAcceleratorOnAnyInput) {
 
 // q.mul and q.avg_pool with zero-point offsets run on the accelerator only on tensors without
 // padding lanes (the offsets would make them non-zero): 20 channels of a 16-lane block stay on the
-// CPU with the reason in the offload table, 32 channels go to the accelerator. (The annotations
-// stay symmetric: the offsets are the ops' attributes.)
+// CPU with the reason in the offload table, 32 channels go to the accelerator. The values carry
+// the zero points the offsets stand for (the verifier checks that they agree).
 TEST(Partition, ZeroPointOffsetsNeedNoPaddingLanes) {
   const char* text = R"(graph @g(%x: f32[1,C,4,4]) {
   %xq: i8[1,C,4,4] quant(scale=0.05, zero_point=-128) = q.quantize(%x)
@@ -154,11 +158,8 @@ TEST(Partition, ZeroPointOffsetsNeedNoPaddingLanes) {
       t.replace(at, 3, "," + std::to_string(channels) + ",");
     }
     ir::Graph g;
-    ASSERT_TRUE(ir::ParseGraph(t, &g).ok()) << ir::ParseGraph(t, &g).ToString();
-    ASSERT_TRUE(ir::Verify(g).ok()) << ir::Verify(g).ToString();
-    HwConfig c;
     partition::PartitionReport r;
-    ASSERT_TRUE(partition::PartitionGraph(g, c, &r).ok());
+    PartitionText(t, &g, &r);
     ASSERT_EQ(r.nodes.size(), 4u);
     for (size_t i : {size_t{1}, size_t{2}}) {
       const partition::NodePlacement& p = r.nodes[i];
