@@ -73,9 +73,9 @@ bool Insn::operator==(const Insn& o) const {
          loop_out == o.loop_out && loop_in == o.loop_in && dst_factor_out == o.dst_factor_out &&
          dst_factor_in == o.dst_factor_in && src_factor_out == o.src_factor_out &&
          src_factor_in == o.src_factor_in && wgt_factor_out == o.wgt_factor_out &&
-         wgt_factor_in == o.wgt_factor_in && alu_op == o.alu_op && use_imm == o.use_imm &&
-         imm == o.imm && pre_shift == o.pre_shift && post_shift == o.post_shift &&
-         clip_lo == o.clip_lo && clip_hi == o.clip_hi;
+         wgt_factor_in == o.wgt_factor_in && depthwise == o.depthwise && alu_op == o.alu_op &&
+         use_imm == o.use_imm && imm == o.imm && pre_shift == o.pre_shift &&
+         post_shift == o.post_shift && clip_lo == o.clip_lo && clip_hi == o.clip_hi;
 }
 
 Module Insn::module() const {
@@ -249,7 +249,8 @@ FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
       defs.Append({LOOM_BOOL_FIELD(reset, i.reset)});
       defs.Append(LoopDefs(l, l.inp_idx_bits));
       defs.Append({LOOM_U32_FIELD(wgt_factor_out, l.wgt_idx_bits),
-                   LOOM_U32_FIELD(wgt_factor_in, l.wgt_idx_bits)});
+                   LOOM_U32_FIELD(wgt_factor_in, l.wgt_idx_bits),
+                   LOOM_BOOL_FIELD(depthwise, i.depthwise)});
       break;
     case Opcode::kAlu:
       defs.Append({
@@ -388,6 +389,9 @@ Status VerifyLoops(const Layout& l, const Insn& insn) {
   }
   if (insn.uop_end > l.uop_depth) {
     return Bad(insn, "uop_end {} exceeds the uop buffer depth {}", insn.uop_end, l.uop_depth);
+  }
+  if (insn.depthwise && insn.reset) {
+    return Bad(insn, "depthwise and reset together (a reset reads no input for the window)");
   }
   return Status::Ok();
 }

@@ -110,6 +110,10 @@ struct Insn {
   uint32_t src_factor_in = 0;
   uint32_t wgt_factor_out = 0;  // GEMM only
   uint32_t wgt_factor_in = 0;   // GEMM only
+  // GEMM only: the depthwise mode (docs/isa.md §3.3.1). Each iteration shifts the INP element it
+  // reads into a window of the last block_in/2 elements, and the array multiplies every channel
+  // lane by its own taps from that window instead of reducing across channels.
+  bool depthwise = false;
 
   // ALU only.
   AluOp alu_op = AluOp::kMin;

@@ -40,7 +40,7 @@ std::string Disassemble(const Insn& i) {
       if (i.pad_value != 0) FormatTo(&s, " padval={}", i.pad_value);
       break;
     case Opcode::kGemm:
-      s = i.reset ? "gemm reset" : "gemm";
+      s = i.reset ? "gemm reset" : i.depthwise ? "gemm depthwise" : "gemm";
       AppendLoops(i, &s);
       FormatTo(&s, " src={},{} wgt={},{}", i.src_factor_out, i.src_factor_in, i.wgt_factor_out,
                i.wgt_factor_in);
@@ -235,6 +235,7 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
   } else if (op == "gemm" && sub.empty()) {
     i->opcode = Opcode::kGemm;
     i->reset = p.Word("reset");
+    i->depthwise = p.Word("depthwise");
     LOOM_RETURN_IF_ERROR(ParseLoops(p, i));
     LOOM_RETURN_IF_ERROR(p.Pair("src", ",", &i->src_factor_out, &i->src_factor_in));
     LOOM_RETURN_IF_ERROR(p.Pair("wgt", ",", &i->wgt_factor_out, &i->wgt_factor_in));

@@ -68,6 +68,24 @@ void DotRows(const int8_t* x, const int8_t* w, uint32_t bin, uint32_t bout, int3
   }
 }
 
+// The depthwise mode's products for one batch row (docs/isa.md §3.3.1): lane o weighs tap t of
+// channel (o & ~1) | h, from window slot t (0 = the newest element), with WGT column h*T + t,
+// T = bin / 2. Requires bin == bout (Machine::Gemm checks).
+void DepthwiseRow(const int8_t* window, size_t slot_stride, const int8_t* w, uint32_t bin,
+                  int32_t* acc, int8_t* out) {
+  const uint32_t taps = bin / 2;
+  for (uint32_t o = 0; o < bin; ++o) {
+    const int8_t* row = w + size_t{o} * bin;
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < bin; ++i) {
+      const uint32_t channel = (o & ~1u) | (i / taps);
+      sum += int32_t{window[size_t{i % taps} * slot_stride + channel]} * int32_t{row[i]};
+    }
+    acc[o] = WrapAdd(acc[o], sum);
+    out[o] = Saturate8(acc[o]);
+  }
+}
+
 // Called once per inner loop iteration (`uops` micro-ops): whether the wall-clock limit has passed.
 bool Expired(sim::Deadline* deadline, uint32_t uops) {
   return deadline != nullptr && deadline->Poll(uops == 0 ? 1 : uops);
@@ -198,6 +216,16 @@ Status Machine::Store(const Insn& insn, sim::Dram& dram) {
 Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
   const uint32_t batch = config_.batch, bin = config_.block_in, bout = config_.block_out;
   const uint32_t inp_eb = config_.inp_elem_bytes(), wgt_eb = config_.wgt_elem_bytes();
+  if (insn.depthwise) {
+    if (bin != bout || bin % 2 != 0) {
+      return InvalidArgument("gemm depthwise needs block_in == block_out, even (config " +
+                             config_.name + " has " + std::to_string(bin) + "x" +
+                             std::to_string(bout) + ")");
+    }
+    // The window starts empty at every depthwise GEMM: slot t holds the element read t
+    // iterations ago, all-zero lanes before that.
+    window_.assign(size_t{bin / 2} * inp_eb, 0);
+  }
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
     for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
       if (Expired(deadline, insn.uop_end - insn.uop_bgn)) return Interrupted(insn, i0, i1);
@@ -218,6 +246,15 @@ Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
         if (w >= layout_.wgt_depth) return OutOfRange(Index("wgt", w, layout_.wgt_depth));
         const int8_t* in = &inp_[s * inp_eb];
         const int8_t* wt = &wgt_[w * wgt_eb];
+        if (insn.depthwise) {
+          std::copy_backward(window_.begin(), window_.end() - inp_eb, window_.end());
+          std::copy(in, in + inp_eb, window_.begin());
+          for (uint32_t b = 0; b < batch; ++b) {
+            DepthwiseRow(window_.data() + size_t{b} * bin, inp_eb, wt, bin, acc + b * bout,
+                         out + b * bout);
+          }
+          continue;
+        }
         for (uint32_t b = 0; b < batch; ++b) {
           const int8_t* x = in + size_t{b} * bin;
           switch (bin) {  // constant trip counts let the compiler vectorize the dot products

@@ -52,6 +52,7 @@ class Machine {
   std::vector<int8_t> wgt_;
   std::vector<int32_t> acc_;
   std::vector<int8_t> out_;
+  std::vector<int8_t> window_;  // the depthwise GEMM's last block_in/2 INP elements, newest first
   // The parameter buffer RQP (docs/isa.md §3.4.1): kRqParamDepth entries of one int32 per lane,
   // written by RQPARAM, read by REQUANT.
   std::vector<int32_t> rq_bias_;

@@ -217,11 +217,11 @@ TEST(HwConfigTest, LayoutRejectsFormatsThatDoNotFit) {
       {"LOAD/STORE instruction", [](HwConfig& c) { c.uop_buffer_bytes = 1u << 30; }},
       // U = 15: LOAD/STORE needs 129 bits, one more than S = 14 leaves (the pad_value field).
       {"LOAD/STORE instruction", [](HwConfig& c) { c.uop_buffer_bytes = 4u << 15; }},
-      // W = 12: GEMM needs 37 + 26 + 22 + 22 + 24 = 131 bits (LOAD/STORE 127 still fits).
+      // W = 12: GEMM needs 38 + 26 + 22 + 22 + 24 = 132 bits (LOAD/STORE 127 still fits).
       {"GEMM instruction", [](HwConfig& c) { c.wgt_buffer_bytes = 1u << 20; }},
-      // A = 14: GEMM needs 37 + 26 + 28 + 22 + 20 = 133 bits (LOAD/STORE 128 still fits).
+      // A = 14: GEMM needs 38 + 26 + 28 + 22 + 20 = 134 bits (LOAD/STORE 128 still fits).
       {"GEMM instruction", [](HwConfig& c) { c.acc_buffer_bytes = 1u << 20; }},
-      // U = 14, A = 12, I = W = 9: GEMM 125 bits and LOAD/STORE 128 fit, ALU needs
+      // U = 14, A = 12, I = W = 9: GEMM 126 bits and LOAD/STORE 128 fit, ALU needs
       // 56 + 28 + 48 = 132.
       {"ALU instruction",
        [](HwConfig& c) {
@@ -230,7 +230,7 @@ TEST(HwConfigTest, LayoutRejectsFormatsThatDoNotFit) {
          c.inp_buffer_bytes = 16u << 9;
          c.wgt_buffer_bytes = 256u << 9;
        }},
-      // W = 11 with A = I = 11: the micro-op needs 33 bits (U = 11 keeps GEMM at 125).
+      // W = 11 with A = I = 11: the micro-op needs 33 bits (U = 11 keeps GEMM at 126).
       {"micro-op",
        [](HwConfig& c) {
          c.uop_buffer_bytes = 8 * 1024;
@@ -251,16 +251,16 @@ TEST(HwConfigTest, LayoutRejectsFormatsThatDoNotFit) {
     EXPECT_FALSE(v.ok());
     EXPECT_EQ(v.message(), s.message());
   }
-  // The edge that still fits: 1x16x16 uses all 32 micro-op bits and 127 GEMM bits.
+  // The edge that still fits: 1x16x16 uses all 32 micro-op bits and all 128 GEMM bits.
   HwConfig c;
   isa::Layout l;
   ASSERT_TRUE(isa::Layout::Create(c, &l).ok());
   EXPECT_EQ(l.uop_bits(), 32u);
-  EXPECT_EQ(l.gemm_bits(), 127u);
-  // One more WGT index bit and GEMM needs 129.
+  EXPECT_EQ(l.gemm_bits(), 128u);
+  // One more WGT index bit and GEMM needs 130.
   c.wgt_buffer_bytes *= 2;
   Status s = isa::Layout::Create(c, &l);
-  EXPECT_THAT(s.message(), AllOf(HasSubstr("GEMM instruction"), HasSubstr("129 bits")));
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("GEMM instruction"), HasSubstr("130 bits")));
 }
 
 // --- compatibility hash --------------------------------------------------------------------------

@@ -23,12 +23,13 @@ void PrintTo(const Insn& i, std::ostream* os) {
       << " sram_base=" << i.sram_base << " dram_base=" << i.dram_base << " y_size=" << i.y_size
       << " x_size=" << i.x_size << " x_stride=" << i.x_stride << " pad=" << i.y_pad_top << ","
       << i.y_pad_bottom << "," << i.x_pad_left << "," << i.x_pad_right
-      << " pad_value=" << i.pad_value << " reset=" << i.reset << " uop=" << i.uop_bgn << ":"
-      << i.uop_end << " loop=" << i.loop_out << "x" << i.loop_in << " dst=" << i.dst_factor_out
-      << "," << i.dst_factor_in << " src=" << i.src_factor_out << "," << i.src_factor_in
-      << " wgt=" << i.wgt_factor_out << "," << i.wgt_factor_in << " alu_op=" << int(i.alu_op)
-      << " use_imm=" << i.use_imm << " imm=" << i.imm << " deps=" << i.deps.pop_prev
-      << i.deps.pop_next << i.deps.push_prev << i.deps.push_next << "}";
+      << " pad_value=" << i.pad_value << " reset=" << i.reset << " depthwise=" << i.depthwise
+      << " uop=" << i.uop_bgn << ":" << i.uop_end << " loop=" << i.loop_out << "x" << i.loop_in
+      << " dst=" << i.dst_factor_out << "," << i.dst_factor_in << " src=" << i.src_factor_out << ","
+      << i.src_factor_in << " wgt=" << i.wgt_factor_out << "," << i.wgt_factor_in
+      << " alu_op=" << int(i.alu_op) << " use_imm=" << i.use_imm << " imm=" << i.imm
+      << " deps=" << i.deps.pop_prev << i.deps.pop_next << i.deps.push_prev << i.deps.push_next
+      << "}";
 }
 
 void PrintTo(const Word128& w, std::ostream* os) {
@@ -126,6 +127,8 @@ bool SetField(Insn* i, const std::string& name, int64_t v) {
     i->pad_value = static_cast<int32_t>(v);
   } else if (name == "reset") {
     i->reset = v != 0;
+  } else if (name == "depthwise") {
+    i->depthwise = v != 0;
   } else if (name == "use_imm") {
     i->use_imm = v != 0;
   } else if (name == "pop_prev") {
@@ -332,7 +335,7 @@ class Isa16 : public ::testing::Test {
 TEST_F(Isa16, PinnedFormatTotals) {
   // docs/isa.md §2.2. If these move, the RTL package and every compiled program change.
   EXPECT_EQ(l_.mem_bits(), 127u);
-  EXPECT_EQ(l_.gemm_bits(), 127u);
+  EXPECT_EQ(l_.gemm_bits(), 128u);
   EXPECT_EQ(l_.alu_bits(), 126u);
   EXPECT_EQ(l_.uop_bits(), 32u);
   EXPECT_EQ(UsedBits(l_, Opcode::kFinish), 7u);
@@ -376,7 +379,8 @@ TEST_F(Isa16, PinnedFieldPositions) {
                                    {"src_factor_out", 85, 11},
                                    {"src_factor_in", 96, 11},
                                    {"wgt_factor_out", 107, 10},
-                                   {"wgt_factor_in", 117, 10}})},
+                                   {"wgt_factor_in", 117, 10},
+                                   {"depthwise", 127, 1}})},
       {Opcode::kAlu, with_common({{"alu_op", 7, 3},
                                   {"use_imm", 10, 1},
                                   {"uop_bgn", 11, 13},
@@ -549,9 +553,9 @@ TEST_P(IsaShape, LayoutWidthsMatchTheSpec) {
     uint32_t u, w, i, a, s, mem, gemm, alu, uop;
   };
   const std::map<std::string, Widths> expected = {
-      {"1x8x8", {11, 9, 10, 10, 11, 125, 117, 118, 29}},
-      {"1x16x16", {13, 10, 11, 11, 13, 127, 127, 126, 32}},
-      {"1x32x32", {13, 9, 11, 11, 13, 127, 125, 126, 31}},
+      {"1x8x8", {11, 9, 10, 10, 11, 125, 118, 118, 29}},
+      {"1x16x16", {13, 10, 11, 11, 13, 127, 128, 126, 32}},
+      {"1x32x32", {13, 9, 11, 11, 13, 127, 126, 126, 31}},
   };
   const Widths& e = expected.at(GetParam());
   EXPECT_EQ(l_.uop_idx_bits, e.u);
@@ -592,7 +596,7 @@ TEST_P(IsaShape, FieldTablesAreContiguousFromBitZero) {
       EXPECT_GT(f.width, 0u) << f.name;
       EXPECT_TRUE(names.insert(f.name).second) << "duplicate field " << f.name;
       // Every field is one the test (and the text form) knows about.
-      const std::set<std::string> others = {"buffer",  "reset", "alu_op",
+      const std::set<std::string> others = {"buffer",  "reset", "depthwise", "alu_op",
                                             "use_imm", "imm",   "pad_value"};
       EXPECT_TRUE(U32Members().count(f.name) || CommonNames().count(f.name) || others.count(f.name))
           << "unexpected field " << f.name;
@@ -629,6 +633,9 @@ TEST_P(IsaShape, EveryFieldAtZero) {
   gemm.uop_end = 1;  // uop_end = 0 is an empty range
   EXPECT_TRUE(RoundTrips(l_, gemm));
   gemm.reset = true;
+  EXPECT_TRUE(RoundTrips(l_, gemm));
+  gemm.reset = false;
+  gemm.depthwise = true;
   EXPECT_TRUE(RoundTrips(l_, gemm));
   for (int a = 0; a < kNumAluOps; ++a) {
     for (bool imm : {false, true}) {
@@ -740,10 +747,11 @@ TEST_P(IsaShape, AllFieldsAtTheirMaximumTogether) {
   store.x_stride = 0xffff;
   EXPECT_TRUE(RoundTrips(l_, store));
 
-  for (bool reset : {false, true}) {
+  for (int mode : {0, 1, 2}) {  // plain, reset, depthwise
     Insn g = Gemm();
     g.deps = MakeDeps(0xf);
-    g.reset = reset;
+    g.reset = mode == 1;
+    g.depthwise = mode == 2;
     g.uop_bgn = l_.uop_depth - 1;
     g.uop_end = l_.uop_depth;
     g.loop_out = g.loop_in = Max(Layout::kLoopBits);
@@ -835,7 +843,10 @@ TEST_P(IsaShape, FieldOneBeyondItsWidthIsRejectedNamingIt) {
   for (Opcode op : {Opcode::kLoad, Opcode::kStore, Opcode::kGemm, Opcode::kAlu}) {
     for (const FieldSpec& f : Fields(l_, op)) {
       const std::string name = f.name;
-      if (CommonNames().count(name) || name == "reset" || name == "use_imm") continue;  // bool
+      if (CommonNames().count(name) || name == "reset" || name == "depthwise" ||
+          name == "use_imm") {
+        continue;  // bool
+      }
       if (f.width >= 32) continue;  // dram_base: every uint32_t fits
       SCOPED_TRACE(std::string(OpcodeName(op)) + " " + name);
       Insn i = Base(op);
@@ -1155,6 +1166,7 @@ TEST_P(IsaShape, DecodeRejectsSemanticallyInvalidWords) {
       {"push_prev on load.wgt", Load(Buffer::kWgt), {{"push_prev", 1}}, "push_prev"},
       {"push_next on store", Store(), {{"push_next", 1}}, "push_next"},
       {"imm without use_imm", Alu(AluOp::kAdd, false), {{"imm", 0xfffd}}, "use_imm"},
+      {"depthwise reset", Gemm(), {{"reset", 1}, {"depthwise", 1}}, "depthwise and reset"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -1344,6 +1356,7 @@ class RandomInsns {
     i.dst_factor_in = Edgy(l_.acc_idx_bits);
     if (op == Opcode::kGemm) {
       i.reset = Coin();
+      i.depthwise = !i.reset && Coin();
       i.src_factor_out = Edgy(l_.inp_idx_bits);
       i.src_factor_in = Edgy(l_.inp_idx_bits);
       i.wgt_factor_out = Edgy(l_.wgt_idx_bits);

@@ -144,6 +144,7 @@ TEST_F(IsaText, SpecCanonicalBlockIsAFixedPoint) {
       "load.inp sram=0 dram=64 y=4 x=4 stride=8 pad=1,1,1,1 @pop_next @push_next",
       "store.out sram=0 dram=128 y=1 x=16 stride=16 @pop_prev @push_prev",
       "gemm reset uop=0:16 loop=4x2 dst=16,1 src=16,1 wgt=0,0 @pop_prev",
+      "gemm depthwise uop=0:10 loop=7x3 dst=7,0 src=9,9 wgt=0,1",
       "alu.shr_rnd uop=0:4 loop=1x1 dst=0,0 imm=3",
       "alu.add uop=0:4 loop=1x1 dst=0,0 src=1,0",
       "finish",
@@ -165,6 +166,9 @@ TEST_F(IsaText, FieldsInAnyOrder) {
   const Insn gemm = AsmOne("gemm reset uop=0:16 loop=4x2 dst=16,1 src=16,1 wgt=0,0 @pop_prev");
   EXPECT_EQ(AsmOne("gemm @pop_prev wgt=0,0 src=16,1 dst=16,1 loop=4x2 uop=0:16 reset"), gemm);
   EXPECT_TRUE(gemm.reset);
+  const Insn dw = AsmOne("gemm loop=7x3 depthwise uop=0:10 dst=7,0 src=9,9 wgt=0,1");
+  EXPECT_TRUE(dw.depthwise);
+  EXPECT_FALSE(dw.reset);
   const Insn alu = AsmOne("alu.add uop=0:4 loop=1x1 dst=0,0 src=1,0");
   EXPECT_EQ(AsmOne("alu.add src=1,0 dst=0,0 loop=1x1 uop=0:4"), alu);
   EXPECT_EQ(AsmOne("finish @pop_next @pop_prev"), AsmOne("finish @pop_prev @pop_next"));
