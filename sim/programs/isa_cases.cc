@@ -869,6 +869,44 @@ Status DepthwiseWindow(const HwConfig& c, std::vector<IsaCase>* out) {
   return b.Done(out);
 }
 
+// One depthwise GEMM of 64 x 64 iterations over the same 64 elements, accumulating 64 times into
+// each of 64 ACC elements: the window wraps from the last element to the first at every loop_out
+// iteration, and the instruction is long enough that a device which runs it in slices (the
+// opencl kernel's launch budget) must carry the window from one slice to the next.
+Status DepthwiseLongWalk(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "depthwise_long_walk", 1106);
+  const uint32_t T = c.block_in / 2, N = 64;
+  const std::vector<int8_t> x = b.I8(size_t{N} * b.IL);
+  std::vector<int32_t> acc = b.I32(size_t{N} * b.L, -(1 << 24), 1 << 24);
+  const std::vector<int8_t> own = b.I8(size_t{c.block_out} * T), cross = b.I8(own.size());
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, N, N));
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(x), 1, N, N));
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(DwWeights(c, own, cross, T, 0, T)), 1, 1, 1))
+      .deps.push_next = true;
+  Insn g = Nest(Opcode::kGemm, b.Uops({{0, 0, 0}}), 1, N, N, 0, 1);  // d = s = i1
+  g.depthwise = true;
+  g.src_factor_in = 1;
+  g.deps.pop_prev = true;
+  b.Emit(g);
+  // Iteration k reads element k mod N; its taps reach back over the T elements read last.
+  for (uint32_t k = 0; k < N * N; ++k)
+    for (uint32_t bb = 0; bb < c.batch; ++bb)
+      for (uint32_t o = 0; o < c.block_out; ++o) {
+        int64_t sum = 0;
+        for (uint32_t t = 0; t < T && t <= k; ++t) {
+          const int8_t* e = &x[(size_t{(k - t) % N} * c.batch + bb) * c.block_in];
+          sum +=
+              int32_t{own[o * T + T - 1 - t]} * e[o] + int32_t{cross[o * T + T - 1 - t]} * e[o ^ 1];
+        }
+        int32_t& a = acc[(size_t{k % N} * c.batch + bb) * c.block_out + o];
+        a = Wrap32(a + sum);
+      }
+  b.EmitByteView(0, N, N, N + 4).deps.push_next = true;
+  const int r = b.OutRegion(4 * N, "int32 sums as bytes [byte][element][lane]");
+  b.Store(r, 0, N + 4, 1, 4 * N, 4 * N, ByteView(acc)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
 }  // namespace
 
 Status BuildLongRunningCase(const HwConfig& c, std::vector<IsaCase>* out) {
@@ -928,7 +966,8 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
       {"depthwise_extremes", 1105, 3, 4, 1, 3, 3, 1, -128, true, false},
   };
   for (const DwConv& p : convs) LOOM_RETURN_IF_ERROR(DepthwiseConv(c, p, out));
-  return DepthwiseWindow(c, out);
+  LOOM_RETURN_IF_ERROR(DepthwiseWindow(c, out));
+  return DepthwiseLongWalk(c, out);
 }
 
 }  // namespace loom::programs

@@ -193,7 +193,7 @@ TEST_P(IsaCasesTest, CoverEveryCategory) {
         "gemm_reset_accumulate", "gemm_virtual_threads", "alu_reg_ops", "alu_imm_ops",
         "alu_src_dst_loops", "requant_relu", "zero_size_token_carrier", "depthwise_3x3",
         "depthwise_3x3_stride2", "depthwise_5tap", "depthwise_extremes",
-        "depthwise_window_carry_clear"}) {
+        "depthwise_window_carry_clear", "depthwise_long_walk"}) {
     // clang-format on
     bool found = false;
     for (const IsaCase& c : cc.cases) found = found || c.name == name;
