@@ -687,6 +687,226 @@ Status TokenCarrier(const HwConfig& c, std::vector<IsaCase>* out) {
   return b.Done(out);
 }
 
+// ---- Depthwise GEMM, docs/isa.md §3.3.1 ------------------------------------------------------
+//
+// The expectations are direct convolutions over the input, written as a depthwise convolution is
+// defined (every channel with its own filter); only the WGT layout follows the section. They never
+// model the window, so a wrong slot order, a wrong tap column or a window that is not cleared at
+// the instruction's start shows as a wrong sum. Which channel the other half of a WGT row reads
+// only shows with weights there: a depthwise filter has zeros (DepthwiseWindow has both).
+
+// The WGT element for one filter row when the window ends at the input column under tap k1-1:
+// lane o weighs tap k (k0 <= k < k1) of its own channel in column (o mod 2)*T + (k1-1-k), and
+// `cross[o][k]` of the neighbouring channel o^1 in column (1 - o mod 2)*T + (k1-1-k) (zero for a
+// depthwise filter). taps[o][k], cross[o][k]: [block_out][kw].
+std::vector<int8_t> DwWeights(const HwConfig& c, const std::vector<int8_t>& taps,
+                              const std::vector<int8_t>& cross, uint32_t kw, uint32_t k0,
+                              uint32_t k1) {
+  const uint32_t T = c.block_in / 2;
+  std::vector<int8_t> e(size_t{c.block_out} * c.block_in, 0);
+  for (uint32_t o = 0; o < c.block_out; ++o)
+    for (uint32_t k = k0; k < k1; ++k) {
+      const uint32_t t = k1 - 1 - k, own = o % 2;
+      e[o * c.block_in + own * T + t] = taps[o * kw + k];
+      if (!cross.empty()) e[o * c.block_in + (1 - own) * T + t] = cross[o * kw + k];
+    }
+  return e;
+}
+
+struct DwConv {
+  const char* name;
+  uint32_t seed, h, w, pad, kh, kw, stride;
+  int32_t pad_value;
+  bool extremes;  // inputs and weights mostly -128: sums far beyond int16
+  bool acc_init;  // accumulate onto loaded int32 values instead of a reset
+};
+
+// A KH x KW depthwise convolution over one channel block of an H x W image, laid out as a compiler
+// uses the mode: INP holds the padded image (a padded LOAD); loop_out walks the output rows,
+// loop_in the filter rows (src factor = the padded row width, wgt factor 1), the micro-ops the
+// input columns of a row. The micro-op reading column c accumulates output column x when
+// c = x*stride + KW-1 (the window then ends at the output's last tap); the others point at
+// all-zero WGT elements, which a WGT load with x_pad_right = KH provides. A row wider than T taps
+// is split into passes of at most T taps, each its own walk over the columns (on 1x8x8, T = 4, the
+// 5-tap row takes two passes). Observed exactly through EmitByteView.
+Status DepthwiseConv(const HwConfig& c, const DwConv& p, std::vector<IsaCase>* out) {
+  Builder b(c, p.name, p.seed);
+  const uint32_t T = c.block_in / 2, passes = (p.kw + T - 1) / T;
+  const uint32_t PH = p.h + 2 * p.pad, PW = p.w + 2 * p.pad;
+  const uint32_t OH = (PH - p.kh) / p.stride + 1, OW = (PW - p.kw) / p.stride + 1;
+  const uint32_t n = OH * OW, zero_w = passes * p.kh;
+  auto value = [&](int lo, int hi) {
+    if (!p.extremes) return static_cast<int8_t>(b.Rand(lo, hi));
+    const int r = b.Rand(0, 7);  // mostly -128, some 127 and -127 so signs mix
+    return static_cast<int8_t>(r < 6 ? -128 : (r == 6 ? 127 : -127));
+  };
+  std::vector<int8_t> img(size_t{p.h} * p.w * b.IL), taps(size_t{p.kh} * c.block_out * p.kw);
+  for (auto& v : img) v = value(-128, 127);
+  for (auto& v : taps) v = value(-128, 127);
+  // filter(o, ky, kx) = taps[ky][o][kx].
+  auto filter = [&](uint32_t o, uint32_t ky, uint32_t kx) {
+    return int32_t{taps[(size_t{ky} * c.block_out + o) * p.kw + kx]};
+  };
+  // The padded image, as the LOAD leaves it in INP: pad_value outside the H x W window.
+  auto pixel = [&](uint32_t y, uint32_t x, size_t lane) -> int32_t {
+    if (y < p.pad || y >= p.pad + p.h || x < p.pad || x >= p.pad + p.w) return p.pad_value;
+    return img[(size_t{y - p.pad} * p.w + (x - p.pad)) * b.IL + lane];
+  };
+
+  std::vector<int32_t> acc(size_t{n} * b.L, 0);
+  if (p.acc_init) {
+    acc = b.I32(acc.size(), -(1 << 24), 1 << 24);
+    b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, n, n));
+  }
+  Insn li = LoadInsn(Buffer::kInp, 0, b.Inp(img), p.h, p.w, p.w);
+  li.y_pad_top = li.y_pad_bottom = li.x_pad_left = li.x_pad_right = p.pad;
+  li.pad_value = p.pad_value;
+  b.Emit(li);
+  std::vector<int8_t> wgt;  // WGT[pass*KH + ky]: taps [pass*T, ...) of filter row ky
+  for (uint32_t pass = 0; pass < passes; ++pass)
+    for (uint32_t ky = 0; ky < p.kh; ++ky) {
+      const std::vector<int8_t> row(taps.begin() + size_t{ky} * c.block_out * p.kw,
+                                    taps.begin() + size_t{ky + 1} * c.block_out * p.kw);
+      const std::vector<int8_t> e =
+          DwWeights(c, row, {}, p.kw, pass * T, std::min(p.kw, (pass + 1) * T));
+      wgt.insert(wgt.end(), e.begin(), e.end());
+    }
+  Insn lw = LoadInsn(Buffer::kWgt, 0, b.Wgt(wgt), 1, zero_w, zero_w);
+  lw.x_pad_right = p.kh;  // WGT[zero_w, zero_w + KH): all zero
+  lw.deps.push_next = true;
+  b.Emit(lw);
+
+  std::vector<Uop> walk;
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    const uint32_t last = std::min(p.kw, (pass + 1) * T) - 1;  // the pass's last tap
+    for (uint32_t col = 0; col < PW; ++col) {
+      const bool real = col >= last && (col - last) % p.stride == 0 && (col - last) / p.stride < OW;
+      walk.push_back(real ? Uop{(col - last) / p.stride, col, pass * p.kh} : Uop{0, col, zero_w});
+    }
+  }
+  const uint32_t u = b.Uops(walk);
+  if (!p.acc_init) b.Emit(Reset(u, OH, OW, OW, 1));  // walk[0].dst is 0
+  Insn g = Nest(Opcode::kGemm, u, static_cast<uint32_t>(walk.size()), OH, p.kh, OW, 0);
+  g.depthwise = true;
+  g.src_factor_out = p.stride * PW;
+  g.src_factor_in = PW;
+  g.wgt_factor_in = 1;
+  g.deps.pop_prev = true;
+  b.Emit(g);
+
+  for (uint32_t oy = 0; oy < OH; ++oy)
+    for (uint32_t ox = 0; ox < OW; ++ox)
+      for (uint32_t bb = 0; bb < c.batch; ++bb)
+        for (uint32_t o = 0; o < c.block_out; ++o) {
+          int64_t sum = 0;
+          for (uint32_t ky = 0; ky < p.kh; ++ky)
+            for (uint32_t kx = 0; kx < p.kw; ++kx)
+              sum += filter(o, ky, kx) *
+                     pixel(oy * p.stride + ky, ox * p.stride + kx, size_t{bb} * c.block_in + o);
+          int32_t& a = acc[((size_t{oy} * OW + ox) * c.batch + bb) * c.block_out + o];
+          a = Wrap32(a + sum);
+        }
+  b.EmitByteView(0, n, n, n + 4).deps.push_next = true;
+  const int r = b.OutRegion(4 * n, "int32 depthwise sums as bytes [byte][out row][out col][lane]");
+  b.Store(r, 0, n + 4, 1, 4 * n, 4 * n, ByteView(acc)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
+// The window across micro-ops and loop iterations, and its clear. Two depthwise GEMMs walk one
+// input row each, one element per iteration (2 micro-ops x loop_in 3 x loop_out >= 2): every
+// iteration accumulates a causal T-tap filter over the elements read so far, so each output's taps
+// span micro-ops, loop_in and loop_out iterations. Before an instruction has read T elements, the
+// missing taps read the cleared window: zeros, although the first GEMM left its last elements in
+// the window and every weight is nonzero. Both halves of each WGT row are used, the other half
+// with the neighbouring channel (§3.3.1), so the lane/column mapping is checked in full.
+Status DepthwiseWindow(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "depthwise_window_carry_clear", 1102);
+  const uint32_t T = c.block_in / 2, lo = (T + 4 + 5) / 6, N = 6 * lo;  // N > T iterations each
+  const std::vector<int8_t> x = b.I8(size_t{2} * N * b.IL);
+  std::vector<int32_t> acc = b.I32(size_t{2} * N * b.L, -(1 << 24), 1 << 24);
+  std::vector<int8_t> own[2], cross[2];
+  for (int k = 0; k < 2; ++k) {
+    own[k] = b.I8(size_t{c.block_out} * T);
+    cross[k] = b.I8(size_t{c.block_out} * T);
+    for (auto* f : {&own[k], &cross[k]})
+      for (auto& v : *f) v = v == 0 ? 1 : v;  // every tap counts
+  }
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, 2 * N, 2 * N));
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(x), 1, 2 * N, 2 * N));
+  std::vector<int8_t> wgt = DwWeights(c, own[0], cross[0], T, 0, T);
+  const std::vector<int8_t> w1 = DwWeights(c, own[1], cross[1], T, 0, T);
+  wgt.insert(wgt.end(), w1.begin(), w1.end());
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(wgt), 1, 2, 2)).deps.push_next = true;
+  const uint32_t u = b.Uops({{0, 0, 0}, {1, 1, 0}, {N, N, 1}, {N + 1, N + 1, 1}});
+  for (uint32_t k = 0; k < 2; ++k) {
+    Insn g = Nest(Opcode::kGemm, u + 2 * k, 2, lo, 3, 6, 2);  // element 6*i0 + 2*i1 + uop
+    g.depthwise = true;
+    g.src_factor_out = 6;
+    g.src_factor_in = 2;
+    g.deps.pop_prev = k == 0;
+    b.Emit(g);
+  }
+  // Output j of GEMM k: taps t = 0..T-1 over elements j, j-1, ..., j-T+1 of its own row (zero
+  // before the row's start); tap t of lane o weighs channel o with own[k][o][T-1-t] and channel
+  // o^1 with cross[k][o][T-1-t] (DwWeights' tap order: the last tap reads the newest element).
+  for (uint32_t k = 0; k < 2; ++k)
+    for (uint32_t j = 0; j < N; ++j)
+      for (uint32_t bb = 0; bb < c.batch; ++bb)
+        for (uint32_t o = 0; o < c.block_out; ++o) {
+          int64_t sum = 0;
+          for (uint32_t t = 0; t < T && t <= j; ++t) {
+            const int8_t* e = &x[(size_t{k * N + j - t} * c.batch + bb) * c.block_in];
+            sum += int32_t{own[k][o * T + T - 1 - t]} * e[o] +
+                   int32_t{cross[k][o * T + T - 1 - t]} * e[o ^ 1];
+          }
+          int32_t& a = acc[(size_t{k * N + j} * c.batch + bb) * c.block_out + o];
+          a = Wrap32(a + sum);
+        }
+  const uint32_t n = 2 * N;
+  b.EmitByteView(0, n, n, n + 4).deps.push_next = true;
+  const int r = b.OutRegion(4 * n, "int32 sums as bytes [byte][gemm][element][lane]");
+  b.Store(r, 0, n + 4, 1, 4 * n, 4 * n, ByteView(acc)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
+// One depthwise GEMM of 64 x 64 iterations over the same 64 elements, accumulating 64 times into
+// each of 64 ACC elements: the window wraps from the last element to the first at every loop_out
+// iteration, and the instruction is long enough that a device which runs it in slices (the
+// opencl kernel's launch budget) must carry the window from one slice to the next.
+Status DepthwiseLongWalk(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "depthwise_long_walk", 1106);
+  const uint32_t T = c.block_in / 2, N = 64;
+  const std::vector<int8_t> x = b.I8(size_t{N} * b.IL);
+  std::vector<int32_t> acc = b.I32(size_t{N} * b.L, -(1 << 24), 1 << 24);
+  const std::vector<int8_t> own = b.I8(size_t{c.block_out} * T), cross = b.I8(own.size());
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, N, N));
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(x), 1, N, N));
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(DwWeights(c, own, cross, T, 0, T)), 1, 1, 1))
+      .deps.push_next = true;
+  Insn g = Nest(Opcode::kGemm, b.Uops({{0, 0, 0}}), 1, N, N, 0, 1);  // d = s = i1
+  g.depthwise = true;
+  g.src_factor_in = 1;
+  g.deps.pop_prev = true;
+  b.Emit(g);
+  // Iteration k reads element k mod N; its taps reach back over the T elements read last.
+  for (uint32_t k = 0; k < N * N; ++k)
+    for (uint32_t bb = 0; bb < c.batch; ++bb)
+      for (uint32_t o = 0; o < c.block_out; ++o) {
+        int64_t sum = 0;
+        for (uint32_t t = 0; t < T && t <= k; ++t) {
+          const int8_t* e = &x[(size_t{(k - t) % N} * c.batch + bb) * c.block_in];
+          sum +=
+              int32_t{own[o * T + T - 1 - t]} * e[o] + int32_t{cross[o * T + T - 1 - t]} * e[o ^ 1];
+        }
+        int32_t& a = acc[(size_t{k % N} * c.batch + bb) * c.block_out + o];
+        a = Wrap32(a + sum);
+      }
+  b.EmitByteView(0, N, N, N + 4).deps.push_next = true;
+  const int r = b.OutRegion(4 * N, "int32 sums as bytes [byte][element][lane]");
+  b.Store(r, 0, N + 4, 1, 4 * N, 4 * N, ByteView(acc)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
 }  // namespace
 
 Status BuildLongRunningCase(const HwConfig& c, std::vector<IsaCase>* out) {
@@ -736,7 +956,18 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   LOOM_RETURN_IF_ERROR(AluSrcDstLoops(c, out));
   LOOM_RETURN_IF_ERROR(RequantRelu(c, out));
   LOOM_RETURN_IF_ERROR(FusedRequant(c, out));
-  return TokenCarrier(c, out);
+  LOOM_RETURN_IF_ERROR(TokenCarrier(c, out));
+  if (c.block_in != c.block_out) return Status::Ok();  // no depthwise mode (§3.3.1)
+  // name, seed, H, W, pad, KH, KW, stride, pad_value, extremes, acc_init
+  const DwConv convs[] = {
+      {"depthwise_3x3", 1101, 4, 5, 1, 3, 3, 1, 0, false, true},
+      {"depthwise_3x3_stride2", 1103, 5, 7, 1, 3, 3, 2, 5, false, false},
+      {"depthwise_5tap", 1104, 2, 6, 2, 2, 5, 1, 0, false, false},
+      {"depthwise_extremes", 1105, 3, 4, 1, 3, 3, 1, -128, true, false},
+  };
+  for (const DwConv& p : convs) LOOM_RETURN_IF_ERROR(DepthwiseConv(c, p, out));
+  LOOM_RETURN_IF_ERROR(DepthwiseWindow(c, out));
+  return DepthwiseLongWalk(c, out);
 }
 
 }  // namespace loom::programs

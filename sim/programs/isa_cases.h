@@ -35,7 +35,8 @@ struct IsaCase {
 
 // Builds every case for `config` (any valid config whose buffers hold at least 1024 acc and inp
 // elements, which includes 1x8x8, 1x16x16 and 1x32x32). Data is seeded, so the programs and their
-// expectations are the same on every run. The case names are the same for every config.
+// expectations are the same on every run. The case names are the same for every config, except
+// that the depthwise GEMM cases (docs/isa.md §3.3.1) exist only where block_in == block_out.
 Status BuildIsaCases(const HwConfig& config, std::vector<IsaCase>* out);
 
 // A well-formed program that would run for hours on any simulator: for the limits of a run

@@ -185,12 +185,16 @@ class IsaCasesTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(IsaCasesTest, CoverEveryCategory) {
   const ConfigCases& cc = CasesFor(GetParam());
   ASSERT_TRUE(cc.status.ok()) << cc.status.ToString();
+  // clang-format off
   for (const char* name :
        {"out_roundtrip", "padded_load_inp_top", "padded_load_inp_bottom", "padded_load_inp_left",
         "padded_load_inp_right", "padded_load_inp_all", "padded_load_inp_max", "padded_load_acc",
         "padded_load_acc_max", "padded_load_inp_padval_min", "padded_load_inp_padval_37",
         "gemm_reset_accumulate", "gemm_virtual_threads", "alu_reg_ops", "alu_imm_ops",
-        "alu_src_dst_loops", "requant_relu", "zero_size_token_carrier"}) {
+        "alu_src_dst_loops", "requant_relu", "zero_size_token_carrier", "depthwise_3x3",
+        "depthwise_3x3_stride2", "depthwise_5tap", "depthwise_extremes",
+        "depthwise_window_carry_clear", "depthwise_long_walk"}) {
+    // clang-format on
     bool found = false;
     for (const IsaCase& c : cc.cases) found = found || c.name == name;
     EXPECT_TRUE(found) << name;

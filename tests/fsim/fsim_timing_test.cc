@@ -293,6 +293,24 @@ TEST(FsimAluTiming, CostPerForm) {
   EXPECT_EQ(m.AluCycles(i), 1u + 3u + 30u);
 }
 
+// The depthwise mode (docs/isa.md §3.3.1) changes what the array multiplies, not its rate: one
+// iteration per cycle, as the plain GEMM (fsim_depthwise_test compares whole runs).
+TEST(FsimGemmTiming, DepthwiseCostsThePlainGemm) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
+  const fsim::TimingModel m(c);
+  isa::Insn i;
+  i.opcode = isa::Opcode::kGemm;
+  i.uop_bgn = 3;
+  i.uop_end = 10;
+  i.loop_out = 4;
+  i.loop_in = 3;  // 84 iterations
+  const uint64_t plain = m.GemmCycles(i);
+  EXPECT_EQ(plain, fsim::TimingModel::kIssueCycles + fsim::TimingModel::kGemmPipeline + 84u);
+  i.depthwise = true;
+  EXPECT_EQ(m.GemmCycles(i), plain);
+}
+
 // "fsim" prefix: the ctest names then match `ctest -R fsim`.
 auto ConfigName = [](const ::testing::TestParamInfo<std::string>& p) { return p.param; };
 INSTANTIATE_TEST_SUITE_P(fsim, FsimTimingTest, ::testing::Values("1x8x8", "1x16x16", "1x32x32"),

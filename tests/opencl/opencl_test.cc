@@ -226,6 +226,15 @@ std::vector<BadProgram> BadPrograms(const HwConfig& c) {
        StatusCode::kInvalidArgument},
       {"finish_not_last", "finish\nalu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n",
        "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kInvalidArgument},
+      // Sets `depthwise` (bit 117 of a 1x8x8 GEMM word, docs/isa.md §2.6) on the reset GEMM.
+      {"depthwise_with_reset",
+       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+       "gemm reset uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0\nfinish\n",
+       "uop dst=0 src=0 wgt=0",
+       [](std::vector<uint8_t>& image, uint64_t insn) {
+         image[insn + 16 + 117 / 8] |= 1 << 117 % 8;
+       },
+       StatusCode::kInvalidArgument},
   };
 }
 
@@ -273,6 +282,40 @@ INSTANTIATE_TEST_SUITE_P(Programs, OpenclErrors, ::testing::ValuesIn([] {
                            return names;
                          }()),
                          [](const auto& p) { return p.param; });
+
+// A depthwise GEMM on a config whose block_in and block_out differ (docs/isa.md §3.3.1): fsim's
+// code and message, and a plain GEMM runs there (the kernel builds for the config).
+TEST(OpenclDepthwise, NeedsBlockInEqualToBlockOut) {
+  ASSERT_TRUE(runtime::RegisterSimulatorDrivers().ok());
+  if (!HaveOpencl()) GTEST_SKIP() << "this build has no opencl driver";
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
+  c.block_out = 8;  // and the buffers halved with it, so the depths (and formats) stay
+  c.acc_buffer_bytes /= 2;
+  c.wgt_buffer_bytes /= 2;
+  c.name = "1x16x8";
+  ASSERT_TRUE(c.Validate().ok());
+  for (bool depthwise : {false, true}) {
+    programs::Program p(c);
+    uint64_t uop_addr = 0;
+    ASSERT_TRUE(p.AddUops({{0, 0, 0}}, &uop_addr).ok());
+    p.Emit(programs::LoadInsn(isa::Buffer::kUop, 0, static_cast<uint32_t>(uop_addr / 4), 1, 1, 1));
+    isa::Insn g = programs::LoopInsn(isa::Opcode::kGemm, 0, 1, 1, 1);
+    g.depthwise = depthwise;
+    p.Emit(g);
+    p.Emit(programs::Finish());
+    ASSERT_TRUE(p.Finalize().ok());
+    const Outcome want = RunProgram("fsim", c, p);
+    const Outcome got = RunProgram("opencl", c, p);
+    EXPECT_EQ(want.status.code(), depthwise ? StatusCode::kInvalidArgument : StatusCode::kOk)
+        << want.status.ToString();
+    EXPECT_EQ(got.status.code(), want.status.code()) << got.status.ToString();
+    EXPECT_EQ(got.status.message(), want.status.message());
+    if (depthwise) {
+      EXPECT_THAT(got.status.message(), HasSubstr("config 1x16x8 has 16x8"));
+    }
+  }
+}
 
 class OpenclDevice : public ::testing::Test {
  protected:

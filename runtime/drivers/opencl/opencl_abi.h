@@ -70,6 +70,7 @@
 #define ERR_INDEX 6        /* A: buffer code, B: index */
 #define ERR_UOP 7          /* A: the micro-op word with reserved bits set */
 #define ERR_DEADLOCK 8     /* no module can make progress */
+#define ERR_DEPTHWISE 9    /* a depthwise GEMM on a config with block_in != block_out */
 
 /* One decoded instruction (32-bit words). */
 #define P_OP 0
@@ -105,6 +106,7 @@
 #define P_CLIP_LO 30
 #define P_CLIP_HI 31
 #define P_PAD_VALUE 32 /* LOAD/STORE: sign-extended; nonzero only on INP loads */
-#define P_WORDS 33
+#define P_DEPTHWISE 33 /* GEMM */
+#define P_WORDS 34
 
 #endif /* LOOM_RUNTIME_DRIVERS_OPENCL_OPENCL_ABI_H_ */

@@ -152,7 +152,8 @@ Status OpenclDriver::Open(const DriverOptions& options) {
   const size_t sizes[kNumBuffers] = {
       dram_bytes_,
       size_t{layout_.uop_depth} * 3 * 4,
-      size_t{layout_.inp_depth} * config_.inp_elem_bytes(),
+      // Past the buffer, the depthwise GEMM's window of block_in / 2 elements (vta.cl).
+      size_t{layout_.inp_depth + config_.block_in / 2} * config_.inp_elem_bytes(),
       size_t{layout_.wgt_depth} * config_.wgt_elem_bytes(),
       // Past the buffer, REQUANT's parameter buffer: kRqParamDepth biases, then as many
       // multipliers.

@@ -123,6 +123,10 @@ Status StreamReport::KernelError(const RunState& st) const {
       return Internal("opencl: the kernel rejected micro-op word " + std::to_string(a) + " in " +
                       at + ", which isa::DecodeUop accepts (a bug in vta.cl)");
     }
+    case ERR_DEPTHWISE:  // fsim's message (sim/fsim/machine.cc)
+      return InvalidArgument(in + "gemm depthwise needs block_in == block_out, even (config " +
+                             config_.name + " has " + std::to_string(config_.block_in) + "x" +
+                             std::to_string(config_.block_out) + ")");
     case ERR_DEADLOCK:
       return Deadlock(st);
     default:

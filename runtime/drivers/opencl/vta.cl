@@ -19,6 +19,7 @@
 #define WGT_ELEM (LOOM_BLOCK_OUT * LOOM_BLOCK_IN)
 #define ACC_ELEM (4 * LANES)
 #define OUT_ELEM LANES
+#define WINDOW (LOOM_BLOCK_IN / 2) /* the depthwise GEMM's taps, T of isa.md §3.3.1 */
 #define UOP_SRC_BITS (LOOM_INP_BITS > LOOM_ACC_BITS ? LOOM_INP_BITS : LOOM_ACC_BITS)
 #define NONE 0xffffffffu
 
@@ -117,6 +118,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
     if (op == OP_GEMM) {
       p[P_WGT_OUT] = take(&w, LOOM_WGT_BITS);
       p[P_WGT_IN] = take(&w, LOOM_WGT_BITS);
+      p[P_DEPTHWISE] = take(&w, 1);
     } else {
       p[P_IMM] = (uint)(int)(short)take(&w, 16);  // sign-extended
     }
@@ -150,6 +152,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
   if (op == OP_GEMM || op == OP_ALU) {
     if (p[P_UOP_BGN] >= p[P_UOP_END] || p[P_UOP_END] > LOOM_UOP_DEPTH) return false;
   }
+  if (op == OP_GEMM && p[P_DEPTHWISE] && p[P_RESET]) return false;
   if (op == OP_ALU) {
     if (p[P_ALU_OP] == ALU_RQPARAM && p[P_USE_IMM]) return false;
     if (!p[P_USE_IMM] && p[P_IMM] != 0) return false;
@@ -173,7 +176,7 @@ typedef struct {
   global uchar* dram;
   ulong dram_base, dram_bytes;
   global uint* uop;  // decoded micro-ops, 3 words each: dst, src, wgt
-  global char* inp;
+  global char* inp;  // then the depthwise window: WINDOW elements, slot 0 the newest
   global char* wgt;
   global int* acc;
   global char* out;
@@ -328,11 +331,44 @@ ulong index_of(uint base, uint i0, uint f0, uint i1, uint f1) {
   return (ulong)base + (ulong)i0 * f0 + (ulong)i1 * f1;
 }
 
+// One depthwise GEMM iteration (isa.md §3.3.1): shift `in` into the window, then lane o weighs
+// channel (o & ~1) | (i / WINDOW) of window slot i % WINDOW with WGT column i. Requires
+// block_in == block_out (exec_gemm checks).
+void depthwise_step(global char* window, global const char* in, global const char* wt,
+                    global int* acc, global char* out) {
+  for (uint k = (WINDOW - 1) * INP_ELEM; k > 0; --k) window[k - 1 + INP_ELEM] = window[k - 1];
+  for (uint k = 0; k < INP_ELEM; ++k) window[k] = in[k];
+  for (uint b = 0; b < LOOM_BATCH; ++b) {
+    for (uint o = 0; o < LOOM_BLOCK_OUT; ++o) {
+      int sum = 0;
+      for (uint i = 0; i < LOOM_BLOCK_IN; ++i) {
+        const uint channel = (o & ~1u) | (i / WINDOW);
+        sum += (int)window[(i % WINDOW) * INP_ELEM + b * LOOM_BLOCK_IN + channel] *
+               (int)wt[o * LOOM_BLOCK_IN + i];
+      }
+      const uint l = b * LOOM_BLOCK_OUT + o;
+      acc[l] = wrap_add(acc[l], sum);
+      out[l] = saturate8(acc[l]);
+    }
+  }
+}
+
 // GEMM and ALU run their loop nest from iteration `*iter` (i0 * loop_in + i1) and stop early,
 // returning with *iter at the next iteration, once `*budget` is spent. Returns false after fail().
 bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, long* budget) {
   const ulong total = (ulong)p[P_LOOP_OUT] * p[P_LOOP_IN];
   const uint ubgn = p[P_UOP_BGN], uend = p[P_UOP_END];
+  const bool depthwise = p[P_DEPTHWISE];
+  // The depthwise window lives past INP, so that it survives a launch that runs out of budget
+  // mid-instruction; it starts as all-zero elements at the instruction's first iteration.
+  global char* window = m->inp + (ulong)LOOM_INP_DEPTH * INP_ELEM;
+  if (depthwise && *iter == 0) {
+    if (LOOM_BLOCK_IN != LOOM_BLOCK_OUT) {
+      fail(m, ERR_DEPTHWISE, insn, 0, 0);
+      return false;
+    }
+    for (uint k = 0; k < WINDOW * INP_ELEM; ++k) window[k] = 0;
+  }
   for (; *iter < total && *budget > 0; ++*iter) {
     const uint i0 = (uint)(*iter / p[P_LOOP_IN]), i1 = (uint)(*iter % p[P_LOOP_IN]);
     *budget -= (long)(uend - ubgn) * (p[P_RESET] ? 1 : LOOM_BATCH * LOOM_BLOCK_IN);
@@ -361,6 +397,10 @@ bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, l
       }
       global const char* in = m->inp + s * INP_ELEM;
       global const char* wt = m->wgt + w * WGT_ELEM;
+      if (depthwise) {
+        depthwise_step(window, in, wt, acc, out);
+        continue;
+      }
       for (uint b = 0; b < LOOM_BATCH; ++b) {
         for (uint o = 0; o < LOOM_BLOCK_OUT; ++o) {
           int sum = 0;
