@@ -244,6 +244,45 @@ TEST(DepthwiseProgram, WindowFormBeatsTheDiagonalFloor) {
   EXPECT_EQ(choice.macs, uint64_t{144} * 56 * 56 * 9);
 }
 
+// The search ranks window-form tilings by an estimate and times only the best few; timing every
+// tiling that fits must not find one much faster (stride 1 and 2, 1x16x16 and 1x8x8).
+TEST(DepthwiseProgram, SearchFindsNearlyTheBestWindowTiling) {
+  for (const DwCase& k :
+       {DwCase{"s1", Form::kWindow, 16, 1, 48, 28, 28, 3, 1, {1, 1, 1, 1}, kSearch},
+        DwCase{"s2", Form::kWindow, 16, 1, 64, 28, 28, 3, 2, {0, 0, 1, 1}, kSearch},
+        DwCase{"b8", Form::kWindow, 8, 1, 24, 20, 20, 3, 1, {1, 1, 1, 1}, kSearch}}) {
+    const HwConfig c = Config(k.block);
+    const Conv2dLayer l = Layer(c, k);
+    TilingChoice choice;
+    Status st = ChooseConv2dTiling(c, l, &choice);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto sizes = [](uint32_t n) {
+      std::vector<uint32_t> v;
+      for (uint32_t d = 1; d <= n; ++d) {
+        if (v.empty() || v.back() != CeilDiv(n, d)) v.push_back(CeilDiv(n, d));
+      }
+      return v;
+    };
+    uint64_t best = UINT64_MAX;
+    Conv2dTiling best_t;
+    for (uint32_t v : {1u, 2u}) {
+      for (uint32_t oc = 1; oc <= l.o_blocks; ++oc) {
+        for (uint32_t oh : sizes(l.out_h())) {
+          for (uint32_t ow : sizes(l.out_w())) {
+            const Conv2dTiling t{oc, 1, oh, ow, v};
+            uint64_t cycles = 0;
+            if (!Conv2dTilingFits(c, l, t) || !TimeConv2d(c, l, t, &cycles).ok()) continue;
+            if (cycles < best) best = cycles, best_t = t;
+          }
+        }
+      }
+    }
+    EXPECT_LE(choice.cycles, best + best / 20)
+        << k.name << ": search " << choice.tiling.ToString() << " " << choice.cycles << ", best "
+        << best_t.ToString() << " " << best;
+  }
+}
+
 TEST(DepthwiseProgram, RefusesBadTilingsAndShapes) {
   const HwConfig c = Config(16);
   Conv2dLayer l =
