@@ -166,11 +166,14 @@ Status Lowerer::ConstantInput(const ir::Node& n, size_t i, int32_t* index) {
     *index = AddConstant(val.name(), pkg::DType::Int8,
                          dw ? TensorLayout::BlockedDepthwise : TensorLayout::BlockedWeights, shape,
                          packed.data(), packed.size(), scale);
-    if (dw) {  // the accelerator runs depthwise with diagonal weight blocks
-      const std::vector<int8_t> diag = tensorize::DiagonalDepthwiseWeights(
-          c_, shape[0], shape[2], shape[3], data.data<int8_t>());
-      diag_[v] = AddConstant(val.name() + ".diagonal", pkg::DType::Int8, TensorLayout::Plain,
-                             {static_cast<uint32_t>(diag.size())}, diag.data(), diag.size(), 1.0f);
+    if (dw) {  // the accelerator reads filter-row (window) or diagonal weight blocks
+      const std::vector<int8_t> accel =
+          tensorize::DepthwiseWeights(c_, shape[0], shape[2], shape[3], data.data<int8_t>());
+      const char* form =
+          tensorize::DepthwiseWindowApplies(c_, shape[2], shape[3]) ? ".window" : ".diagonal";
+      diag_[v] =
+          AddConstant(val.name() + form, pkg::DType::Int8, TensorLayout::Plain,
+                      {static_cast<uint32_t>(accel.size())}, accel.data(), accel.size(), 1.0f);
     }
   } else if (conv && (i == 2 || i == 3)) {
     if (val.dtype != DType::kI32 || shape.size() != 1) {

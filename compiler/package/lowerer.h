@@ -81,7 +81,7 @@ class Lowerer {
   const uint64_t align_;
   std::map<ir::ValueId, int32_t> arena_;                  // value → tensor
   std::map<std::pair<ir::ValueId, int>, int32_t> const_;  // (value, role) → tensor
-  std::map<ir::ValueId, int32_t> diag_;                   // depthwise weights → diagonal form
+  std::map<ir::ValueId, int32_t> diag_;                   // depthwise weights → accelerator form
   std::map<ir::ValueId, int32_t> const_outputs_;          // constant graph output → its tensor
   int32_t identity_ = -1;                                 // the add's identity weight block
   const ir::Node* pool_ = nullptr;  // the max pool the next q.conv2d may fuse (PoolToFuse)

@@ -29,15 +29,17 @@ Insn Loop(Opcode op, uint32_t uop, uint32_t uops, uint32_t loop_out, uint32_t lo
 
 // SRAM footprint of a tiling: per virtual thread, one input tile, one weight tile and one
 // accumulator tile; plus one bias and one multiplier row shared by the threads. A depthwise tile
-// holds the input blocks of its own output blocks and one diagonal block per (block, tap).
+// holds the input blocks of its own output blocks and their weights: one element per (block, row)
+// and KH zero elements after them in window form, one diagonal block per (block, tap) otherwise.
 struct Footprint {
   uint32_t ih, iw;       // input tile rows and columns (with halo)
   uint32_t inp, wgt, acc;
-  Footprint(const Conv2dLayer& l, const Conv2dTiling& t)
+  Footprint(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t)
       : ih((t.oh - 1) * l.stride_h + l.kh),
         iw((t.ow - 1) * l.stride_w + l.kw),
         inp((l.depthwise ? t.oc : t.ic) * ih * iw),
-        wgt(t.oc * (l.depthwise ? 1 : t.ic) * l.kh * l.kw),
+        wgt(UsesDepthwiseWindow(c, l) ? (t.oc + 1) * l.kh
+                                      : t.oc * (l.depthwise ? 1 : t.ic) * l.kh * l.kw),
         acc(t.oc * t.oh * t.ow) {}
   bool Fits(const HwConfig& c, uint32_t v, uint32_t oc) const {
     return uint64_t{v} * inp <= c.inp_depth() && uint64_t{v} * wgt <= c.wgt_depth() &&
@@ -48,12 +50,18 @@ struct Footprint {
 class Emitter {
  public:
   Emitter(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t)
-      : c_(c), l_(l), t_(t), fp_(l, t), V_(t.virtual_threads) {}
+      : c_(c),
+        l_(l),
+        t_(t),
+        fp_(c, l, t),
+        V_(t.virtual_threads),
+        window_(UsesDepthwiseWindow(c, l)) {}
 
   Status Run(AccelCode* code);
 
  private:
-  // Micro-ops of a reduction step: for each (oc, ic, kh, kw) one GEMM step into acc plane oc.
+  // Micro-ops of a reduction step: for each (oc, ic, kh, kw) one GEMM step into acc plane oc; in
+  // window form, for each oc one per input column of a row.
   uint32_t GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
                     uint32_t a);
   // One micro-op per output-channel block: dst = acc plane, src = src_base + oc.
@@ -72,6 +80,7 @@ class Emitter {
   const Conv2dTiling& t_;
   const Footprint fp_;
   const uint32_t V_;
+  const bool window_;  // depthwise in the GEMM's depthwise mode
   AccelCode body_;  // instructions after the LOAD UOP
   std::vector<isa::Uop> uops_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> gemm_sets_;
@@ -83,6 +92,24 @@ uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t p
   const auto key = std::make_tuple(oc_n, ic_n, iw, plane, r, a);
   if (auto it = gemm_sets_.find(key); it != gemm_sets_.end()) return it->second;
   const uint32_t first = static_cast<uint32_t>(uops_.size());
+  if (window_) {
+    // Per block, walk one input row of the tile (the GEMM's loops add the row and filter row).
+    // The micro-op reading the last column of output j's window adds block oc's filter row into
+    // output j; every other one (the warm-up, and the columns between a stride's outputs) weighs
+    // the zero elements after the tile's weights and adds 0 to the block's output 0. Nothing
+    // clears the window between blocks: the warm-up refills the KW slots that carry weight.
+    const uint32_t zeros = r * fp_.wgt + oc_n * l_.kh;
+    for (uint32_t oc = 0; oc < oc_n; ++oc) {
+      const uint32_t out = a * fp_.acc + oc * t_.oh * t_.ow;
+      for (uint32_t x = 0; x < iw; ++x) {
+        const bool last = x + 1 >= l_.kw && (x + 1 - l_.kw) % l_.stride_w == 0;
+        uops_.push_back({last ? out + (x + 1 - l_.kw) / l_.stride_w : out,
+                         r * fp_.inp + oc * plane + x, last ? r * fp_.wgt + oc * l_.kh : zeros});
+      }
+    }
+    gemm_sets_[key] = first;
+    return first;
+  }
   if (l_.depthwise) {  // block oc's own input plane and diagonal weights; ic_n == oc_n
     for (uint32_t oc = 0; oc < oc_n; ++oc)
       for (uint32_t y = 0; y < l_.kh; ++y)
@@ -235,23 +262,41 @@ Status Emitter::Run(AccelCode* code) {
             // Weights stay in region r while it serves the same blocks (a depthwise tile's taps
             // are loaded once per channel tile and thread, not per spatial tile).
             if (wgt_in_region[r] != std::make_pair(oc0, ic0)) {
-              const uint32_t row = l_.depthwise ? taps : ic_n * taps;
-              const uint32_t stride = l_.depthwise ? taps : l_.c_blocks * taps;
-              const uint32_t at = l_.depthwise ? oc0 * taps : (oc0 * l_.c_blocks + ic0) * taps;
-              body_.Emit(
-                  Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt, l_.weights + at, oc_n, row, stride),
-                  Region::kConstants);
+              if (window_) {
+                // The tile's filter rows as one row, then the KH zero elements its warm-up reads.
+                Insn w = Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt, l_.weights + oc0 * l_.kh, 1,
+                             oc_n * l_.kh, oc_n * l_.kh);
+                w.x_pad_right = l_.kh;
+                body_.Emit(w, Region::kConstants);
+              } else {
+                const uint32_t row = l_.depthwise ? taps : ic_n * taps;
+                const uint32_t stride = l_.depthwise ? taps : l_.c_blocks * taps;
+                const uint32_t at = l_.depthwise ? oc0 * taps : (oc0 * l_.c_blocks + ic0) * taps;
+                body_.Emit(Dma(Opcode::kLoad, Buffer::kWgt, r * fp_.wgt, l_.weights + at, oc_n, row,
+                               stride),
+                           Region::kConstants);
+              }
               wgt_in_region[r] = {oc0, ic0};
             }
             body_.last().deps.push_next = true;  // region r is ready for compute
             const uint32_t iw = (ow_n - 1) * l_.stride_w + l_.kw;
             const uint32_t plane = ((oh_n - 1) * l_.stride_h + l_.kh) * iw;
-            Insn g = Loop(Opcode::kGemm, GemmUops(oc_n, ic_n, iw, plane, r, a),
-                          oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
-            g.dst_factor_out = ow_n;
-            g.dst_factor_in = 1;
-            g.src_factor_out = l_.stride_h * iw;
-            g.src_factor_in = l_.stride_w;
+            const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a);
+            Insn g;
+            if (window_) {  // rows of the tile x filter rows; the micro-ops walk the columns
+              g = Loop(Opcode::kGemm, uops, oc_n * iw, oh_n, l_.kh);
+              g.depthwise = true;
+              g.dst_factor_out = ow_n;
+              g.src_factor_out = l_.stride_h * iw;
+              g.src_factor_in = iw;
+              g.wgt_factor_in = 1;
+            } else {  // rows x columns of the tile; the micro-ops walk blocks and taps
+              g = Loop(Opcode::kGemm, uops, oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
+              g.dst_factor_out = ow_n;
+              g.dst_factor_in = 1;
+              g.src_factor_out = l_.stride_h * iw;
+              g.src_factor_in = l_.stride_w;
+            }
             g.deps.pop_prev = true;
             g.deps.push_prev = s + V_ < S;
             body_.Emit(g);
@@ -337,12 +382,18 @@ Status Conv2dLayer::Check(const HwConfig& c) const {
     return bad("depthwise needs as many output as input channel blocks (" +
                std::to_string(c_blocks) + " in, " + std::to_string(o_blocks) + " out)");
   }
-  // The smallest tiling must fit, or nothing will: its micro-ops (one per kernel position, plus
-  // the reset, bias and multiplier planes of each thread) and its buffer footprint.
-  if (uint64_t{kh} * kw + 6 > c.uop_depth()) return bad("kernel needs more micro-ops than the buffer holds");
+  // The smallest tiling must fit, or nothing will: its micro-ops (one per kernel position, or per
+  // column of a window-form row, plus the reset, bias and multiplier planes of each thread) and
+  // its buffer footprint.
+  const uint64_t gemm_uops = UsesDepthwiseWindow(c, *this) ? kw : uint64_t{kh} * kw;
+  if (gemm_uops + 6 > c.uop_depth()) {
+    return bad("kernel needs more micro-ops than the buffer holds");
+  }
   Conv2dTiling one;
   one.virtual_threads = 1;
-  if (!Footprint(*this, one).Fits(c, 1, 1)) return bad("a single output row does not fit the buffers");
+  if (!Footprint(c, *this, one).Fits(c, 1, 1)) {
+    return bad("a single output row does not fit the buffers");
+  }
   return Status::Ok();
 }
 
@@ -361,7 +412,7 @@ Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2d
     return InvalidArgument("layer " + layer.name + ": tiling " + tiling.ToString() +
                            " is empty or larger than the layer");
   }
-  if (!Footprint(layer, tiling).Fits(config, tiling.virtual_threads, tiling.oc)) {
+  if (!Footprint(config, layer, tiling).Fits(config, tiling.virtual_threads, tiling.oc)) {
     return InvalidArgument("layer " + layer.name + ": tiling " + tiling.ToString() +
                            " does not fit the on-chip buffers");
   }
@@ -380,6 +431,43 @@ Conv2dLayer Conv2dGeometry(const HwConfig& config, const std::string& name, uint
   l.o_blocks = CeilDiv(out_c, config.block_out);
   SetWindow(window, &l);
   return l;
+}
+
+bool DepthwiseWindowApplies(const HwConfig& c, uint32_t kh, uint32_t kw) {
+  return c.block_in == c.block_out && c.block_in % 2 == 0 && kw <= c.block_in / 2 &&
+         kh < (1u << isa::Layout::kPadBits);
+}
+
+bool UsesDepthwiseWindow(const HwConfig& c, const Conv2dLayer& l) {
+  return l.depthwise && DepthwiseWindowApplies(c, l.kh, l.kw);
+}
+
+uint64_t Conv2dWeightElems(const HwConfig& c, const Conv2dLayer& l) {
+  if (!l.depthwise) return uint64_t{l.o_blocks} * l.c_blocks * l.kh * l.kw;
+  return uint64_t{l.o_blocks} * l.kh * (UsesDepthwiseWindow(c, l) ? 1 : l.kw);
+}
+
+std::vector<int8_t> DepthwiseWeights(const HwConfig& config, uint32_t channels, uint32_t kh,
+                                     uint32_t kw, const int8_t* ckk) {
+  return DepthwiseWindowApplies(config, kh, kw)
+             ? WindowDepthwiseWeights(config, channels, kh, kw, ckk)
+             : DiagonalDepthwiseWeights(config, channels, kh, kw, ckk);
+}
+
+std::vector<int8_t> WindowDepthwiseWeights(const HwConfig& config, uint32_t channels, uint32_t kh,
+                                           uint32_t kw, const int8_t* ckk) {
+  // Lane o reads its own channel through columns (o mod 2)·T + t, t = slots back from the newest
+  // (docs/isa.md §3.3.1); the other half of its row faces the neighbouring channel and stays 0.
+  const uint32_t c = config.block_in, taps = c / 2, blocks = CeilDiv(channels, c);
+  std::vector<int8_t> out(size_t{blocks} * kh * c * c, 0);
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    const uint32_t g = ch / c, lane = ch % c;
+    for (uint32_t y = 0; y < kh; ++y) {
+      const size_t row = ((size_t{g} * kh + y) * c + lane) * c + (lane % 2) * taps;
+      for (uint32_t t = 0; t < kw; ++t) out[row + t] = ckk[(size_t{ch} * kh + y) * kw + kw - 1 - t];
+    }
+  }
+  return out;
 }
 
 std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,

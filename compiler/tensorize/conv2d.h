@@ -7,9 +7,12 @@
 //   bias    [O/block_out]                          ACC elements (batch x block_out int32)
 //   mult    [O/block_out]                          ACC elements
 //   output  [N/batch][O/block_out][OH][OW]         OUT elements
-// A depthwise layer (one filter per channel, c_blocks == o_blocks) has diagonal weight blocks
+// A depthwise layer (one filter per channel, c_blocks == o_blocks) reduces output block g over
+// input block g alone. Where the GEMM's depthwise mode applies (UsesDepthwiseWindow) each weight
+// element holds a whole filter row of every channel of the block, read against a window of input
+// columns (docs/isa.md §3.3.1); elsewhere the blocks are diagonal, one tap each:
+//   weights [C/block_in][KH]                       WGT elements (WindowDepthwiseWeights)
 //   weights [C/block_in][KH][KW]                   WGT elements (DiagonalDepthwiseWeights)
-// and output block g reduces over input block g alone.
 //
 // Integer semantics (the truth every device reproduces), per output element and channel o:
 //   acc = sum(x * w) + bias[o]                     (int32, wrapping; x outside the input reads
@@ -98,13 +101,37 @@ bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
 // Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
 // is popped within the layer). Fails if the tiling does not fit the buffers. A depthwise layer is
 // one program too: its tiles run over channel blocks and rows like a convolution's, each with one
-// reduction step that loads the tile's own input blocks and their diagonal weights (tiling.ic is
-// 1). It uses 1/block_in of the GEMM core's lanes; docs/tensorize.md.
+// reduction step that loads the tile's own input blocks and their weights (tiling.ic is 1). In
+// window form one `gemm depthwise` per tile does a filter row per iteration (about KH cycles per
+// output vector at stride 1); in diagonal form each iteration does one tap on 1/block_in of the
+// GEMM core's lanes (KH x KW cycles); docs/tensorize.md.
 Status EmitConv2d(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                   AccelCode* code);
 
+// Whether a depthwise layer of kernel kh x kw runs in the GEMM's depthwise mode (window form):
+// the mode needs block_in == block_out (even), a filter row must fit the window of
+// T = block_in / 2 taps, and the KH zero WGT elements the warm-up reads come from a WGT load's
+// right padding (at most 15). Otherwise it runs on diagonal blocks. The one predicate the
+// emitter, the weight layout, the tiling search and `loom tune` share.
+bool DepthwiseWindowApplies(const HwConfig& config, uint32_t kh, uint32_t kw);
+bool UsesDepthwiseWindow(const HwConfig& config,
+                         const Conv2dLayer& layer);  // depthwise and applies
+
+// WGT elements a layer's program reads from its `weights` (every block, channel padding included):
+// O/c x C/c x KH x KW for a convolution, C/c x KH (window) or C/c x KH x KW (diagonal) depthwise.
+uint64_t Conv2dWeightElems(const HwConfig& config, const Conv2dLayer& layer);
+
 // Logical depthwise weights [C][KH][KW] (channels padded to blocks with zeros by the caller or
-// not) → WGT elements [C/c][KH][KW][o][i] with w on the diagonal o == i.
+// not) → the WGT elements EmitConv2d reads: the window form where DepthwiseWindowApplies(kw), else
+// the diagonal one.
+std::vector<int8_t> DepthwiseWeights(const HwConfig& config, uint32_t channels, uint32_t kh,
+                                     uint32_t kw, const int8_t* ckk);
+// Window form: WGT elements [C/c][KH][o][i] with [o][(o mod 2)·T + t] = w[o][kh][KW-1-t] for
+// t < KW (the tap read t columns before the row's last) and zeros elsewhere.
+// Requires DepthwiseWindowApplies(config, kh, kw).
+std::vector<int8_t> WindowDepthwiseWeights(const HwConfig& config, uint32_t channels, uint32_t kh,
+                                           uint32_t kw, const int8_t* ckk);
+// Diagonal form: WGT elements [C/c][KH][KW][o][i] with w on the diagonal o == i.
 std::vector<int8_t> DiagonalDepthwiseWeights(const HwConfig& config, uint32_t channels,
                                              uint32_t kh, uint32_t kw, const int8_t* ckk);
 

@@ -51,14 +51,19 @@ Status TimeCode(const HwConfig& c, const AccelCode& code, uint64_t* cycles) {
 }
 
 bool Conv2dTilingFits(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t) {
-  // A depthwise step loads the tile's own oc input blocks and one diagonal block per tap.
+  // A depthwise step loads the tile's own oc input blocks and their weights: in window form one
+  // element per filter row and KH zero ones, with a micro-op per block and input column; else one
+  // diagonal block and one micro-op per tap.
   if (l.depthwise && t.ic != 1) return false;
+  const bool window = UsesDepthwiseWindow(c, l);
   const uint64_t v = t.virtual_threads, in_blocks = l.depthwise ? t.oc : t.ic;
-  const uint64_t wgt = uint64_t{t.oc} * (l.depthwise ? 1 : t.ic) * l.kh * l.kw;
   const uint32_t ih = (t.oh - 1) * l.stride_h + l.kh, iw = (t.ow - 1) * l.stride_w + l.kw;
+  const uint64_t taps = uint64_t{t.oc} * (l.depthwise ? 1 : t.ic) * l.kh * l.kw;
+  const uint64_t wgt = window ? uint64_t{t.oc + 1} * l.kh : taps;
+  const uint64_t gemm_uops = window ? uint64_t{t.oc} * iw : taps;
   return v * in_blocks * ih * iw <= c.inp_depth() && v * wgt <= c.wgt_depth() &&
          v * t.oc * t.oh * t.ow + 2ull * t.oc <= c.acc_depth() &&
-         v * v * wgt + 4ull * v * t.oc <= c.uop_depth();
+         v * v * gemm_uops + 4ull * v * t.oc <= c.uop_depth();
 }
 
 namespace {
@@ -82,9 +87,11 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   inp.x_stride = l.w;
   isa::Insn wgt = inp;
   wgt.buffer = isa::Buffer::kWgt;
-  wgt.y_size = t.oc;
-  wgt.x_size = per_oc * l.kh * l.kw;
-  wgt.x_stride = (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw;
+  const bool window = UsesDepthwiseWindow(c, l);
+  wgt.y_size = window ? 1 : t.oc;
+  wgt.x_size = window ? t.oc * l.kh : per_oc * l.kh * l.kw;
+  wgt.x_stride = window ? wgt.x_size : (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw;
+  wgt.x_pad_right = window ? l.kh : 0;
   isa::Insn st = inp;
   st.opcode = isa::Opcode::kStore;
   st.buffer = isa::Buffer::kOut;
@@ -101,6 +108,11 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   g.loop_out = t.oh;
   g.loop_in = t.ow;
   isa::Insn alu = g;
+  if (window) {  // a micro-op per block and input column, per tile row and filter row
+    g.uop_end = t.oc * ((t.ow - 1) * l.stride_w + l.kw);
+    g.loop_in = l.kh;
+    g.depthwise = true;
+  }
   alu.uop_end = t.oc;
   alu.opcode = isa::Opcode::kAlu;
   // reset and REQUANT at one cycle per vector, or reset, bias, shifts and multiply in separate
@@ -122,9 +134,8 @@ void Conv2dCompulsoryBytes(const HwConfig& c, const Conv2dLayer& l, uint64_t* re
                            uint64_t* written) {
   const uint64_t n = l.n_blocks;
   const uint64_t input = n * l.c_blocks * l.h * l.w * c.inp_elem_bytes();
-  // Depthwise: the diagonal blocks, one per (channel block, tap), are what the GEMM must read.
-  const uint64_t weights =
-      uint64_t{l.o_blocks} * (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw * c.wgt_elem_bytes();
+  // Depthwise: the weight elements the GEMM reads (window or diagonal form), not the compact ones.
+  const uint64_t weights = Conv2dWeightElems(c, l) * c.wgt_elem_bytes();
   const uint64_t vectors = (l.has_bias ? 2ull : 1ull) * l.o_blocks * c.acc_elem_bytes();
   *read = input + weights + vectors;
   *written = n * l.o_blocks * l.out_h() * l.out_w() * c.out_elem_bytes();

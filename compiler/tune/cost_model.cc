@@ -57,19 +57,24 @@ std::vector<double> Ranks(const std::vector<double>& v) {
 std::vector<double> ScheduleFeatures(const HwConfig& c, const tensorize::Conv2dLayer& l,
                                      const tensorize::Conv2dTiling& t) {
   const double OH = l.out_h(), OW = l.out_w();
-  const double n_oc = CeilDiv(l.o_blocks, t.oc), n_ic = CeilDiv(l.c_blocks, t.ic);
+  const double n_oc = CeilDiv(l.o_blocks, t.oc), n_ic = l.depthwise ? 1 : CeilDiv(l.c_blocks, t.ic);
   const double n_oh = CeilDiv(l.out_h(), t.oh), n_ow = CeilDiv(l.out_w(), t.ow);
   const double tiles = l.n_blocks * n_oc * n_oh * n_ow, steps = tiles * n_ic;
   const double ih = (t.oh - 1) * l.stride_h + l.kh, iw = (t.ow - 1) * l.stride_w + l.kw;
   const double k = static_cast<double>(l.kh) * l.kw;
-  const double inp = steps * t.ic * ih * iw * c.inp_elem_bytes();
+  // A depthwise step reads its own oc blocks; in window form a block's weights are its KH filter
+  // rows and its GEMM walks every input column once per output row and filter row.
+  const bool window = tensorize::UsesDepthwiseWindow(c, l);
+  const double in_blocks = l.depthwise ? t.oc : t.ic;
+  const double inp = steps * in_blocks * ih * iw * c.inp_elem_bytes();
   const double wgt_loads = n_ic == 1 ? n_oc * t.virtual_threads : steps;
-  const double wgt = wgt_loads * t.oc * t.ic * k * c.wgt_elem_bytes();
-  const double gemm = steps * t.oc * t.ic * k * t.oh * t.ow;
+  const double wgt = wgt_loads * t.oc * (window ? l.kh + 1.0 : t.ic * k) * c.wgt_elem_bytes();
+  const double gemm =
+      window ? steps * t.oc * iw * l.kh * t.oh : steps * t.oc * t.ic * k * t.oh * t.ow;
   const double alu = tiles * t.oc * t.oh * t.ow * 6;
   const double store = tiles * t.oc * t.oh * t.ow * c.out_elem_bytes();
-  const double dma_rows = steps * t.ic * ih + tiles * t.oc * t.oh + wgt_loads * t.oc;
-  const double insns = steps * (t.ic + 2) + tiles * (t.oc + 7);
+  const double dma_rows = steps * in_blocks * ih + tiles * t.oc * t.oh + wgt_loads * t.oc;
+  const double insns = steps * (in_blocks + 2) + tiles * (t.oc + 7);
   const double vt2 = t.virtual_threads == 2 ? 1.0 : 0.0;
   const double busiest = std::max({inp + wgt, gemm + alu, store});
   return {Log(t.oc),

@@ -57,7 +57,7 @@ Status LayerPackage(const HwConfig& c, const tensorize::Conv2dLayer& layer,
   const int32_t x = act("x", ci, layer.h, layer.w);
   const int32_t y = act("y", o, layer.out_h(), layer.out_w());
   // A depthwise op's weights are the compact form the cpu device reads; its program reads the
-  // diagonal blocks, a constant of their own (as compiler/package lays them out).
+  // window or diagonal blocks, a constant of their own (as compiler/package lays them out).
   const int32_t wt = layer.depthwise
                          ? constant("w", pkg::DType::Int8, package::TensorLayout::BlockedDepthwise,
                                     {o, 1, layer.kh, layer.kw},
@@ -65,11 +65,13 @@ Status LayerPackage(const HwConfig& c, const tensorize::Conv2dLayer& layer,
                          : constant("w", pkg::DType::Int8, package::TensorLayout::BlockedWeights,
                                     {o, ci, layer.kh, layer.kw},
                                     q::ConvWeightBytes(blk, o, ci, layer.kh, layer.kw));
-  const uint64_t diag_bytes = uint64_t{layer.o_blocks} * layer.kh * layer.kw * c.wgt_elem_bytes();
-  const int32_t wd = layer.depthwise
-                         ? constant("w.diagonal", pkg::DType::Int8, package::TensorLayout::Plain,
-                                    {static_cast<uint32_t>(diag_bytes)}, diag_bytes)
-                         : wt;
+  const uint64_t diag_bytes = tensorize::Conv2dWeightElems(c, layer) * c.wgt_elem_bytes();
+  const int32_t wd =
+      layer.depthwise
+          ? constant(tensorize::UsesDepthwiseWindow(c, layer) ? "w.window" : "w.diagonal",
+                     pkg::DType::Int8, package::TensorLayout::Plain,
+                     {static_cast<uint32_t>(diag_bytes)}, diag_bytes)
+          : wt;
   const uint64_t vec = q::ChannelVectorElems(blk, o) * 4;
   const int32_t bt = layer.has_bias ? constant("b", pkg::DType::Int32,
                                                package::TensorLayout::BlockedVector, {o}, vec)

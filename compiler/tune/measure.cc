@@ -41,7 +41,7 @@ LayerMemory Rebase(const HwConfig& c, const Conv2dLayer& in) {
   l = in;
   const uint64_t inp = uint64_t{l.n_blocks} * l.c_blocks * l.h * l.w;
   const uint64_t out = uint64_t{l.n_blocks} * l.o_blocks * l.out_h() * l.out_w();
-  const uint64_t wgt = uint64_t{l.o_blocks} * (l.depthwise ? 1 : l.c_blocks) * l.kh * l.kw;
+  const uint64_t wgt = tensorize::Conv2dWeightElems(c, l);
   // Output after the input, each starting on an element of its own buffer.
   l.input = 0;
   const uint64_t out_byte =

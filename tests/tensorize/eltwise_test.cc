@@ -361,13 +361,13 @@ TEST_P(DepthwiseTest, ChainedWithAddMatchesInt8KernelsOnFsim) {
   ap.shift = 1;
   ASSERT_TRUE(q::Add(blk, ap, y.data(), y.data(), z.data()).ok());
 
-  // Accelerator: arena [x | y | z]; constants [identity | diagonal weights | bias | mult | add].
+  // Accelerator: arena [x | y | z]; constants [identity | depthwise weights | bias | mult | add].
   Machine m{c, {}, {}, {}};
   m.arena = x;
   m.arena.resize(in_bytes + 2 * out_bytes, 0x33);
   const uint32_t ie = c.inp_elem_bytes(), ae = c.acc_elem_bytes();
   m.constants = IdentityWeights(c);
-  const std::vector<int8_t> diag = DiagonalDepthwiseWeights(c, k.c, k.k, k.k, w.data());
+  const std::vector<int8_t> diag = DepthwiseWeights(c, k.c, k.k, k.k, w.data());
   m.constants.insert(m.constants.end(), diag.begin(), diag.end());
   const size_t bias_at = m.constants.size();
   m.constants.resize(bias_at + 2 * vec * 4);

@@ -115,7 +115,7 @@ TEST_P(PadValueTest, MatchesUnpaddedLayerOverABorderedInput) {
   ASSERT_TRUE(q::PackActivation(blk, in, x_plain.data(), arena.data()).ok());
   const size_t in_bytes = arena.size();
   arena.resize(in_bytes + want.size(), 0x5a);
-  std::vector<int8_t> consts = dw ? DiagonalDepthwiseWeights(c, k.c, k.k, k.k, w_plain.data()) : wq;
+  std::vector<int8_t> consts = dw ? DepthwiseWeights(c, k.c, k.k, k.k, w_plain.data()) : wq;
   const uint32_t ae = c.acc_elem_bytes();
   const size_t bias_at = (consts.size() + ae - 1) / ae * ae;
   consts.resize(bias_at + 2 * vec * 4);

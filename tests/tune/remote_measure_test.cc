@@ -71,7 +71,7 @@ TEST_F(RemoteMeasureTest, OneLayerPackagesMeasureLikeTheLocalDriver) {
 }
 
 // A depthwise layer's one-layer package: a depthwise op (compact weights) whose program reads the
-// diagonal blocks, loaded and run by the server like any package.
+// window-form filter rows, loaded and run by the server like any package.
 TEST_F(RemoteMeasureTest, DepthwiseLayerPackagesMeasureLikeTheLocalDriver) {
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
