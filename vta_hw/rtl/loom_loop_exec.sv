@@ -71,7 +71,7 @@ module loom_loop_exec #(
   // ---------------------------------------------------------------------------------------------
   // The instruction's fields (docs/isa.md §2.6-2.7). GEMM and ALU share the loop nest; the src
   // factors index INP (GEMM) or ACC (ALU), so they are as wide as the micro-op's src field.
-  logic                              is_alu, use_imm, reset;
+  logic                              is_alu, use_imm, reset, depthwise;
   logic [2:0]                        alu_op;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm;
   logic [ShiftW-1:0]                 pre_shift, post_shift;  // REQUANT
@@ -87,6 +87,8 @@ module loom_loop_exec #(
   assign is_alu = insn_i[loom_hw_pkg::FINISH_OPCODE_LSB +: loom_hw_pkg::FINISH_OPCODE_W] ==
                   loom_hw_pkg::OPCODE_ALU;
   assign reset   = !is_alu && insn_i[loom_hw_pkg::GEMM_RESET_LSB];
+  // The runtime refuses depthwise with reset (docs/isa.md §3.3.1), so the RTL need not.
+  assign depthwise = !is_alu && insn_i[loom_hw_pkg::GEMM_DEPTHWISE_LSB];
   assign alu_op  = insn_i[loom_hw_pkg::ALU_ALU_OP_LSB +: loom_hw_pkg::ALU_ALU_OP_W];
   assign use_imm = insn_i[loom_hw_pkg::ALU_USE_IMM_LSB];
   assign imm     = insn_i[loom_hw_pkg::ALU_IMM_LSB +: loom_hw_pkg::ALU_IMM_W];
@@ -121,7 +123,7 @@ module loom_loop_exec #(
   end
 
   // Latched at start.
-  logic                              is_alu_q, use_imm_q, reset_q;
+  logic                              is_alu_q, use_imm_q, reset_q, depthwise_q;
   logic [2:0]                        alu_op_q;
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
   logic [ShiftW-1:0]                 pre_shift_q, post_shift_q;
@@ -166,6 +168,7 @@ module loom_loop_exec #(
       is_alu_q   <= 1'b0;
       use_imm_q  <= 1'b0;
       reset_q    <= 1'b0;
+      depthwise_q <= 1'b0;
       alu_op_q   <= '0;
       imm_q      <= '0;
       pre_shift_q  <= '0;
@@ -201,6 +204,7 @@ module loom_loop_exec #(
       is_alu_q   <= is_alu;
       use_imm_q  <= use_imm;
       reset_q    <= reset;
+      depthwise_q <= depthwise;
       alu_op_q   <= alu_op;
       imm_q      <= imm;
       pre_shift_q  <= pre_shift;
@@ -428,11 +432,15 @@ module loom_loop_exec #(
   end
   assign alu_y = requant_q ? rq_y : op_y;
 
-  // GEMM: products of this iteration's INP and WGT elements.
+  // GEMM: products of this iteration's INP and WGT elements. S2 holds each iteration for exactly
+  // one cycle, in order (the loop never stalls: ACC hazards are forwarded), so en_i is also the
+  // depthwise window's shift; the window clears when any instruction starts.
   logic [AccW-1:0] dot;
   loom_gemm_core u_gemm (
     .clk_i,
     .en_i (v2_q && !is_alu_q && !reset_q),
+    .dw_i (depthwise_q),
+    .clr_i(start_i),
     .inp_i(inp_rdata_i),
     .wgt_i(wgt_rdata_i),
     .sum_o(dot)
