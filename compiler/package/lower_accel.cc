@@ -89,7 +89,8 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     }
     Conv2dLowering conv;
     conv.name = op.name;
-    conv.signature = tensorize::Conv2dSignature(l, p.depthwise);
+    conv.signature =
+        tensorize::Conv2dSignature(l, p.depthwise, tensorize::UsesDepthwiseWindow(c_, l));
     conv.layer = l;
     conv.depthwise = p.depthwise;
     LOOM_RETURN_IF_ERROR(ChooseTiling(&conv));

@@ -2,9 +2,9 @@
 
 namespace loom::tensorize {
 
-std::string Conv2dSignature(const Conv2dLayer& l, bool depthwise) {
+std::string Conv2dSignature(const Conv2dLayer& l, bool depthwise, bool window) {
   auto u = [](uint32_t v) { return std::to_string(v); };
-  std::string s = depthwise ? "depthwise_conv2d" : "conv2d";
+  std::string s = !depthwise ? "conv2d" : window ? "depthwise_conv2d_window" : "depthwise_conv2d";
   s += " n" + u(l.n_blocks) + " c" + u(l.c_blocks) + " h" + u(l.h) + " w" + u(l.w) + " o" +
        u(l.o_blocks) + " k" + u(l.kh) + "x" + u(l.kw) + " s" + u(l.stride_h) + "x" + u(l.stride_w) +
        " p" + u(l.pad_top) + "," + u(l.pad_left) + "," + u(l.pad_bottom) + "," + u(l.pad_right) +

@@ -16,8 +16,10 @@ namespace loom::tensorize {
 // name, DRAM offsets or requantization values): op, blocked shape, window, dtypes and the fused
 // epilogue's ALU passes. Two layers with one signature take one schedule. Blocked shapes depend
 // on the config, so a signature is meaningful only beside a config hash.
-// Example: "conv2d n1 c4 h56 w56 o4 k3x3 s1x1 p1,1,1,1 i8>i8 epi=bias,mul,shr,max".
-std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise);
+// Example: "conv2d n1 c4 h56 w56 o4 k3x3 s1x1 p1,1,1,1 i8>i8 epi=bias,mul,shr,max". A depthwise
+// layer in the GEMM's depthwise mode (`window`, UsesDepthwiseWindow) is "depthwise_conv2d_window":
+// its program differs from the diagonal form's, so logs tuned for that form do not apply to it.
+std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise, bool window = false);
 
 // Tuned tilings by layer signature, all for one config. A depthwise layer's tiling has ic=1 (a
 // tiling logged when it was that of one channel block still applies). The model-level knobs are

@@ -58,6 +58,9 @@ TEST(Signature, NamesShapeWindowAndEpilogueNotPlacement) {
   b.clip_lo = -128;  // no ReLU: one ALU pass fewer
   EXPECT_NE(tensorize::Conv2dSignature(a, false), tensorize::Conv2dSignature(b, false));
   EXPECT_NE(tensorize::Conv2dSignature(a, false), tensorize::Conv2dSignature(a, true));
+  // The depthwise mode's program is not the diagonal form's: a log of one does not apply to the
+  // other.
+  EXPECT_NE(tensorize::Conv2dSignature(a, true, true), tensorize::Conv2dSignature(a, true));
 }
 
 TEST(KnobSpace, EveryTilingFitsAndTheBuiltInChoiceIsInIt) {
