@@ -218,6 +218,10 @@ Status Emitter::Run(AccelCode* code) {
   const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
   std::vector<std::pair<uint32_t, uint32_t>> wgt_in_region(V_, {UINT32_MAX, UINT32_MAX});
   const bool fused = UsesFusedRequant(l_, t_);
+  // The fused REQUANT leaves the accumulators it read zero (docs/isa.md §3.4.1), so a tile whose
+  // elements all lie inside what the last clearing tile of its region covered needs no reset
+  // pass: per region, the planes and the elements per plane known to be zero.
+  std::vector<std::pair<uint32_t, uint32_t>> zeroed(V_, {0, 0});
   uint32_t t = 0, s = 0, loaded_oc = UINT32_MAX;
   for (uint32_t nb = 0; nb < l_.n_blocks; ++nb) {
     for (uint32_t oc0 = 0; oc0 < l_.o_blocks; oc0 += t_.oc) {
@@ -248,12 +252,18 @@ Status Emitter::Run(AccelCode* code) {
             }
             loaded_oc = oc0;
           }
-          Insn reset = Loop(Opcode::kGemm, PlaneUops(oc_n, a, 0), oc_n, oh_n, ow_n);
-          reset.reset = true;
-          reset.dst_factor_out = ow_n;
-          reset.dst_factor_in = 1;
-          reset.deps.pop_next = t >= V_;  // the store of tile t-V has drained acc region a
-          body_.Emit(reset);
+          // The store of tile t-V must have drained region a before anything writes it.
+          const bool drained = t >= V_;
+          const bool zero = oc_n <= zeroed[a].first && oh_n * ow_n <= zeroed[a].second;
+          if (!zero) {
+            Insn reset = Loop(Opcode::kGemm, PlaneUops(oc_n, a, 0), oc_n, oh_n, ow_n);
+            reset.reset = true;
+            reset.dst_factor_out = ow_n;
+            reset.dst_factor_in = 1;
+            reset.deps.pop_next = drained;
+            body_.Emit(reset);
+            if (fused) zeroed[a] = {oc_n, oh_n * ow_n};
+          }
           for (uint32_t step = 0; step < n_ic; ++step, ++s) {
             const uint32_t ic0 = l_.depthwise ? oc0 : step * t_.ic;
             const uint32_t ic_n = l_.depthwise ? oc_n : std::min(t_.ic, l_.c_blocks - ic0);
@@ -298,6 +308,7 @@ Status Emitter::Run(AccelCode* code) {
               g.src_factor_in = l_.stride_w;
             }
             g.deps.pop_prev = true;
+            g.deps.pop_next = zero && step == 0 && drained;
             g.deps.push_prev = s + V_ < S;
             body_.Emit(g);
           }
@@ -310,6 +321,7 @@ Status Emitter::Run(AccelCode* code) {
             rq.post_shift = l_.post_shift;
             rq.clip_lo = std::max(l_.clip_lo, -128);
             rq.clip_hi = std::min(l_.clip_hi, 127);
+            rq.clear = true;  // the tile's last reader of its accumulators
             body_.Emit(rq);
           } else {
             if (l_.has_bias)

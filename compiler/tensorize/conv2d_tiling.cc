@@ -115,14 +115,15 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   }
   alu.uop_end = t.oc;
   alu.opcode = isa::Opcode::kAlu;
-  // reset and REQUANT at one cycle per vector, or reset, bias, shifts and multiply in separate
-  // passes (register forms count twice)
-  uint64_t alu_passes = 6;
+  // REQUANT at one cycle per vector, which leaves the accumulators zero so that only each
+  // region's first tile needs a reset pass; or reset, bias, shifts and multiply in separate passes
+  // (register forms count twice)
+  uint64_t alu_passes = 6 * tiles;
   if (UsesFusedRequant(l, t)) {
     alu.alu_op = isa::AluOp::kRequant;
-    alu_passes = 2;
+    alu_passes = tiles + std::min<uint64_t>(tiles, t.virtual_threads);
   }
-  const uint64_t compute = steps * tm.GemmCycles(g) + tiles * alu_passes * tm.AluCycles(alu);
+  const uint64_t compute = steps * tm.GemmCycles(g) + alu_passes * tm.AluCycles(alu);
   const uint64_t store = tiles * t.oc * tm.DmaCycles(st, c.out_elem_bytes());
   if (t.virtual_threads == 1) return load + compute + store;
   return std::max({load, compute, store}) + load / steps + store / tiles;

@@ -75,7 +75,8 @@ bool Insn::operator==(const Insn& o) const {
          src_factor_in == o.src_factor_in && wgt_factor_out == o.wgt_factor_out &&
          wgt_factor_in == o.wgt_factor_in && depthwise == o.depthwise && alu_op == o.alu_op &&
          use_imm == o.use_imm && imm == o.imm && pre_shift == o.pre_shift &&
-         post_shift == o.post_shift && clip_lo == o.clip_lo && clip_hi == o.clip_hi;
+         post_shift == o.post_shift && clip_lo == o.clip_lo && clip_hi == o.clip_hi &&
+         clear == o.clear;
 }
 
 Module Insn::module() const {
@@ -264,7 +265,8 @@ FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
         defs.Append({LOOM_U32_FIELD(pre_shift, Layout::kRqShiftBits),
                      LOOM_U32_FIELD(post_shift, Layout::kRqShiftBits),
                      LOOM_S32_FIELD(clip_lo, Layout::kRqClipBits),
-                     LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits)});
+                     LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits),
+                     LOOM_BOOL_FIELD(clear, i.clear)});
         break;
       }
       defs.Append(LoopDefs(l, l.acc_idx_bits));

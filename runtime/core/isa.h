@@ -125,6 +125,9 @@ struct Insn {
   int32_t post_shift = 0;  // 0..31 in a 6-bit field, applied as SHR_RND
   int32_t clip_lo = 0;     // signed 8-bit, clip_lo <= clip_hi
   int32_t clip_hi = 0;     // signed 8-bit
+  // REQUANT only: leave ACC[d] zero instead of the clipped value (OUT[d] is written as ever), so
+  // the next tile that accumulates into the region needs no reset pass (docs/isa.md §3.4.1).
+  bool clear = false;
 
   bool operator==(const Insn& o) const;
   bool operator!=(const Insn& o) const { return !(*this == o); }

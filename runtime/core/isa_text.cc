@@ -50,6 +50,7 @@ std::string Disassemble(const Insn& i) {
       AppendLoops(i, &s);
       if (i.alu_op == AluOp::kRequant) {
         FormatTo(&s, " shift={},{} clip={},{}", i.pre_shift, i.post_shift, i.clip_lo, i.clip_hi);
+        if (i.clear) s += " clear";
       } else if (i.use_imm) {
         FormatTo(&s, " imm={}", i.imm);
       } else {
@@ -259,6 +260,7 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
       LOOM_RETURN_IF_ERROR(p.Numbers("clip", ",", 2, -128, 127, &v));
       i->clip_lo = static_cast<int32_t>(v[0]);
       i->clip_hi = static_cast<int32_t>(v[1]);
+      i->clear = p.Word("clear");
       return p.Finish(&i->deps);
     }
     if (p.Has("imm") == p.Has("src")) {

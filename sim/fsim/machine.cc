@@ -298,8 +298,9 @@ Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
         }
         if (requant) {
           for (uint32_t l = 0; l < lanes_; ++l) {
-            dst[l] = Requant(insn, dst[l], rq_bias_[p + l], rq_mult_[p + l]);
-            out[l] = Saturate8(dst[l]);
+            const int32_t v = Requant(insn, dst[l], rq_bias_[p + l], rq_mult_[p + l]);
+            out[l] = Saturate8(v);
+            dst[l] = insn.clear ? 0 : v;  // clear: the next tile accumulates from zero
           }
           continue;
         }

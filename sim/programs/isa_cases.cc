@@ -650,6 +650,63 @@ Status FusedRequant(const HwConfig& c, std::vector<IsaCase>* out) {
   return b.Done(out);
 }
 
+// REQUANT with clear (§3.4.1): OUT gets the requantized value, ACC is left zero. Three ranges:
+//   P = [0, n)    requantized with clear, nothing after: OUT shows rq(a), as without clear.
+//   Q = [n, 2n)   requantized with clear, then at once a GEMM (last element first, so its first
+//                 read is the REQUANT's last write, on the forwarding path) and an ALU add of 1:
+//                 OUT shows X·W + 1 exactly when the GEMM found zeros.
+//   R = [2n, 3n)  one REQUANT with clear whose two micro-ops both name the element: the second
+//                 reads the first one's zero, so OUT shows rq(0).
+Status RequantClear(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "requant_clear", 871);
+  const uint32_t n = 4, N = 3 * n;
+  std::vector<int32_t> acc(size_t{N} * b.L), bias(b.L), mult(b.L);
+  for (int32_t& v : acc) v = b.Rand(-(1 << 20), 1 << 20);
+  for (int32_t& v : bias) v = b.Rand(-9999, 9999);
+  for (int32_t& v : mult) v = b.Rand(-(1 << 16), 1 << 16);
+  const std::vector<int8_t> inp = b.I8(size_t{n} * b.IL), wgt = b.I8(b.WL, -4, 4);
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(inp), 1, n, n));
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(wgt), 1, 1, 1)).deps.push_next = true;
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, N, N));
+  b.Emit(LoadInsn(Buffer::kAcc, N, b.Acc(bias), 1, 1, 1));
+  b.Emit(LoadInsn(Buffer::kAcc, N + 1, b.Acc(mult), 1, 1, 1));
+  Insn p = Nest(Opcode::kAlu, b.Uops({{N, N + 1, 0}}), 1, 1, 1, 0, 0);
+  p.alu_op = AluOp::kRqParam;
+  b.Emit(p);
+  Insn q = Nest(Opcode::kAlu, b.Uops({{0, 0, 0}}), 1, 1, 2 * n, 0, 1);  // P and Q
+  q.alu_op = AluOp::kRequant;
+  q.pre_shift = 3;
+  q.post_shift = 12;
+  q.clip_lo = -100;
+  q.clip_hi = 110;
+  q.clear = true;
+  b.Emit(q);
+  std::vector<int32_t> r(acc.size());
+  for (size_t i = 0; i < size_t{2} * n * b.L; ++i)
+    r[i] = RefRequant(q, acc[i], bias[i % b.L], mult[i % b.L]);
+  std::vector<Uop> rev;  // Q's elements, last first, each with its own input element
+  for (uint32_t k = n; k-- > 0;) rev.push_back({n + k, k, 0});
+  const uint32_t ur = b.Uops(rev);
+  Insn g = Nest(Opcode::kGemm, ur, n, 1, 1, 0, 0);
+  g.deps.pop_prev = true;
+  b.Emit(g);
+  std::vector<int32_t> q_acc(acc.size(), 0);
+  RefGemm(c, b.uops(), g, inp, wgt, &q_acc);
+  b.Emit(AluI(AluOp::kAdd, 1, ur, n, 1, 1, 0, 0));
+  for (size_t i = size_t{n} * b.L; i < size_t{2} * n * b.L; ++i)
+    r[i] = RefAlu(AluOp::kAdd, q_acc[i], 1);
+  Insn twice = q;  // R: two micro-ops on each element
+  twice.uop_bgn = b.Uops({{2 * n, 0, 0}, {2 * n, 0, 0}});
+  twice.uop_end = twice.uop_bgn + 2;
+  twice.loop_in = n;
+  b.Emit(twice).deps.push_next = true;
+  for (size_t i = size_t{2} * n * b.L; i < r.size(); ++i)
+    r[i] = RefRequant(q, 0, bias[i % b.L], mult[i % b.L]);
+  const int o = b.OutRegion(N, "P: rq(a), Q: X·W + 1 over cleared ACC, R: rq(0) [element][lane]");
+  b.Store(o, 0, 0, 1, N, N, SatBytes(r)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
 // Zero-size LOAD and STORE as pure token carriers (§3.1): their pops and pushes order the real
 // transfers, and they move no data although x_size is nonzero.
 //   load.inp  X; load.wgt W; load.inp y=0 @push_next      (carrier: releases both loads)
@@ -956,6 +1013,7 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   LOOM_RETURN_IF_ERROR(AluSrcDstLoops(c, out));
   LOOM_RETURN_IF_ERROR(RequantRelu(c, out));
   LOOM_RETURN_IF_ERROR(FusedRequant(c, out));
+  LOOM_RETURN_IF_ERROR(RequantClear(c, out));
   LOOM_RETURN_IF_ERROR(TokenCarrier(c, out));
   if (c.block_in != c.block_out) return Status::Ok();  // no depthwise mode (§3.3.1)
   // name, seed, H, W, pad, KH, KW, stride, pad_value, extremes, acc_init

@@ -1455,7 +1455,7 @@ TEST_P(IsaShape, RandomMicroOpsRoundTrip) {
 // other ALU format must be 0, clip_lo may not exceed clip_hi, and the bits above its last field
 // are reserved.
 TEST_P(IsaShape, RequantFormat) {
-  EXPECT_EQ(l_.requant_bits(), 68 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
+  EXPECT_EQ(l_.requant_bits(), 69 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
   Insn q = Alu(AluOp::kRequant, false);
   q.uop_end = 1;
   q.loop_out = q.loop_in = 3;
@@ -1466,9 +1466,13 @@ TEST_P(IsaShape, RequantFormat) {
       q.post_shift = 31 - pre;
       q.clip_lo = lo;
       q.clip_hi = lo == 127 ? 127 : lo + 1;
-      EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
+      for (bool clear : {false, true}) {
+        q.clear = clear;
+        EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
+      }
     }
   }
+  q.clear = false;
   Insn bad = q;
   bad.pre_shift = 32;
   EXPECT_THAT(EncodeStatus(l_, bad).message(),
@@ -1498,6 +1502,9 @@ TEST_P(IsaShape, RequantFormat) {
   EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("'src_factor_out' does not belong"));
   // The other ALU ops carry no REQUANT fields.
   Insn add = Alu(AluOp::kAdd, false);
+  add.clear = true;
+  EXPECT_THAT(EncodeStatus(l_, add).message(), HasSubstr("'clear' does not belong"));
+  add.clear = false;
   add.uop_end = 1;
   add.clip_hi = 1;
   EXPECT_THAT(EncodeStatus(l_, add).message(), HasSubstr("'clip_hi' does not belong"));

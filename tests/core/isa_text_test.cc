@@ -453,6 +453,15 @@ TEST_F(IsaText, FusedRequant) {
               HasSubstr("clip_lo 1 is above clip_hi 0"));
   EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0"),
               HasSubstr("missing field 'clip'"));
+  // clear: the pass leaves ACC zero; a word of the REQUANT form only.
+  ASSERT_TRUE(
+      Assemble(l_, "alu.requant uop=0:1 loop=2x3 dst=3,1 shift=1,2 clip=-128,127 clear\n", &insns)
+          .ok());
+  ASSERT_EQ(insns.size(), 1u);
+  EXPECT_TRUE(insns[0].clear);
+  EXPECT_EQ(Disassemble(insns[0]),
+            "alu.requant uop=0:1 loop=2x3 dst=3,1 shift=1,2 clip=-128,127 clear");
+  EXPECT_THAT(AsmError("alu.add uop=0:1 loop=1x1 dst=0,0 imm=1 clear"), HasSubstr("clear"));
   EXPECT_THAT(AsmError("alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=0,0 imm=1"),
               HasSubstr("unknown field 'imm'"));
   EXPECT_THAT(AsmError("alu.rqparam uop=0:1 loop=1x1 dst=0,0 imm=1"),

@@ -150,14 +150,24 @@ TEST_P(DepthwiseProgramTest, MatchesInt8KernelOnFsim) {
   AccelCode code;
   Status st = EmitConv2d(c, l, t, &code);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  // Window form: one `gemm depthwise` per tile and no other GEMM but the resets; diagonal: none.
-  size_t dw_gemms = 0, tiles = 0;
+  // Window form: one `gemm depthwise` per tile; diagonal: none. A tile's first store pops the
+  // compute token. A fused REQUANT leaves its accumulators zero, so after each region's first tile
+  // the resets are gone (unless a larger tile follows a remainder tile).
+  size_t dw_gemms = 0, tiles = 0, resets = 0, clearing = 0;
   for (const isa::Insn& i : code.insns) {
-    if (i.opcode != isa::Opcode::kGemm) continue;
-    dw_gemms += i.depthwise;
-    tiles += i.reset && i.dst_factor_in == 1;  // each tile's accumulator reset
+    dw_gemms += i.opcode == isa::Opcode::kGemm && i.depthwise;
+    resets += i.opcode == isa::Opcode::kGemm && i.reset && i.dst_factor_in == 1;
+    tiles += i.opcode == isa::Opcode::kStore && i.deps.pop_prev;
+    clearing += i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant && i.clear;
   }
   EXPECT_EQ(dw_gemms, k.form == Form::kWindow ? tiles : 0u);
+  EXPECT_LE(resets, tiles);
+  if (UsesFusedRequant(l, t)) {
+    EXPECT_EQ(clearing, tiles);
+    if (tiles > t.virtual_threads && k.tiling == kSearch) {
+      EXPECT_LT(resets, tiles);
+    }
+  }
   st = RunOnFsim(c, code, consts, &arena);
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::vector<int8_t> got(arena.begin() + static_cast<std::ptrdiff_t>(in_bytes), arena.end());

@@ -76,6 +76,7 @@ module loom_loop_exec #(
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm;
   logic [ShiftW-1:0]                 pre_shift, post_shift;  // REQUANT
   logic [ClipW-1:0]                  clip_lo, clip_hi;
+  logic                              rq_clear;  // REQUANT: leave ACC zero (§3.4.1)
   logic [UopBgnW-1:0]                uop_bgn;
   logic [UopEndW-1:0]                uop_end;
   logic [LoopOutW-1:0]               loop_out;
@@ -96,6 +97,7 @@ module loom_loop_exec #(
   assign post_shift = insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB +: ShiftW];
   assign clip_lo    = insn_i[loom_hw_pkg::REQUANT_CLIP_LO_LSB +: ClipW];
   assign clip_hi    = insn_i[loom_hw_pkg::REQUANT_CLIP_HI_LSB +: ClipW];
+  assign rq_clear   = insn_i[loom_hw_pkg::REQUANT_CLEAR_LSB];  // an imm bit in other ALU formats
   always_comb begin
     if (is_alu) begin
       uop_bgn  = insn_i[loom_hw_pkg::ALU_UOP_BGN_LSB +: UopBgnW];
@@ -128,6 +130,7 @@ module loom_loop_exec #(
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
   logic [ShiftW-1:0]                 pre_shift_q, post_shift_q;
   logic [ClipW-1:0]                  clip_lo_q, clip_hi_q;
+  logic                              rq_clear_q;
   logic [UopBgnW-1:0]                uop_bgn_q;
   logic [UopEndW-1:0]                uop_end_q;
   logic [LoopOutW-1:0]               loop_out_q;
@@ -175,6 +178,7 @@ module loom_loop_exec #(
       post_shift_q <= '0;
       clip_lo_q    <= '0;
       clip_hi_q    <= '0;
+      rq_clear_q   <= 1'b0;
       uop_bgn_q  <= '0;
       uop_end_q  <= '0;
       loop_out_q <= '0;
@@ -211,6 +215,7 @@ module loom_loop_exec #(
       post_shift_q <= post_shift;
       clip_lo_q    <= clip_lo;
       clip_hi_q    <= clip_hi;
+      rq_clear_q   <= rq_clear;
       uop_bgn_q  <= uop_bgn;
       uop_end_q  <= uop_end;
       loop_out_q <= loop_out;
@@ -472,9 +477,15 @@ module loom_loop_exec #(
   end
 
   // ---------------------------------------------------------------------------------------------
-  // S3: write; S4: the last write, for forwarding.
+  // S3: write; S4: the last write, for forwarding. ACC and OUT share the write address; their
+  // data differ only for REQUANT with clear, which writes OUT and leaves ACC zero (data3_q is
+  // always what ACC holds, so forwarding sees the zero).
   logic s3_from_alu;
   assign s3_from_alu = v2_q && is_alu_q && !rqparam_q;  // RQPARAM writes no buffer
+  logic [Lanes*8-1:0] out3_q;
+  function automatic logic [Lanes*8-1:0] sat_lanes(logic [AccW-1:0] v);
+    for (int l = 0; l < Lanes; l++) sat_lanes[l*8 +: 8] = loom_pkg::sat8(v[l*32 +: 32]);
+  endfunction
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -483,6 +494,7 @@ module loom_loop_exec #(
       gemm3_q <= 1'b0;
       d3_q    <= '0;
       data3_q <= '0;
+      out3_q  <= '0;
       v4_q    <= 1'b0;
       d4_q    <= '0;
       data4_q <= '0;
@@ -496,12 +508,14 @@ module loom_loop_exec #(
         last3_q <= last2_q;
         gemm3_q <= 1'b0;
         d3_q    <= d2_q;
-        data3_q <= alu_y;
+        data3_q <= requant_q && rq_clear_q ? '0 : alu_y;
+        out3_q  <= sat_lanes(alu_y);
       end else if (vb_q) begin
         last3_q <= lastb_q;
         gemm3_q <= !reset_q;
         d3_q    <= db_q;
         data3_q <= acc_new;
+        out3_q  <= sat_lanes(acc_new);
       end
       if (v3_q) begin
         v4_q    <= 1'b1;
@@ -514,9 +528,7 @@ module loom_loop_exec #(
   assign acc_we_o    = v3_q;
   assign acc_waddr_o = d3_q;
   assign acc_wdata_o = data3_q;
-  for (genvar l = 0; l < Lanes; l++) begin : g_out
-    assign out_wdata_o[l*8 +: 8] = loom_pkg::sat8(data3_q[l*32 +: 32]);
-  end
+  assign out_wdata_o = out3_q;
   assign gemm_iter_o = v3_q && gemm3_q;
   assign done_o      = (v3_q && last3_q) || empty_q || (v2_q && rqparam_q && last2_q);
 

@@ -107,6 +107,7 @@
 #define P_CLIP_HI 31
 #define P_PAD_VALUE 32 /* LOAD/STORE: sign-extended; nonzero only on INP loads */
 #define P_DEPTHWISE 33 /* GEMM */
-#define P_WORDS 34
+#define P_CLEAR 34     /* REQUANT: leave ACC zero */
+#define P_WORDS 35
 
 #endif /* LOOM_RUNTIME_DRIVERS_OPENCL_OPENCL_ABI_H_ */

@@ -106,6 +106,7 @@ bool decode(ulong lo, ulong hi, global uint* p) {
       p[P_POST_SHIFT] = (uint)sign_extend(take(&w, 6), 6);
       p[P_CLIP_LO] = (uint)sign_extend(take(&w, 8), 8);
       p[P_CLIP_HI] = (uint)sign_extend(take(&w, 8), 8);
+      p[P_CLEAR] = take(&w, 1);
       if (!reserved_clear(&w)) return false;
       if (p[P_USE_IMM] || (int)p[P_CLIP_LO] > (int)p[P_CLIP_HI]) return false;
       if (p[P_UOP_BGN] >= p[P_UOP_END] || p[P_UOP_END] > LOOM_UOP_DEPTH) return false;
@@ -457,8 +458,9 @@ bool exec_alu(const Machine* m, uint insn, global const uint* p, ulong* iter, lo
           v = alu_apply(ALU_SHR_RND, v, (int)p[P_PRE_SHIFT]);
           v = alu_apply(ALU_MUL, v, mult[l]);
           v = alu_apply(ALU_SHR_RND, v, (int)p[P_POST_SHIFT]);
-          dst[l] = clamp(v, (int)p[P_CLIP_LO], (int)p[P_CLIP_HI]);
-          out[l] = saturate8(dst[l]);
+          v = clamp(v, (int)p[P_CLIP_LO], (int)p[P_CLIP_HI]);
+          out[l] = saturate8(v);
+          dst[l] = p[P_CLEAR] ? 0 : v;
         }
         continue;
       }
