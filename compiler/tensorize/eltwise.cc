@@ -125,10 +125,10 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
   LOOM_RETURN_IF_ERROR(l.Check(config));
   constexpr uint32_t V = 2;
   // The rounding shift and the clip run as one REQUANT pass (isa.md §3.4.1) with bias 0 and
-  // multiplier 1 where they would take two or three ALU passes; those two constants are made on
-  // chip in the last two ACC elements and copied into RQP entry 0 once.
-  const bool fused = (l.shift != 0) + (l.clip_lo > -128) + (l.clip_hi < 127) >= 2 &&
-                     isa::RequantShiftValid(l.shift) && l.clip_lo <= 127 && l.clip_hi >= -128;
+  // multiplier 1 (those two constants are made on chip in the last two ACC elements and copied
+  // into RQP entry 0 once): one pass where they would take up to three, and one that leaves the
+  // plane zero for the next tile, so the reset goes too.
+  const bool fused = isa::RequantShiftValid(l.shift) && l.clip_lo <= 127 && l.clip_hi >= -128;
   const uint32_t scratch = fused ? 2 : 0;
   // Per virtual thread r: INP holds [a tile | b tile] at r * 2 * te, ACC one sum plane at r * te.
   const uint32_t fit = std::min(config.inp_depth() / (2 * V), (config.acc_depth() - scratch) / V);
@@ -174,15 +174,22 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     code->Emit(lb, Region::kArena);
     // compute: sum = 256 * (a * hi_a + b * hi_b) + a * lo_a + b * lo_b = a * mult_a + b * mult_b
     // exactly (|sum| < 2^23), straight from INP through the digit weights; then the requantization.
-    Insn reset = Run(Opcode::kGemm, u, n);
-    reset.uop_end = u + 1;
-    reset.reset = true;
-    reset.deps.pop_next = t >= V;  // the store of tile t - V has drained region r
-    code->Emit(reset);
+    // The store of tile t - V must have drained region r before anything writes it. The fused
+    // REQUANT leaves the plane zero (isa.md §3.4.1), so only each region's first tile (every
+    // later one is no larger) resets it; then the first GEMM pops the token.
+    const bool zeroed = fused && t >= V;
+    if (!zeroed) {
+      Insn reset = Run(Opcode::kGemm, u, n);
+      reset.uop_end = u + 1;
+      reset.reset = true;
+      reset.deps.pop_next = t >= V;
+      code->Emit(reset);
+    }
     auto product = [&](uint32_t uop, uint32_t count, bool first_read, bool last_read) {
       Insn g = Run(Opcode::kGemm, uop, n);
       g.uop_end = uop + count;
       g.deps.pop_prev = first_read;
+      g.deps.pop_next = first_read && zeroed;
       g.deps.push_prev = last_read && t + V < T;
       code->Emit(g);
     };
@@ -198,6 +205,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
       rq.pre_shift = l.shift;
       rq.clip_lo = std::max(l.clip_lo, -128);
       rq.clip_hi = std::min(l.clip_hi, 127);
+      rq.clear = true;  // the tile's last reader of the plane
       code->Emit(rq);
     } else {
       if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
