@@ -35,7 +35,7 @@ struct Footprint {
   uint32_t ih, iw;       // input tile rows and columns (with halo)
   uint32_t inp, wgt, acc;
   Footprint(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t)
-      : ih((t.oh - 1) * l.stride_h + l.kh),
+      : ih(l.in_rows(t.oh)),
         iw((t.ow - 1) * l.stride_w + l.kw),
         inp((l.depthwise ? t.oc : t.ic) * ih * iw),
         wgt(UsesDepthwiseWindow(c, l) ? (t.oc + 1) * l.kh
@@ -162,23 +162,27 @@ Status Emitter::LoadInput(uint32_t nb, uint32_t c0, uint32_t ic_n, uint32_t oh0,
   // Rows and columns of the input this tile reads, some of them in the padding.
   const int64_t ih_lo = int64_t{oh0} * l_.stride_h - l_.pad_top;
   const int64_t iw_lo = int64_t{ow0} * l_.stride_w - l_.pad_left;
-  const int64_t ih_n = int64_t{oh_n - 1} * l_.stride_h + l_.kh;
+  // DRAM rows: every stride_h-th one when the layer skips rows (then no vertical padding).
+  const int64_t ih_n = l_.SkipsRows() ? int64_t{oh_n - 1} * l_.stride_h + 1 : l_.in_rows(oh_n);
   const int64_t iw_n = int64_t{ow_n - 1} * l_.stride_w + l_.kw;
   const int64_t top = std::max<int64_t>(0, -ih_lo), left = std::max<int64_t>(0, -iw_lo);
   const int64_t bottom = std::max<int64_t>(0, ih_lo + ih_n - l_.h);
   const int64_t right = std::max<int64_t>(0, iw_lo + iw_n - l_.w);
-  const int64_t rows = ih_n - top - bottom, cols = iw_n - left - right;
+  int64_t rows = ih_n - top - bottom;
+  const int64_t cols = iw_n - left - right;
   if (rows <= 0 || cols <= 0 || std::max({top, bottom, left, right}) > 15) {
     return InvalidArgument("layer " + l_.name + ": tile at output (" + std::to_string(oh0) + ", " +
                            std::to_string(ow0) + ") needs padding beyond the DMA's 15 elements");
   }
-  const uint32_t plane = static_cast<uint32_t>(ih_n * iw_n);
+  const uint32_t plane = l_.in_rows(oh_n) * static_cast<uint32_t>(iw_n);
+  const uint32_t pitch = l_.SkipsRows() ? l_.stride_h * l_.w : l_.w;
+  if (l_.SkipsRows()) rows = oh_n;
   for (uint32_t ic = 0; ic < ic_n; ++ic) {
     const uint64_t dram = l_.input + ((uint64_t{nb} * l_.c_blocks + c0 + ic) * l_.h +
                                       static_cast<uint64_t>(ih_lo + top)) * l_.w +
                           static_cast<uint64_t>(iw_lo + left);
     Insn i = Dma(Opcode::kLoad, Buffer::kInp, r * fp_.inp + ic * plane, static_cast<uint32_t>(dram),
-                 static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), l_.w);
+                 static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), pitch);
     i.y_pad_top = static_cast<uint32_t>(top);
     i.y_pad_bottom = static_cast<uint32_t>(bottom);
     i.x_pad_left = static_cast<uint32_t>(left);
@@ -290,21 +294,21 @@ Status Emitter::Run(AccelCode* code) {
             }
             body_.last().deps.push_next = true;  // region r is ready for compute
             const uint32_t iw = (ow_n - 1) * l_.stride_w + l_.kw;
-            const uint32_t plane = ((oh_n - 1) * l_.stride_h + l_.kh) * iw;
+            const uint32_t plane = l_.in_rows(oh_n) * iw;
             const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a);
             Insn g;
             if (window_) {  // rows of the tile x filter rows; the micro-ops walk the columns
               g = Loop(Opcode::kGemm, uops, oc_n * iw, oh_n, l_.kh);
               g.depthwise = true;
               g.dst_factor_out = ow_n;
-              g.src_factor_out = l_.stride_h * iw;
+              g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = iw;
               g.wgt_factor_in = 1;
             } else {  // rows x columns of the tile; the micro-ops walk blocks and taps
               g = Loop(Opcode::kGemm, uops, oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
               g.dst_factor_out = ow_n;
               g.dst_factor_in = 1;
-              g.src_factor_out = l_.stride_h * iw;
+              g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = l_.stride_w;
             }
             g.deps.pop_prev = true;

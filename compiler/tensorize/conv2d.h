@@ -51,6 +51,13 @@ struct Conv2dLayer {
 
   uint32_t out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
   uint32_t out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  // A one-row filter with a vertical stride and no vertical padding (a 1x1/2 downsample) reads
+  // only every stride_h-th input row: its tiles load just those rows, the DMA's row pitch
+  // skipping the others, so consecutive output rows are one INP row apart instead of stride_h.
+  bool SkipsRows() const { return kh == 1 && stride_h > 1 && pad_top == 0 && pad_bottom == 0; }
+  uint32_t in_row_step() const { return SkipsRows() ? 1 : stride_h; }
+  // Input rows a tile of `oh` output rows holds in INP (with halo).
+  uint32_t in_rows(uint32_t oh) const { return (oh - 1) * in_row_step() + kh; }
   Status Check(const HwConfig& config) const;
 };
 

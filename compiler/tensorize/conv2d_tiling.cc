@@ -57,7 +57,7 @@ bool Conv2dTilingFits(const HwConfig& c, const Conv2dLayer& l, const Conv2dTilin
   if (l.depthwise && t.ic != 1) return false;
   const bool window = UsesDepthwiseWindow(c, l);
   const uint64_t v = t.virtual_threads, in_blocks = l.depthwise ? t.oc : t.ic;
-  const uint32_t ih = (t.oh - 1) * l.stride_h + l.kh, iw = (t.ow - 1) * l.stride_w + l.kw;
+  const uint32_t ih = l.in_rows(t.oh), iw = (t.ow - 1) * l.stride_w + l.kw;
   const uint64_t taps = uint64_t{t.oc} * (l.depthwise ? 1 : t.ic) * l.kh * l.kw;
   const uint64_t wgt = window ? uint64_t{t.oc + 1} * l.kh : taps;
   const uint64_t gemm_uops = window ? uint64_t{t.oc} * iw : taps;
@@ -82,9 +82,9 @@ uint64_t Estimate(const HwConfig& c, const Conv2dLayer& l, const Conv2dTiling& t
   isa::Insn inp;
   inp.opcode = isa::Opcode::kLoad;
   inp.buffer = isa::Buffer::kInp;
-  inp.y_size = (t.oh - 1) * l.stride_h + l.kh;
+  inp.y_size = l.in_rows(t.oh);
   inp.x_size = std::min((t.ow - 1) * l.stride_w + l.kw, l.w);
-  inp.x_stride = l.w;
+  inp.x_stride = l.SkipsRows() ? l.stride_h * l.w : l.w;
   isa::Insn wgt = inp;
   wgt.buffer = isa::Buffer::kWgt;
   const bool window = UsesDepthwiseWindow(c, l);

@@ -204,6 +204,13 @@ std::vector<Conv2dLayer> Layers() {
   rect.pad_left = rect.pad_right = 0;
   rect.w = 5;
   v.push_back(rect);
+  // One-row filters with a vertical stride load only the rows they read (SkipsRows): odd sizes,
+  // and a 1x3 with horizontal padding.
+  v.push_back(Layer("1x1_s2_odd", 2, 9, 2, 1, 2, 0));
+  Conv2dLayer row = Layer("1x3_s2_row_skip", 1, 7, 2, 1, 2, 0);
+  row.kw = 3;
+  row.pad_left = row.pad_right = 1;
+  v.push_back(row);
   return v;
 }
 
@@ -236,8 +243,32 @@ std::string Name(const ::testing::TestParamInfo<Conv2dTest::ParamType>& info) {
 
 INSTANTIATE_TEST_SUITE_P(tensorize, Conv2dTest,
                          ::testing::Combine(::testing::Values("1x8x8", "1x16x16"),
-                                            ::testing::Range(0, 11)),
+                                            ::testing::Range(0, 13)),
                          Name);
+
+// A 1x1/2 downsample loads every other input row only: each INP load of a tile of oh output rows
+// has oh rows at twice the image's pitch, so the tile's input is half the bytes.
+TEST(Conv2dTiling, StridedOneRowFilterLoadsOnlyItsRows) {
+  HwConfig c;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
+  const Conv2dLayer l = Layer("downsample", 4, 28, 8, 1, 2, 0);
+  ASSERT_TRUE(l.SkipsRows());
+  const Conv2dTiling t{2, 2, 7, 14, 2};
+  AccelCode code;
+  ASSERT_TRUE(EmitConv2d(c, l, t, &code).ok());
+  size_t loads = 0;
+  for (const isa::Insn& i : code.insns) {
+    if (i.opcode != isa::Opcode::kLoad || i.buffer != isa::Buffer::kInp) continue;
+    ++loads;
+    EXPECT_EQ(i.y_size, 7u);
+    EXPECT_EQ(i.x_stride, 2 * l.w);
+  }
+  EXPECT_GT(loads, 0u);
+  const ConvData d = RandomData(c, l, 5);
+  const RunResult r = RunOnFsim(c, l, t, d);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.out, Reference(c, l, d));
+}
 
 // The search's choice is timed on fsim and never loses to the naive one-block-at-a-time tiling.
 TEST(Conv2dTiling, ChoiceBeatsNaiveTiling) {
