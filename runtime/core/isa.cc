@@ -305,6 +305,28 @@ const std::vector<FieldDef>& AllDefs() {
   return all;
 }
 
+// The fields of AllDefs() that are not in the format of (op, requant), which must be zero; by name,
+// worked out once per format (Verify runs on every instruction the compiler times).
+const std::vector<FieldDef>& ForeignDefs(Opcode op, bool requant) {
+  constexpr size_t kOps = static_cast<size_t>(Opcode::kAlu) + 1;  // the largest opcode
+  static const std::vector<std::vector<FieldDef>> table = [] {
+    Layout wide;
+    std::vector<std::vector<FieldDef>> t(2 * kOps);
+    for (size_t o = 0; o < kOps; ++o) {
+      for (bool rq : {false, true}) {
+        const FieldDefs mine = FormatDefs(wide, static_cast<Opcode>(o), rq);
+        for (const FieldDef& d : AllDefs()) {
+          bool in = false;
+          for (const FieldDef& m : mine) in = in || std::strcmp(m.name, d.name) == 0;
+          if (!in) t[2 * o + rq].push_back(d);
+        }
+      }
+    }
+    return t;
+  }();
+  return table[2 * static_cast<size_t>(op) + requant];
+}
+
 uint32_t TotalBits(const FieldDefs& defs) {
   uint32_t n = 0;
   for (const FieldDef& d : defs) n += d.width;
@@ -475,10 +497,8 @@ Status Verify(const Layout& layout, const Insn& insn) {
   }
   // Fields of other formats must be zero, so that every Insn has exactly one encoding.
   const FieldDefs defs = FormatDefs(layout, insn.opcode, IsRequant(insn));
-  for (const FieldDef& d : AllDefs()) {
-    bool mine = false;
-    for (const FieldDef& m : defs) mine = mine || std::strcmp(m.name, d.name) == 0;
-    if (!mine && d.get(insn) != 0) {
+  for (const FieldDef& d : ForeignDefs(insn.opcode, IsRequant(insn))) {
+    if (d.get(insn) != 0) {
       return Bad(insn, "field '{}' does not belong to {} and must be 0", d.name,
                  OpcodeName(insn.opcode));
     }
