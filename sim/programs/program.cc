@@ -108,4 +108,25 @@ std::vector<uint8_t> Bytes(const std::vector<int32_t>& v) {
   return out;
 }
 
+HwConfig HalfOutputBlock(HwConfig config) {
+  config.block_out /= 2;
+  config.acc_buffer_bytes /= 2;
+  config.wgt_buffer_bytes /= 2;
+  config.name = std::to_string(config.batch) + "x" + std::to_string(config.block_in) + "x" +
+                std::to_string(config.block_out);
+  return config;
+}
+
+Status OneGemmProgram(bool depthwise, Program* p) {
+  uint64_t uop_addr = 0;
+  LOOM_RETURN_IF_ERROR(p->AddUops({{0, 0, 0}}, &uop_addr));
+  p->Emit(LoadInsn(isa::Buffer::kUop, 0, static_cast<uint32_t>(uop_addr / HwConfig::kUopBytes), 1,
+                   1, 1));
+  isa::Insn g = LoopInsn(isa::Opcode::kGemm, 0, 1, 1, 1);
+  g.depthwise = depthwise;
+  p->Emit(g);
+  p->Emit(Finish());
+  return p->Finalize();
+}
+
 }  // namespace loom::programs

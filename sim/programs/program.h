@@ -76,6 +76,13 @@ isa::Insn AluImm(isa::AluOp op, int32_t imm, uint32_t uop, uint32_t uops, uint32
                  uint32_t loop_in);
 isa::Insn Finish();
 
+// `config` (1x16x16) with block_out 8 and its ACC and WGT buffers halved, so that every depth and
+// instruction format stays: "1x16x8", a config whose block_in and block_out differ, which the
+// GEMM's depthwise mode refuses (docs/isa.md §3.3.1).
+HwConfig HalfOutputBlock(HwConfig config);
+// One GEMM over one micro-op, `depthwise` or not, and FINISH, finalized into `p`.
+Status OneGemmProgram(bool depthwise, Program* p);
+
 // Little-endian byte images of typed arrays, for AddData.
 std::vector<uint8_t> Bytes(const std::vector<int8_t>& v);
 std::vector<uint8_t> Bytes(const std::vector<int32_t>& v);

@@ -157,21 +157,11 @@ INSTANTIATE_TEST_SUITE_P(fsim, FsimDepthwise, ::testing::Values("1x8x8", "1x16x1
 TEST(FsimDepthwiseConfig, NeedsBlockInEqualToBlockOut) {
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
-  c.block_out = 8;  // and the buffers halved with it, so the depths (and formats) stay
-  c.acc_buffer_bytes /= 2;
-  c.wgt_buffer_bytes /= 2;
-  c.name = "1x16x8";
+  c = programs::HalfOutputBlock(c);
   ASSERT_TRUE(c.Validate().ok()) << c.Validate().ToString();
   for (bool depthwise : {false, true}) {
     Program p(c);
-    uint64_t uop_addr = 0;
-    ASSERT_TRUE(p.AddUops({{0, 0, 0}}, &uop_addr).ok());
-    p.Emit(LoadInsn(Buffer::kUop, 0, static_cast<uint32_t>(uop_addr / 4), 1, 1, 1));
-    Insn g = LoopInsn(Opcode::kGemm, 0, 1, 1, 1);
-    g.depthwise = depthwise;
-    p.Emit(g);
-    p.Emit(programs::Finish());
-    ASSERT_TRUE(p.Finalize().ok());
+    ASSERT_TRUE(programs::OneGemmProgram(depthwise, &p).ok());
     const RunResult r = RunProgram(p, 0, 0);
     if (!depthwise) {
       EXPECT_TRUE(r.status.ok()) << r.status.ToString();

@@ -290,21 +290,11 @@ TEST(OpenclDepthwise, NeedsBlockInEqualToBlockOut) {
   if (!HaveOpencl()) GTEST_SKIP() << "this build has no opencl driver";
   HwConfig c;
   ASSERT_TRUE(LoadHwConfig("1x16x16", &c).ok());
-  c.block_out = 8;  // and the buffers halved with it, so the depths (and formats) stay
-  c.acc_buffer_bytes /= 2;
-  c.wgt_buffer_bytes /= 2;
-  c.name = "1x16x8";
+  c = programs::HalfOutputBlock(c);
   ASSERT_TRUE(c.Validate().ok());
   for (bool depthwise : {false, true}) {
     programs::Program p(c);
-    uint64_t uop_addr = 0;
-    ASSERT_TRUE(p.AddUops({{0, 0, 0}}, &uop_addr).ok());
-    p.Emit(programs::LoadInsn(isa::Buffer::kUop, 0, static_cast<uint32_t>(uop_addr / 4), 1, 1, 1));
-    isa::Insn g = programs::LoopInsn(isa::Opcode::kGemm, 0, 1, 1, 1);
-    g.depthwise = depthwise;
-    p.Emit(g);
-    p.Emit(programs::Finish());
-    ASSERT_TRUE(p.Finalize().ok());
+    ASSERT_TRUE(programs::OneGemmProgram(depthwise, &p).ok());
     const Outcome want = RunProgram("fsim", c, p);
     const Outcome got = RunProgram("opencl", c, p);
     EXPECT_EQ(want.status.code(), depthwise ? StatusCode::kInvalidArgument : StatusCode::kOk)
