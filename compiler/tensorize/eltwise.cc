@@ -37,6 +37,8 @@ Insn AluImm(AluOp op, uint32_t uop, uint32_t n, int32_t imm) {
   return i;
 }
 
+}  // namespace
+
 // RQP entry 0 as bias 0 and one multiplier for every lane, made on chip in the last two ACC
 // elements, zero and zero + 1, so that it needs no constants: two micro-ops ({zero, zero + 1}:
 // RQPARAM's bias and multiplier; {zero + 1}: the element set to the multiplier) appended to
@@ -67,8 +69,6 @@ void EmitRqParamEntry0(uint32_t params, int64_t bias, int32_t mult, AccelCode* c
   rqp.dst_factor_in = rqp.src_factor_in = 0;
   code->Emit(rqp);
 }
-
-}  // namespace
 
 std::vector<int8_t> IdentityWeights(const HwConfig& config) {
   std::vector<int8_t> w(size_t{config.block_out} * config.block_in, 0);

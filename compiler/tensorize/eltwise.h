@@ -95,6 +95,12 @@ PoolLayer PoolGeometry(const HwConfig& config, const std::string& name, uint32_t
 // Makes `layer` an average pool's zero points: the offsets, and the input's zero point as the pad
 // value (when that is no int8, a padded layer's Check refuses it).
 void SetAverageOffsets(int32_t x_offset, int32_t out_offset, PoolLayer* layer);
+// RQP entry 0 as bias `bias` and one multiplier `mult` in every lane, made on chip in the ACC
+// elements zero and zero + 1 so that it needs no constants: AppendRqParamUops adds the two
+// micro-ops it reads (at index `params` of the layer's table), EmitRqParamEntry0 the instructions.
+void AppendRqParamUops(uint32_t zero, std::vector<isa::Uop>* uops);
+void EmitRqParamEntry0(uint32_t params, int64_t bias, int32_t mult, AccelCode* code);
+
 // `rows`: output rows per tile (0: the most that fit).
 Status EmitPool(const HwConfig& config, const PoolLayer& layer, AccelCode* code,
                    uint32_t rows = 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "compiler/tensorize/eltwise.h"
 #include "compiler/tensorize/insn_util.h"
 #include "runtime/core/blocked_layout.h"
 
@@ -61,9 +62,18 @@ struct Plan {
   std::vector<Tile> tiles;
 };
 
+// ACC elements past the threads' regions that hold RQP entry 0's bias and multiplier.
+constexpr uint32_t kRqScratch = 2;
+
+// INP and ACC elements per thread: [a tile | b tile] (ACC less the scratch when fused).
+uint32_t Half(const HwConfig& config, const MulLayer& l) {
+  return std::min(config.inp_depth(), config.acc_depth() - (l.fused_requant() ? kRqScratch : 0)) /
+         kThreads;
+}
+
 Plan MakePlan(const HwConfig& config, const MulLayer& l, uint32_t max_tile) {
   Plan p;
-  const uint32_t half = std::min(config.inp_depth(), config.acc_depth()) / kThreads;
+  const uint32_t half = Half(config, l);
   const uint32_t cap = max_tile ? max_tile : UINT32_MAX;
   const uint32_t hw = l.plane_elems;
   if (!l.b_per_channel) {
@@ -109,6 +119,10 @@ MulLayer MulGeometry(const HwConfig& config, const std::string& name, uint32_t n
   return l;
 }
 
+bool MulLayer::fused_requant() const {
+  return out_offset == 0 && isa::RequantShiftValid(pre_shift) && isa::RequantShiftValid(post_shift);
+}
+
 Status MulLayer::Check(const HwConfig& config) const {
   auto bad = [&](const std::string& why) { return InvalidArgument("layer " + name + ": " + why); };
   if (planes == 0 || plane_elems == 0) return bad("empty tensor");
@@ -144,7 +158,8 @@ Status MulLayer::Check(const HwConfig& config) const {
 
 Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint32_t max_tile) {
   LOOM_RETURN_IF_ERROR(l.Check(config));
-  const uint32_t half = std::min(config.inp_depth(), config.acc_depth()) / kThreads;
+  const uint32_t half = Half(config, l);
+  const bool fused = l.fused_requant();
   const Plan plan = MakePlan(config, l, max_tile);
   const uint32_t T = static_cast<uint32_t>(plan.tiles.size());
 
@@ -158,10 +173,13 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     uops.push_back({a, b, 0});
     uops.push_back({b, a, 0});
   }
+  const uint32_t params = static_cast<uint32_t>(uops.size());
+  if (fused) AppendRqParamUops(config.acc_depth() - kRqScratch, &uops);
   const uint32_t first = code->AddUops(uops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kUop, 0, first, static_cast<uint32_t>(uops.size())),
              Region::kUops);
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.identity, 1), Region::kConstants);
+  if (fused) EmitRqParamEntry0(params, 0, l.mult, code);
   const bool clamp_b = l.b_mult != 1 || l.b_offset != 0 || l.b_lo > -128 || l.b_hi < 127;
   const bool load_b = !l.same_operand;
 
@@ -181,14 +199,21 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
       code->Emit(lb, Region::kArena);
     }
     // compute: copy both into ACC, clamp b, multiply, requantize.
-    Insn reset_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
-    reset_a.reset = true;
-    reset_a.src_factor_out = reset_a.src_factor_in = 0;
-    reset_a.deps.pop_next = t >= kThreads;  // the store of tile t - 2 has drained region r
-    code->Emit(reset_a);
+    // The store of tile t - 2 must have drained region r first. The fused REQUANT leaves a's plane
+    // zero (isa.md §3.4.1), and no tile is larger than its region's first, so after those a's reset
+    // goes; b's plane is reset every tile.
+    const bool a_zero = fused && t >= kThreads;
+    if (!a_zero) {
+      Insn reset_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
+      reset_a.reset = true;
+      reset_a.src_factor_out = reset_a.src_factor_in = 0;
+      reset_a.deps.pop_next = t >= kThreads;
+      code->Emit(reset_a);
+    }
     Insn reset_b = Pass(Opcode::kGemm, u + 1, 1, nb);
     reset_b.reset = true;
     reset_b.src_factor_out = reset_b.src_factor_in = 0;
+    reset_b.deps.pop_next = a_zero;
     code->Emit(reset_b);
     Insn copy_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
     copy_a.deps.pop_prev = true;
@@ -217,15 +242,28 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     mul.src_factor_out = l.b_per_channel ? 1 : tile.cols;
     mul.src_factor_in = l.b_per_channel ? 0 : 1;
     code->Emit(mul);
-    if (l.pre_shift != 0)
-      code->Emit(AluImm(AluOp::kShrRound, u, tile.rows, tile.cols, l.pre_shift));
-    if (l.mult != 1) code->Emit(AluImm(AluOp::kMul, u, tile.rows, tile.cols, l.mult));
-    if (l.post_shift != 0)
-      code->Emit(AluImm(AluOp::kShrRound, u, tile.rows, tile.cols, l.post_shift));
-    // The output's zero point, wrapping as qops.h Requantize adds it: before the clip.
-    if (l.out_offset != 0) code->Emit(AluImm(AluOp::kAdd, u, tile.rows, tile.cols, l.out_offset));
-    if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, tile.rows, tile.cols, l.clip_lo));
-    if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, tile.rows, tile.cols, l.clip_hi));
+    if (fused) {  // on a's plane (its copy micro-op: dst a, wgt 0 = RQP entry 0)
+      Insn rq = Pass(Opcode::kAlu, u, tile.rows, tile.cols);
+      rq.alu_op = AluOp::kRequant;
+      rq.pre_shift = l.pre_shift;
+      rq.post_shift = l.post_shift;
+      rq.clip_lo = l.clip_lo;
+      rq.clip_hi = l.clip_hi;
+      rq.clear = true;  // a's plane's last reader
+      code->Emit(rq);
+    } else {
+      if (l.pre_shift != 0)
+        code->Emit(AluImm(AluOp::kShrRound, u, tile.rows, tile.cols, l.pre_shift));
+      if (l.mult != 1) code->Emit(AluImm(AluOp::kMul, u, tile.rows, tile.cols, l.mult));
+      if (l.post_shift != 0)
+        code->Emit(AluImm(AluOp::kShrRound, u, tile.rows, tile.cols, l.post_shift));
+      // The output's zero point, wrapping as qops.h Requantize adds it: before the clip.
+      if (l.out_offset != 0) {
+        code->Emit(AluImm(AluOp::kAdd, u, tile.rows, tile.cols, l.out_offset));
+      }
+      if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, tile.rows, tile.cols, l.clip_lo));
+      if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, tile.rows, tile.cols, l.clip_hi));
+    }
     code->last().deps.push_next = true;
     // store
     Insn st = Rows(LinearDma(Opcode::kStore, Buffer::kOut, base, l.output + tile.a_off, 0), tile);

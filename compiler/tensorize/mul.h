@@ -39,6 +39,10 @@ struct MulLayer {
   // partitioner keeps the other layers on the CPU (through Check).
   bool offsets_fit() const { return !padding_lanes || (a_offset == 0 && out_offset == 0); }
   // With padding lanes also requires clip_lo <= 0 <= clip_hi (a = 0 there must come out 0).
+  // Whether the requantization runs as one REQUANT pass (isa.md §3.4.1) from RQP entry 0 (bias 0,
+  // the multiplier): both shifts in [0, 31] and no output zero point, which REQUANT has no step
+  // for between its last shift and its clip.
+  bool fused_requant() const;
   Status Check(const HwConfig& config) const;
 };
 
