@@ -482,12 +482,10 @@ module loom_loop_exec #(
   // always what ACC holds, so forwarding sees the zero).
   logic s3_from_alu;
   assign s3_from_alu = v2_q && is_alu_q && !rqparam_q;  // RQPARAM writes no buffer
-  logic [AccW-1:0]    data3_d;  // the result S3 registers, before clear
-  logic [Lanes*8-1:0] out3_d, out3_q;
-  assign data3_d = s3_from_alu ? alu_y : acc_new;
-  for (genvar l = 0; l < Lanes; l++) begin : g_out
-    assign out3_d[l*8 +: 8] = loom_pkg::sat8(data3_d[l*32 +: 32]);
-  end
+  logic [Lanes*8-1:0] out3_q;
+  function automatic logic [Lanes*8-1:0] sat_lanes(logic [AccW-1:0] v);
+    for (int l = 0; l < Lanes; l++) sat_lanes[l*8 +: 8] = loom_pkg::sat8(v[l*32 +: 32]);
+  endfunction
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -510,14 +508,14 @@ module loom_loop_exec #(
         last3_q <= last2_q;
         gemm3_q <= 1'b0;
         d3_q    <= d2_q;
-        data3_q <= requant_q && rq_clear_q ? '0 : data3_d;
-        out3_q  <= out3_d;
+        data3_q <= requant_q && rq_clear_q ? '0 : alu_y;
+        out3_q  <= sat_lanes(alu_y);
       end else if (vb_q) begin
         last3_q <= lastb_q;
         gemm3_q <= !reset_q;
         d3_q    <= db_q;
-        data3_q <= data3_d;
-        out3_q  <= out3_d;
+        data3_q <= acc_new;
+        out3_q  <= sat_lanes(acc_new);
       end
       if (v3_q) begin
         v4_q    <= 1'b1;
