@@ -222,10 +222,8 @@ Status Emitter::Run(AccelCode* code) {
   const uint32_t bias_base = V_ * fp_.acc, mult_base = bias_base + t_.oc;
   std::vector<std::pair<uint32_t, uint32_t>> wgt_in_region(V_, {UINT32_MAX, UINT32_MAX});
   const bool fused = UsesFusedRequant(l_, t_);
-  // The fused REQUANT leaves the accumulators it read zero (docs/isa.md §3.4.1), so a tile whose
-  // elements all lie inside what the last clearing tile of its region covered needs no reset
-  // pass: per region, the planes and the elements per plane known to be zero.
-  std::vector<std::pair<uint32_t, uint32_t>> zeroed(V_, {0, 0});
+  // The fused REQUANT leaves the accumulators it read zero (docs/isa.md §3.4.1).
+  ZeroedAcc zeroed(V_);
   uint32_t t = 0, s = 0, loaded_oc = UINT32_MAX;
   for (uint32_t nb = 0; nb < l_.n_blocks; ++nb) {
     for (uint32_t oc0 = 0; oc0 < l_.o_blocks; oc0 += t_.oc) {
@@ -258,7 +256,7 @@ Status Emitter::Run(AccelCode* code) {
           }
           // The store of tile t-V must have drained region a before anything writes it.
           const bool drained = t >= V_;
-          const bool zero = oc_n <= zeroed[a].first && oh_n * ow_n <= zeroed[a].second;
+          const bool zero = fused && zeroed.Covers(a, oc_n, oh_n * ow_n);
           if (!zero) {
             Insn reset = Loop(Opcode::kGemm, PlaneUops(oc_n, a, 0), oc_n, oh_n, ow_n);
             reset.reset = true;
@@ -266,7 +264,7 @@ Status Emitter::Run(AccelCode* code) {
             reset.dst_factor_in = 1;
             reset.deps.pop_next = drained;
             body_.Emit(reset);
-            if (fused) zeroed[a] = {oc_n, oh_n * ow_n};
+            zeroed.Cleared(a, oc_n, oh_n * ow_n);
           }
           for (uint32_t step = 0; step < n_ic; ++step, ++s) {
             const uint32_t ic0 = l_.depthwise ? oc0 : step * t_.ic;

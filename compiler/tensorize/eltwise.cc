@@ -162,6 +162,7 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
   code->Emit(LinearDma(Opcode::kLoad, Buffer::kWgt, 0, l.weights, kAddBlocks), Region::kConstants);
   if (fused) EmitRqParamEntry0(params, 0, 1, code);
 
+  ZeroedAcc zero_planes(V);
   for (uint32_t t = 0; t < T; ++t) {
     const uint32_t r = t % V, u = per * r, base = r * 2 * te;
     const uint32_t off = t * te, n = std::min(te, l.elems - off);
@@ -175,15 +176,16 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
     // compute: sum = 256 * (a * hi_a + b * hi_b) + a * lo_a + b * lo_b = a * mult_a + b * mult_b
     // exactly (|sum| < 2^23), straight from INP through the digit weights; then the requantization.
     // The store of tile t - V must have drained region r before anything writes it. The fused
-    // REQUANT leaves the plane zero (isa.md §3.4.1), so only each region's first tile (every
-    // later one is no larger) resets it; then the first GEMM pops the token.
-    const bool zeroed = fused && t >= V;
+    // REQUANT leaves the plane zero (isa.md §3.4.1): a tile inside what it cleared skips the reset,
+    // and the first GEMM pops the token.
+    const bool zeroed = fused && zero_planes.Covers(r, 1, n);
     if (!zeroed) {
       Insn reset = Run(Opcode::kGemm, u, n);
       reset.uop_end = u + 1;
       reset.reset = true;
       reset.deps.pop_next = t >= V;
       code->Emit(reset);
+      zero_planes.Cleared(r, 1, n);
     }
     auto product = [&](uint32_t uop, uint32_t count, bool first_read, bool last_read) {
       Insn g = Run(Opcode::kGemm, uop, n);
@@ -371,6 +373,7 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
   const int64_t window_offset = int64_t{l.kh} * l.kw * l.x_offset;
   if (fused) EmitRqParamEntry0(params, window_offset, l.mult, code);
 
+  ZeroedAcc zero_y(V);
   uint32_t t = 0;
   for (uint32_t nb = 0; nb < l.n_blocks; ++nb) {
     for (uint32_t cb = 0; cb < l.c_blocks; ++cb) {
@@ -444,16 +447,18 @@ Status EmitPool(const HwConfig& config, const PoolLayer& l, AccelCode* code, uin
         };
         if (gemm_sum) {
           // Y, one element per thread, is left zero by the previous tile's REQUANT with clear.
-          if (!fused || t < V) {
+          const bool y_zero = fused && zero_y.Covers(r, 1, 1);
+          if (!y_zero) {
             Insn reset_y = reset(u + 1, 1, 1);
             reset_y.deps.pop_next = t >= V;
             code->Emit(reset_y);
+            zero_y.Cleared(r, 1, 1);
           }
           Insn sum = g;
           sum.uop_bgn = u + per - 1;
           sum.uop_end = u + per;
           sum.dst_factor_out = sum.dst_factor_in = 0;
-          sum.deps.pop_next = fused && t >= V;
+          sum.deps.pop_next = y_zero;
           code->Emit(sum);
         } else {
           code->Emit(reset_x);

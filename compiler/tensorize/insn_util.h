@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/hw_config.h"
@@ -79,5 +80,24 @@ inline std::string OffsetsProblem(const HwConfig& config, const char* in_name, i
   }
   return "";
 }
+
+// What a clearing REQUANT (isa.md §3.4.1) has left zero in each virtual thread's ACC region: the
+// first `planes` planes, `elems` elements from each plane's start. Every emitter whose REQUANT is
+// its tile's last reader of the accumulators asks Covers before a tile: a tile inside needs no
+// reset pass. A tile that does reset (and then clears what it used) calls Cleared with its extent.
+// Tiles write nothing outside their extent, so what is known zero stays zero across a covered tile.
+class ZeroedAcc {
+ public:
+  explicit ZeroedAcc(uint32_t regions) : known_(regions, {0, 0}) {}
+  bool Covers(uint32_t region, uint32_t planes, uint32_t elems) const {
+    return planes <= known_[region].first && elems <= known_[region].second;
+  }
+  void Cleared(uint32_t region, uint32_t planes, uint32_t elems) {
+    known_[region] = {planes, elems};
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, uint32_t>> known_;
+};
 
 }  // namespace loom::tensorize

@@ -183,6 +183,7 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
   const bool clamp_b = l.b_mult != 1 || l.b_offset != 0 || l.b_lo > -128 || l.b_hi < 127;
   const bool load_b = !l.same_operand;
 
+  ZeroedAcc zero_a(kThreads);
   for (uint32_t t = 0; t < T; ++t) {
     const Tile& tile = plan.tiles[t];
     const uint32_t r = t % kThreads, u = kUopsPerThread * r, base = r * half;
@@ -200,15 +201,16 @@ Status EmitMul(const HwConfig& config, const MulLayer& l, AccelCode* code, uint3
     }
     // compute: copy both into ACC, clamp b, multiply, requantize.
     // The store of tile t - 2 must have drained region r first. The fused REQUANT leaves a's plane
-    // zero (isa.md §3.4.1), and no tile is larger than its region's first, so after those a's reset
-    // goes; b's plane is reset every tile.
-    const bool a_zero = fused && t >= kThreads;
+    // zero (isa.md §3.4.1): a tile inside what it cleared skips a's reset; b's plane is reset
+    // every tile.
+    const bool a_zero = fused && zero_a.Covers(r, 1, tile.rows * tile.cols);
     if (!a_zero) {
       Insn reset_a = Pass(Opcode::kGemm, u, tile.rows, tile.cols);
       reset_a.reset = true;
       reset_a.src_factor_out = reset_a.src_factor_in = 0;
       reset_a.deps.pop_next = t >= kThreads;
       code->Emit(reset_a);
+      zero_a.Cleared(r, 1, tile.rows * tile.cols);
     }
     Insn reset_b = Pass(Opcode::kGemm, u + 1, 1, nb);
     reset_b.reset = true;
