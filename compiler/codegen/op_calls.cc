@@ -71,6 +71,9 @@ struct RowsEntry {
   const char* entry = nullptr;
   uint32_t in_bytes = 0;
   void (*pack)(const int8_t* tile, uint32_t c, uint8_t* packed) = nullptr;
+  // The kernels' bias adjustments, kept after the tiles (rows.h RowKernels::bias_adjust).
+  void (*bias_adjust)(const uint8_t* tiles, uint32_t c, size_t ntiles, size_t stride,
+                      int32_t* adjust) = nullptr;
 };
 RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
   if (blk.batch != 1 || rows == ConvRows::kNone) return {};
@@ -80,7 +83,7 @@ RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
     return {abi::kConv2dRowsNeon, 2, q::fast::PackNeonTile};
   }
   if (rows == ConvRows::kAvx512Vnni && (blk.block == 16 || blk.block == 32)) {
-    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile};
+    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile, q::fast::VnniBiasAdjust};
   }
   if (blk.block == 8 || blk.block == 16 || blk.block == 32) {
     return {abi::kConv2dRowsAvx2, 2, q::fast::PackAvx2Tile};
@@ -88,16 +91,26 @@ RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
   return {};
 }
 
-// The weights of a groups == 1 convolution, every c x c tile packed by `pack` into its
-// PackedTileStride slot ([ob][ib][ky][kx], as fast::PackWeights lays them out).
+// The weights of a groups == 1 convolution, every c x c tile packed by re.pack into its
+// PackedTileStride slot ([ob][ib][ky][kx]), then re.bias_adjust's int32 per output channel
+// (out_c rounded up to the block), as fast::PackWeights lays them out.
 std::vector<uint8_t> PackedWeights(const q::Blocking& blk, const q::Conv2dParams& p,
-                                   const int8_t* weights,
-                                   void (*pack)(const int8_t*, uint32_t, uint8_t*)) {
-  const uint32_t C = blk.block;
-  const size_t tiles = size_t{CeilDiv(p.out_c, C)} * CeilDiv(p.in.c, C) * p.kh * p.kw;
+                                   const int8_t* weights, const RowsEntry& re) {
+  const uint32_t C = blk.block, ocb = CeilDiv(p.out_c, C);
+  const size_t per_ob = size_t{CeilDiv(p.in.c, C)} * p.kh * p.kw;
   const size_t stride = q::fast::PackedTileStride(C);
-  std::vector<uint8_t> packed(tiles * stride, 0);
-  for (size_t t = 0; t < tiles; ++t) pack(weights + t * C * C, C, packed.data() + t * stride);
+  const size_t tile_bytes = ocb * per_ob * stride;
+  const size_t adjust_bytes = re.bias_adjust != nullptr ? size_t{ocb} * C * sizeof(int32_t) : 0;
+  std::vector<uint8_t> packed(tile_bytes + adjust_bytes, 0);
+  for (size_t t = 0; t < ocb * per_ob; ++t) {
+    re.pack(weights + t * C * C, C, packed.data() + t * stride);
+  }
+  std::vector<int32_t> a(C);
+  for (uint32_t ob = 0; ob < ocb && adjust_bytes != 0; ++ob) {
+    re.bias_adjust(packed.data() + ob * per_ob * stride, C, per_ob, stride, a.data());
+    std::memcpy(packed.data() + tile_bytes + size_t{ob} * C * sizeof(int32_t), a.data(),
+                C * sizeof(int32_t));
+  }
   return packed;
 }
 
@@ -123,7 +136,7 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
         Buffer packed;  // depthwise reads the weights as stored
         if (!p.depthwise) {
           const auto* wd = reinterpret_cast<const int8_t*>(package.constants() + w->offset());
-          oc->rodata.push_back(PackedWeights(blk, p, wd, re.pack));
+          oc->rodata.push_back(PackedWeights(blk, p, wd, re));
           packed = {Buffer::kRodata, oc->rodata.size() - 1};
         }
         oc->workspace_bytes = q::fast::PaddedInputBytes(re.in_bytes, blk, p);

@@ -23,6 +23,7 @@ struct Avx2Isa {
   static constexpr uint8_t kInXor = 0;
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;
+  static constexpr bool kBiasAdjust = false;
   static uint32_t MaxPos(uint32_t block) {
     return block == 8 ? fast::avx2::kMaxPos<8>
                       : (block == 16 ? fast::avx2::kMaxPos<16> : fast::avx2::kMaxPos<32>);
@@ -49,6 +50,7 @@ struct VnniIsa {
   static constexpr uint8_t kInXor = 0x80;
   static constexpr uint32_t kInBytes = 1;
   static constexpr uint32_t kPairMaxBlock = 16;
+  static constexpr bool kBiasAdjust = true;  // tile_pack.h VnniBiasAdjust, after the tiles
   static uint32_t MaxPos(uint32_t) { return fast::vnni::kMaxPos; }
   static void Rows(const uint8_t* packed, uint32_t block, const fast::ConvRows& r, uint32_t npos,
                    uint32_t nob, const int32_t* bias, const int32_t* mult, const Requant& rq,
@@ -72,6 +74,7 @@ struct NeonIsa {
   static constexpr uint8_t kInXor = 0;
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;
+  static constexpr bool kBiasAdjust = false;
   static uint32_t MaxPos(uint32_t block) {
     switch (fast::neon::SliceOf(block)) {
       case 4:

@@ -62,12 +62,22 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   const size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + padded + PadSumBytes(b, p, rk);
+  const size_t partial = rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0;
+  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + partial + padded +
+         PadSumBytes(b, p, rk);
+}
+
+// The row kernels' bias adjustments (RowKernels::bias_adjust) kept after the packed tiles:
+// out_c rounded up to the block, int32 each; 0 bytes where the kernels take none.
+size_t AdjustBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
+  const RowKernels* rk = RowKernelsForConv(path, b, p);
+  if (rk == nullptr || rk->bias_adjust == nullptr || p.depthwise) return 0;
+  return RoundUp64(size_t{CeilDiv(p.out_c, b.block)} * b.block * sizeof(int32_t));
 }
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.block == 0) return 0;
-  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(b, p);
+  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(b, p) + AdjustBytes(path, b, p);
 }
 
 Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
@@ -88,6 +98,17 @@ Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, co
   const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
   for (size_t t = 0; t < tiles; ++t) {
     k.pack(weights + t * C * C, C, static_cast<uint8_t*>(packed) + t * tile_stride);
+  }
+  if (AdjustBytes(path, b, p) != 0) {
+    const RowKernels& rk = *RowKernelsForConv(path, b, p);
+    const uint32_t ocb = CeilDiv(p.out_c, C);
+    const size_t per_ob = PackedBytes(b, p), ntiles = per_ob / tile_stride;
+    uint8_t* adjust = static_cast<uint8_t*>(packed) + ocb * per_ob;
+    int32_t a[internal::kConvMaxBlock];
+    for (uint32_t ob = 0; ob < ocb; ++ob) {
+      rk.bias_adjust(static_cast<const uint8_t*>(packed) + ob * per_ob, C, ntiles, tile_stride, a);
+      std::memcpy(adjust + size_t{ob} * C * sizeof(int32_t), a, C * sizeof(int32_t));
+    }
   }
   return Status::Ok();
 }
@@ -118,8 +139,11 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   const size_t taps = size_t{p.kh} * p.kw;
   // With row kernels, every image's input is copied once, padded, for all output-channel blocks.
   const RowKernels* rk = RowKernelsForConv(path, b, p);
-  uint8_t* padded =
-      reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
+  // Then the row kernels' partial sums between reduction chunks, and the padded copy.
+  auto* partial = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(acc) +
+                                             RoundUp64(size_t{strip} * B * C * sizeof(int32_t)));
+  uint8_t* padded = reinterpret_cast<uint8_t*>(partial) +
+                    (rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0);
   if (rk != nullptr) PadInput(*rk, b, p, in, padded);
   // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing).
   // Otherwise such a tap adds pad_value * w: depthwise by the micro-kernel on this vector,
@@ -175,6 +199,22 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
         }
       }
     }
+    // The row kernels' bias adjustments: kept after the tiles packed ahead, or computed here
+    // for the block just packed (nob 1).
+    if (AdjustBytes(path, b, p) != 0) {
+      int32_t adj[2 * internal::kConvMaxBlock];
+      if (packed_weights != nullptr) {
+        const size_t at = size_t{ocb} * PackedBytes(b, p) + size_t{ob} * C * sizeof(int32_t);
+        std::memcpy(adj, static_cast<const uint8_t*>(packed_weights) + at,
+                    size_t{nob} * C * sizeof(int32_t));
+      } else {
+        rk->bias_adjust(tiles, C, size_t{icb} * taps, tile_stride, adj);
+      }
+      for (uint32_t i = 0; i < nob * C; ++i) {
+        bias_blk[i] = static_cast<int32_t>(static_cast<uint32_t>(bias_blk[i]) +
+                                           static_cast<uint32_t>(adj[i]));
+      }
+    }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
       if (rk != nullptr) {
         RowsBlock blk;
@@ -191,6 +231,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
         blk.real_c[0] = real_cs[0];
         blk.real_c[1] = real_cs[1];
         blk.out = out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes;
+        blk.partial = partial;
         ConvBlockByRows(b, p, blk);
         continue;
       }

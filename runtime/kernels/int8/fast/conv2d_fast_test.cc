@@ -323,6 +323,53 @@ TEST(FastConv2d, WorstCaseValuesMatchReference) {
   }
 }
 
+// Layers whose weights outgrow a row kernel's chunk (rows.h RowKernels::chunk_bytes): the
+// reduction runs in chunks of input-channel blocks with int32 partial sums in between, a ragged
+// last block (channels past in.c), one and two output-channel blocks per call, output rows of
+// more positions than a call takes, and sums that wrap.
+TEST(FastConv2d, ReductionInChunksMatchesReference) {
+  struct Shape {
+    uint32_t block;
+    Conv2dParams p;
+  };
+  const Shape shapes[] = {
+      {16, Params({1, 300, 5, 14}, 40, 3, 1, 1)},   // 19 input blocks, the last of 12 channels
+      {16, Params({1, 1024, 3, 26}, 48, 1, 1, 0)},  // 1x1: 64 input blocks
+      {32, Params({1, 200, 6, 25}, 64, 5, 2, 2)},   // one input block per chunk
+      {16, Params({1, 256, 7, 7}, 512, 3, 1, 1)},   // ResNet-18's last stage, narrowed
+  };
+  for (const Shape& sh : shapes) {
+    const Blocking b{1, sh.block};
+    // The VNNI rows split these, at least with weights packed ahead (two output-channel blocks
+    // per call where the block is 16), else the test would not reach the chunks.
+    if (const RowKernels* rk = VnniRowKernels(sh.block); rk != nullptr) {
+      const uint32_t icb = CeilDiv(sh.p.in.c, sh.block);
+      EXPECT_LT(RowChunkBlocks(*rk, b, sh.p, sh.block <= rk->pair_max_block ? 2 : 1), icb);
+      EXPECT_GT(RowPartialBytes(*rk, b, sh.p), 0u);
+    }
+    Case c{b, sh.p, {}, {}, {}, {}};
+    Fill(&c, 77);
+    ExpectAllPathsMatch(c);
+    // -128 everywhere, the bias near INT32_MAX: the partial sums wrap between chunks.
+    Case w{b, sh.p, {}, {}, {}, {}};
+    w.bias.assign(sh.p.out_c, INT32_MAX - 1000);
+    w.mult.assign(sh.p.out_c, 3);
+    w.p.rq = {-3, 7, -128, 127};
+    Fill(&w, 78, -128);
+    ExpectAllPathsMatch(w);
+  }
+}
+
+// Output rows of every width up to three calls' worth: the positions of a row split into calls as
+// evenly as can be (rows_body.h ForEachRowGroup), each size a kernel of its own.
+TEST(FastConv2d, EveryRowWidthMatchesReference) {
+  for (uint32_t w = 1; w <= 37; ++w) {
+    Case c{{1, 16}, Params({1, 40, 2, w}, 36, 3, 1, 1), {}, {}, {}, {}};
+    Fill(&c, 100 + w);
+    ExpectAllPathsMatch(c);
+  }
+}
+
 TEST(FastConv2d, RefusesWhatTheReferenceRefuses) {
   const Blocking b{1, 16};
   Conv2dParams p = Params({1, 16, 4, 4}, 16, 3, 1, 1);

@@ -5,8 +5,11 @@
 // padded copy goes to the caller's workspace (PaddedInputBytes(Isa::kInBytes, ...) bytes).
 //
 // `Isa` provides: kInXor and kInBytes (the padded copy's form, RowKernels' in_xor and in_bytes),
-// kPairMaxBlock (RowKernels' pair_max_block), MaxPos(block), and Rows / Depthwise with
-// RowKernels' rows / depthwise signatures. Preconditions are the checked kernel's, plus batch
+// kPairMaxBlock (RowKernels' pair_max_block), kBiasAdjust (whether the table has a bias_adjust:
+// `packed` then holds out_c rounded up to the block int32 adjustments after the tiles, as
+// fast::PackWeights lays them out), MaxPos(block), and Rows / Depthwise with RowKernels' rows /
+// depthwise signatures. The reduction runs whole (no chunks: ConvRows' acc_in and acc_out stay
+// null). Preconditions are the checked kernel's, plus batch
 // block 1 and a block the Isa takes. The loop is fast::Conv2d's row path (conv2d_fast.cc), which
 // gives the same bytes as the reference (conv2d_fast_test.cc).
 #ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_CONV2D_ROWS_BODY_H_
@@ -14,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/kernels/int8/bodies.h"
 #include "runtime/kernels/int8/fast/rows_body.h"
@@ -52,6 +56,17 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
         const bool real = o < real_c[j];
         bias_blk[j * C + o] = (bias != nullptr && real) ? bias[(ob + j) * C + o] : 0;
         mult_blk[j * C + o] = real ? mult[(ob + j) * C + o] : 0;
+      }
+    }
+    if constexpr (Isa::kBiasAdjust) {
+      if (!p.depthwise) {
+        const uint8_t* adj = packed + size_t{ocb} * ob_stride + size_t{ob} * C * sizeof(int32_t);
+        for (uint32_t i = 0; i < nob * C; ++i) {
+          int32_t a;
+          std::memcpy(&a, adj + size_t{i} * sizeof(int32_t), sizeof(int32_t));
+          bias_blk[i] =
+              static_cast<int32_t>(static_cast<uint32_t>(bias_blk[i]) + static_cast<uint32_t>(a));
+        }
       }
     }
     for (uint32_t n = 0; n < p.in.n; ++n) {

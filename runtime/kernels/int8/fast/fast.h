@@ -45,8 +45,9 @@ KernelPath DefaultPath();
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p);
 
 // The weights of a groups == 1 convolution repacked once for `path`'s micro-kernels (the
-// executor does it at load for constant weights), so Conv2d does not repack them per call. 0 for
-// kReference and depthwise, which use the stored layout.
+// executor does it at load for constant weights), so Conv2d does not repack them per call, and,
+// for row kernels that take one, each output channel's bias adjustment after the tiles
+// (rows.h RowKernels::bias_adjust). 0 for kReference and depthwise, which use the stored layout.
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p);
 Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
                    void* packed, size_t packed_bytes);

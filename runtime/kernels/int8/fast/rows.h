@@ -41,6 +41,17 @@ struct RowKernels {
   // without the offset (in_xor 0). Null when the path has none.
   void (*depthwise)(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t npos,
                     const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
+  // Bytes of packed weights (block x block int8 and block int32 per tile: what `rows` reads of a
+  // tile) one call may read before the reduction is split into chunks of input-channel blocks,
+  // so that a chunk's tiles stay in L1 while every output row runs over them (ConvRows' acc_in,
+  // acc_out carry the int32 partial sums between chunks). 0: never split; such kernels ignore
+  // acc_in and acc_out.
+  uint32_t chunk_bytes;
+  // What the caller adds to each output channel's bias for the packed tiles of its block
+  // (`ntiles`, tile_stride apart; VNNI: minus the +128 offset's corrections), computed once with
+  // the packed weights (PackWeights keeps it after them). Null: the kernels take the bias as is.
+  void (*bias_adjust)(const uint8_t* tiles, uint32_t block, size_t ntiles, size_t tile_stride,
+                      int32_t* adjust);
 };
 
 // The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop). They
@@ -57,6 +68,14 @@ const RowKernels* NeonDotRowKernels(uint32_t block);
 // The row kernels fast::Conv2d uses for `b` and `p`: null for batch blocks > 1, paths without
 // row kernels and depthwise convolutions on a path without depthwise rows.
 const RowKernels* RowKernelsForConv(KernelPath path, const Blocking& b, const Conv2dParams& p);
+
+// Input-channel blocks per reduction chunk of a call over `nob` output-channel blocks (every
+// block: one chunk, the reduction whole).
+uint32_t RowChunkBlocks(const RowKernels& rk, const Blocking& b, const Conv2dParams& p,
+                        uint32_t nob);
+// Bytes of the int32 partial sums between chunks (0 when no call of `p` is split): every output
+// position of one image x the most output-channel blocks a call takes.
+size_t RowPartialBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p);
 
 // conv2d_rows.cc. Bytes of the padded copy of the input (batch block 1): in.n x input-channel
 // blocks planes of (h + pads) x (w + pads) x block elements of rk.in_bytes.
@@ -83,6 +102,7 @@ struct RowsBlock {
   const int32_t* mult = nullptr;  // [nob][block], zero past real_c
   uint32_t real_c[2] = {0, 0};
   int8_t* out = nullptr;
+  int32_t* partial = nullptr;  // RowPartialBytes, where the reduction is split
 };
 void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk);
 

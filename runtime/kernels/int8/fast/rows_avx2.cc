@@ -10,7 +10,7 @@ namespace {
 // One output-channel block per call (pair_max_block 0): two blocks' accumulators would not fit.
 template <uint32_t kC>
 constexpr RowKernels kAvx2Rows = {
-    0, 2, avx2::kMaxPos<kC>, 0, avx2::Avx2Rows<kC>, avx2::Avx2Depthwise<kC>};
+    0, 2, avx2::kMaxPos<kC>, 0, avx2::Avx2Rows<kC>, avx2::Avx2Depthwise<kC>, 0, nullptr};
 }  // namespace
 
 const RowKernels* Avx2RowKernels(uint32_t block) {

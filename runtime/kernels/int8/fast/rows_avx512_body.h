@@ -3,15 +3,17 @@
 // code"). Freestanding (no Status, no allocation); every function carries its own target, so the
 // header builds in any x86-64 translation unit.
 //
-// Up to eight output positions x one 16- or 32-channel output
-// block held in zmm accumulators across the whole reduction. Per input quad of a packed tile
-// (tiles_avx512.cc's layout: [i / 4][o][4] int8, then int32 corr[o]) one load of the weights
-// serves every position, and each position's quad is one broadcast load from the padded copy,
-// which stores x ^ 0x80 = x + 128 as vpdpbusd's unsigned operand. The tiles' corrections
-// (128 * sum_i w[o][i]) are summed once per tile, not per position, and subtracted at the end:
+// Up to twelve output positions x one 32-channel output block or two 16-channel ones, held in
+// zmm accumulators across the reduction (or a chunk of it, rows.h RowKernels::chunk_bytes). Per
+// input quad of a packed tile (tiles_avx512.cc's layout: [i / 4][o][4] int8, then int32 corr[o])
+// one load of the weights serves every position, and each position's quad is one broadcast load
+// from the padded copy, which stores x ^ 0x80 = x + 128 as vpdpbusd's unsigned operand. The
+// tiles' corrections (128 * sum_i w[o][i]) are summed over all of a block's tiles once, when the
+// weights are packed (tile_pack.h VnniBiasAdjust), and the caller adds that to the bias:
 //   sum (x + 128) * w - sum 128 * w == sum x * w   (mod 2^32, exactly)
-// vpdpbusd wraps and never saturates (tiles_avx512.cc), so the result is the reference's int32;
-// the epilogue requantizes it in registers and stores int8 (no int32 strip in memory).
+// so the kernel's loop reads weights and inputs only. vpdpbusd wraps and never saturates
+// (tiles_avx512.cc), so the result is the reference's int32; the epilogue requantizes it in
+// registers and stores int8 (no int32 strip in memory, but between chunks).
 #ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_AVX512_BODY_H_
 #define LOOM_RUNTIME_KERNELS_INT8_FAST_ROWS_AVX512_BODY_H_
 
@@ -27,7 +29,13 @@ namespace loom::kernels::q::fast::vnni {
 
 #define LOOM_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 
-inline constexpr uint32_t kMaxPos = 8;
+// Twelve positions x two 16-channel blocks: 24 accumulators, two weight vectors, two corrections
+// and one broadcast of the 32 zmm registers.
+inline constexpr uint32_t kMaxPos = 12;
+// A call's weights kept within half of L1 (48 KiB on Ice Lake and Sapphire Rapids): ResNet-18's
+// 256- and 512-channel layers read 92 and 184 KiB per call whole, streamed from L2 for every
+// output row (rows.h RowKernels::chunk_bytes).
+inline constexpr uint32_t kChunkBytes = 24 * 1024;
 
 // ShrRnd on sixteen lanes, as x86_requant.h's ShrRndAvx2 (which shows both forms exact): for
 // n >= 2, ((a >> (n-1)) + 1) >> 1; for n == 1, (a >> 1) + bit 0 of a; n < 0 a wrapping left
@@ -64,12 +72,14 @@ template <uint32_t kC, uint32_t kP, uint32_t kNB>
 LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, const int32_t* bias,
                                     const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16, nt = nv * kNB, nq = kC / 4;
-  __m512i a[kP][nt], corr[nt];
+  __m512i a[kP][nt];
   LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
-    corr[j] = _mm512_setzero_si512();
     LOOM_UNROLL
-    for (uint32_t p = 0; p < kP; ++p) a[p][j] = _mm512_setzero_si512();
+    for (uint32_t p = 0; p < kP; ++p) {
+      a[p][j] = r.acc_in != nullptr ? _mm512_loadu_si512(r.acc_in + (p * nt + j) * 16)
+                                    : _mm512_setzero_si512();
+    }
   }
   const uint8_t* tile = packed;
   for (uint32_t ib = 0; ib < r.icb; ++ib) {
@@ -77,11 +87,6 @@ LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, co
     for (uint32_t ky = 0; ky < r.kh; ++ky) {
       const uint8_t* x = r.in + ib * r.plane_step + ky * r.row_step;
       for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, tile += r.tile_stride) {
-        LOOM_UNROLL
-        for (uint32_t j = 0; j < nt; ++j) {
-          const uint8_t* t = tile + (j / nv) * r.ob_stride + kC * kC + 64 * (j % nv);
-          corr[j] = _mm512_add_epi32(corr[j], _mm512_loadu_si512(t));
-        }
         for (uint32_t k = 0; k < quads; ++k) {
           __m512i w[nt];
           LOOM_UNROLL
@@ -100,11 +105,19 @@ LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, co
       }
     }
   }
+  if (r.acc_out != nullptr) {  // not the last chunk: the partial sums, as they are
+    LOOM_UNROLL
+    for (uint32_t j = 0; j < nt; ++j) {
+      LOOM_UNROLL
+      for (uint32_t p = 0; p < kP; ++p) _mm512_storeu_si512(r.acc_out + (p * nt + j) * 16, a[p][j]);
+    }
+    return;
+  }
   const __m512i lo = _mm512_set1_epi32(rq.clip_lo), hi = _mm512_set1_epi32(rq.clip_hi);
   LOOM_UNROLL
   for (uint32_t j = 0; j < nt; ++j) {
     // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
-    const __m512i b = _mm512_sub_epi32(_mm512_loadu_si512(bias + 16 * j), corr[j]);
+    const __m512i b = _mm512_loadu_si512(bias + 16 * j);
     const __m512i m = _mm512_loadu_si512(mult + 16 * j);
     int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
     LOOM_UNROLL
@@ -115,27 +128,15 @@ LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, co
   }
 }
 
-template <uint32_t kC, uint32_t kNB>
+// npos in [1, kMaxPos] to the kernel instantiated for it (positions are template constants so
+// the accumulators stay in registers).
+template <uint32_t kC, uint32_t kNB, uint32_t kP = 1>
 inline void RowsOf(const uint8_t* packed, const ConvRows& r, uint32_t npos, const int32_t* bias,
                    const int32_t* mult, const Requant& rq, int8_t* out) {
-  switch (npos) {
-    case 1:
-      return Rows<kC, 1, kNB>(packed, r, bias, mult, rq, out);
-    case 2:
-      return Rows<kC, 2, kNB>(packed, r, bias, mult, rq, out);
-    case 3:
-      return Rows<kC, 3, kNB>(packed, r, bias, mult, rq, out);
-    case 4:
-      return Rows<kC, 4, kNB>(packed, r, bias, mult, rq, out);
-    case 5:
-      return Rows<kC, 5, kNB>(packed, r, bias, mult, rq, out);
-    case 6:
-      return Rows<kC, 6, kNB>(packed, r, bias, mult, rq, out);
-    case 7:
-      return Rows<kC, 7, kNB>(packed, r, bias, mult, rq, out);
-    default:
-      return Rows<kC, kMaxPos, kNB>(packed, r, bias, mult, rq, out);
+  if constexpr (kP < kMaxPos) {
+    if (npos > kP) return RowsOf<kC, kNB, kP + 1>(packed, r, npos, bias, mult, rq, out);
   }
+  Rows<kC, kP, kNB>(packed, r, bias, mult, rq, out);
 }
 
 inline void VnniRows(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
@@ -188,27 +189,13 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const 
   }
 }
 
-template <uint32_t kC>
+template <uint32_t kC, uint32_t kP = 1>
 inline void DwRowsOf(const int8_t* w, const ConvRows& r, uint32_t npos, const int32_t* bias,
                      const int32_t* mult, const Requant& rq, int8_t* out) {
-  switch (npos) {
-    case 1:
-      return DwRows<kC, 1>(w, r, bias, mult, rq, out);
-    case 2:
-      return DwRows<kC, 2>(w, r, bias, mult, rq, out);
-    case 3:
-      return DwRows<kC, 3>(w, r, bias, mult, rq, out);
-    case 4:
-      return DwRows<kC, 4>(w, r, bias, mult, rq, out);
-    case 5:
-      return DwRows<kC, 5>(w, r, bias, mult, rq, out);
-    case 6:
-      return DwRows<kC, 6>(w, r, bias, mult, rq, out);
-    case 7:
-      return DwRows<kC, 7>(w, r, bias, mult, rq, out);
-    default:
-      return DwRows<kC, kMaxPos>(w, r, bias, mult, rq, out);
+  if constexpr (kP < kMaxPos) {
+    if (npos > kP) return DwRowsOf<kC, kP + 1>(w, r, npos, bias, mult, rq, out);
   }
+  DwRows<kC, kP>(w, r, bias, mult, rq, out);
 }
 
 inline void VnniDepthwise(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t npos,

@@ -47,6 +47,12 @@ struct ConvRows {
   // their output planes.
   size_t ob_stride = 0;
   size_t out_ob_stride = 0;
+  // A reduction split into chunks of input-channel blocks (RowKernels::chunk_bytes; only kernels
+  // that set it read these): the int32 partial sums of the chunks before, npos x (nob x block),
+  // to start from instead of zero (null: the first chunk), and where to leave this chunk's,
+  // bias not added and nothing requantized (null: the last chunk, which requantizes into out).
+  const int32_t* acc_in = nullptr;
+  int32_t* acc_out = nullptr;
 };
 
 // Packed tiles are this many bytes apart whatever the instruction set (tiles.h
@@ -190,17 +196,19 @@ void ForEachRowGroup(const Blocking& b, const Conv2dParams& p, ConvRows r, const
                      Kernel kernel) {
   const uint32_t C = b.block;
   const ActShape os = p.out();
-  const uint32_t full = os.w / max_pos * max_pos, rest = os.w - full;
+  // ceil(w / max_pos) groups as even as can be: `big` groups of q + 1 positions, then q each
+  // (a 14-wide row with max_pos 12 runs as 7 + 7, not 12 + 2).
+  const uint32_t groups = (os.w + max_pos - 1) / max_pos, q = os.w / groups;
+  const uint32_t big = os.w - q * groups;
   for (uint32_t y = 0; y < os.h; ++y) {
     const uint8_t* in_row = padded + size_t{y} * p.stride_h * r.row_step;
     int8_t* dst = out + size_t{y} * os.w * C;
-    for (uint32_t x = 0; x < full; x += max_pos) {
+    uint32_t x = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+      const uint32_t n = g < big ? q + 1 : q;
       r.in = in_row + size_t{x} * r.pos_step;
-      kernel(r, max_pos, dst + size_t{x} * C);
-    }
-    if (rest != 0) {
-      r.in = in_row + size_t{full} * r.pos_step;
-      kernel(r, rest, dst + size_t{full} * C);
+      kernel(r, n, dst + size_t{x} * C);
+      x += n;
     }
     for (uint32_t j = 0; j < nob; ++j) {
       if (real_c[j] == C) continue;

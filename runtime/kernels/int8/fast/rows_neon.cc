@@ -111,14 +111,21 @@ using neon::kWide;
 
 // The int16 copy (in_bytes 2) without offset; one output-channel block per call.
 template <uint32_t kW>
-constexpr RowKernels kSmlalRows = {
-    0, 2, neon::kSmlalPos<kW>, 0, neon::RowsOf<neon::Smlal, kW>, neon::DwRowsOf<neon::SmlalDw, kW>};
+constexpr RowKernels kSmlalRows = {0,
+                                   2,
+                                   neon::kSmlalPos<kW>,
+                                   0,
+                                   neon::RowsOf<neon::Smlal, kW>,
+                                   neon::DwRowsOf<neon::SmlalDw, kW>,
+                                   0,
+                                   nullptr};
 
 #if defined(__aarch64__)
 // The int8 copy as stored (in_bytes 1, no offset).
 template <uint32_t kW>
 constexpr RowKernels kDotRows = {
-    0, 1, neon::kDotPos<kW>, 0, neon::RowsOf<neon::Dot, kW>, neon::DwRowsOf<neon::DotDw, kW>};
+    0, 1,      neon::kDotPos<kW>, 0, neon::RowsOf<neon::Dot, kW>, neon::DwRowsOf<neon::DotDw, kW>,
+    0, nullptr};
 #endif
 
 }  // namespace

@@ -27,6 +27,23 @@ inline void PackVnniTile(const int8_t* tile, uint32_t c, uint8_t* packed) {
   }
 }
 
+// What the row kernels add to the bias of output channel o for VNNI tiles (rows_avx512_body.h):
+// minus every tile's corr[o], summed over the `ntiles` tiles of one output-channel block (stride
+// bytes apart), once when the weights are packed, so the kernels' loops read no correction.
+// Wrapping int32 arithmetic, as the accumulators'.
+inline void VnniBiasAdjust(const uint8_t* tiles, uint32_t c, size_t ntiles, size_t stride,
+                           int32_t* adjust) {
+  for (uint32_t o = 0; o < c; ++o) {
+    uint32_t sum = 0;
+    for (size_t t = 0; t < ntiles; ++t) {
+      int32_t corr;
+      std::memcpy(&corr, tiles + t * stride + size_t{c} * c + 4 * size_t{o}, 4);
+      sum -= static_cast<uint32_t>(corr);
+    }
+    adjust[o] = static_cast<int32_t>(sum);
+  }
+}
+
 // AVX2: int16 [i / 2][o][2], the two weights a vpmaddwd lane multiplies with one input pair.
 inline void PackAvx2Tile(const int8_t* tile, uint32_t c, uint8_t* packed) {
   for (uint32_t k = 0; k < c / 2; ++k)
