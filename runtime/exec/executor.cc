@@ -275,8 +275,12 @@ Status Executor::RunSegment(size_t index) {
         }
       }
     }
+    prof.op_wall_ns.resize(seg->ops()->size());
     for (fbu i = 0; i < seg->ops()->size(); ++i) {
-      if (Status s = cpu_->Run(index, i, arena_); !s.ok()) {
+      const uint64_t op_start = MonotonicNanos();
+      Status s = cpu_->Run(index, i, arena_);
+      prof.op_wall_ns[i] += MonotonicNanos() - op_start;
+      if (!s.ok()) {
         const pkg::Op* op = seg->ops()->Get(i);
         return s.WithContext("segment {} '{}' op {} '{}'", index, prof.name, i,
                              op->name() ? op->name()->string_view() : std::string_view());

@@ -90,6 +90,8 @@ struct SegmentProfile {
   uint64_t bytes_stored = 0;
   uint64_t insns = 0;
   std::array<uint64_t, isa::kNumModules> busy{};
+  // Host-run segments: each op's wall time (ns), summed over the runs.
+  std::vector<uint64_t> op_wall_ns;
   // device_macs / (cycles x peak MACs per cycle); 0 when the segment has no cycles.
   double gemm_utilization(const HwConfig& config) const;
 };

@@ -140,8 +140,12 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
     any_device = any_device || sp.on_device;
     if (sp.on_device && !ss.timed) out->timed = false;
     uint64_t prev_end = 0;  // where the previous layer's instructions ended
-    for (const pkg::Op* op : *seg->ops()) {
+    for (fbu oi = 0; oi < seg->ops()->size(); ++oi) {
+      const pkg::Op* op = seg->ops()->Get(oi);
       LayerProfile l;
+      if (oi < sp.op_wall_ns.size() && sp.runs > 0) {
+        l.host_ms = static_cast<double>(sp.op_wall_ns[oi]) / 1e6 / static_cast<double>(sp.runs);
+      }
       l.name = op->name() ? op->name()->str() : "";
       l.op = OpKind(op);
       l.segment = s;
@@ -160,6 +164,7 @@ Status ProfileInference(Executor& exec, const std::vector<HostTensor>& inputs, P
           prev->insn_end > prev->insn_begin && prev->insn_end == l.insn_begin) {
         if (sp.on_device) out->bound_cycles -= prev->bound.cycles();
         prev->fused.push_back(l.name);
+        if (l.host_ms >= 0) prev->host_ms = std::max(prev->host_ms, 0.0) + l.host_ms;
         prev->name += "+" + l.name;
         prev->op += "+" + l.op;
         prev->model_macs += l.model_macs;
@@ -224,34 +229,36 @@ std::string FormatProfile(const ProfileReport& r) {
     return n.size() <= w ? n : ".." + n.substr(n.size() - (w - 2));
   };
   std::snprintf(line, sizeof line,
-                "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s | stalls: %8s %8s %8s %8s "
-                "%8s\n",
+                "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s %8s | stalls: %8s %8s %8s "
+                "%8s %8s\n",
                 static_cast<int>(w), "layer", "op", "seg", "cycles", "%", "MACs", "util", "real",
-                "bound", "x bnd", "loaded", "stored", "c<-load", "l<-comp", "s<-comp", "c<-store",
-                "other");
+                "bound", "x bnd", "loaded", "stored", "host ms", "c<-load", "l<-comp", "s<-comp",
+                "c<-store", "other");
   o += line;
   for (const LayerProfile& l : r.layers) {
     const std::string seg = std::to_string(l.segment) + (l.accel ? "a" : "c");
+    char host[32] = "-";
+    if (l.host_ms >= 0) std::snprintf(host, sizeof host, "%.3f", l.host_ms);
     if (l.timed) {
       const StallCycles& st = l.stalls;
       const uint64_t other = st.queue_full + st.dram_port + st.fetch;
       std::snprintf(line, sizeof line,
-                    "%-*s %-15s %4s %9s %5.1f%% %9s %5.1f%% %5.1f%% %9s %6s %9s %9s | stalls: %8s "
-                    "%8s %8s %8s %8s\n",
+                    "%-*s %-15s %4s %9s %5.1f%% %9s %5.1f%% %5.1f%% %9s %6s %9s %9s %8s | "
+                    "stalls: %8s %8s %8s %8s %8s\n",
                     static_cast<int>(w), name(l.name).c_str(), l.op.c_str(), seg.c_str(),
                     Human(l.cycles).c_str(), r.cycles ? 100.0 * l.cycles / r.cycles : 0.0,
                     Human(l.macs).c_str(), 100 * l.gemm_utilization, 100 * l.real_utilization,
                     BoundText(l.bound).c_str(), RatioText(l.bound, l.cycles).c_str(),
-                    Human(l.bytes_loaded).c_str(), Human(l.bytes_stored).c_str(),
+                    Human(l.bytes_loaded).c_str(), Human(l.bytes_stored).c_str(), host,
                     Human(st.compute_on_load).c_str(), Human(st.load_on_compute).c_str(),
                     Human(st.store_on_compute).c_str(), Human(st.compute_on_store).c_str(),
                     Human(other).c_str());
     } else {
-      std::snprintf(line, sizeof line, "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s |\n",
+      std::snprintf(line, sizeof line, "%-*s %-15s %4s %9s %6s %9s %6s %6s %9s %6s %9s %9s %8s |\n",
                     static_cast<int>(w), name(l.name).c_str(), l.op.c_str(), seg.c_str(), "-", "",
                     Human(l.macs).c_str(), "", "", l.accel ? BoundText(l.bound).c_str() : "-", "",
                     l.accel ? Human(l.bytes_loaded).c_str() : "-",
-                    l.accel ? Human(l.bytes_stored).c_str() : "-");
+                    l.accel ? Human(l.bytes_stored).c_str() : "-", host);
     }
     o += line;
   }
@@ -288,6 +295,8 @@ std::string FormatProfile(const ProfileReport& r) {
   o += "real = the model's own MACs / (cycles x peak); bound = roofline bound in cycles, "
        "max(real MACs / peak, compulsory DRAM bytes / rate), \"d\" when DRAM bounds; x bnd = "
        "cycles / bound\n";
+  o += "host ms = an op's mean wall time per inference where the host ran it (cpu segments, and "
+       "every op on the cpu device)\n";
   o += "stalls: c<-load = compute waiting on load tokens, l<-comp = load waiting on compute, "
        "s<-comp = store waiting on compute, c<-store = compute waiting on store; other = full "
        "queue, DRAM port, fetch\n";
@@ -336,6 +345,7 @@ std::string ProfileToJson(const ProfileReport& r) {
            {"bytes_loaded", l.bytes_loaded},
            {"bytes_stored", l.bytes_stored}};
     if (!l.fused.empty()) e["fused"] = l.fused;
+    if (l.host_ms >= 0) e["host_ms"] = l.host_ms;
     if (l.accel) {
       e["roofline"] = {{"cycles", l.bound.cycles()},
                        {"compute_cycles", l.bound.compute_cycles},

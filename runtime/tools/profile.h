@@ -61,6 +61,8 @@ struct LayerProfile {
   // the convolution's tiles). Their row is this one: name and op read "conv+pool", the MACs and
   // the compulsory traffic are the pair's (the convolution's output is never stored or loaded).
   std::vector<std::string> fused;
+  // Run on the host (a cpu segment, or any segment on the cpu device): mean wall time per run.
+  double host_ms = -1;
 };
 
 struct SegmentSummary {

@@ -61,7 +61,8 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
-  const size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
+  size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
+  if (rk != nullptr && UsesDepthwisePlane(*rk, p)) padded = rk->depthwise_scratch(p, b.block);
   const size_t partial = rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0;
   return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + partial + padded +
          PadSumBytes(b, p, rk);
@@ -144,7 +145,8 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
                                              RoundUp64(size_t{strip} * B * C * sizeof(int32_t)));
   uint8_t* padded = reinterpret_cast<uint8_t*>(partial) +
                     (rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0);
-  if (rk != nullptr) PadInput(*rk, b, p, in, padded);
+  const bool dw_plane = rk != nullptr && UsesDepthwisePlane(*rk, p);
+  if (rk != nullptr && !dw_plane) PadInput(*rk, b, p, in, padded);
   // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing).
   // Otherwise such a tap adds pad_value * w: depthwise by the micro-kernel on this vector,
   // pad_value in every lane as in the reference's (lanes past in.c meet zero weights, outputs of
@@ -216,6 +218,12 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       }
     }
     for (uint32_t nb = 0; nb < nbs; ++nb) {
+      if (dw_plane) {  // the stored plane itself, no padded copy (the workspace is scratch)
+        rk->depthwise_plane(p, C, in + (size_t{nb} * icb + ob) * in_plane,
+                            weights + size_t{ob} * taps * C, bias_blk, mult_blk, real_cs[0], padded,
+                            out + (size_t{nb} * ocb + ob) * os.h * os.w * pos_bytes);
+        continue;
+      }
       if (rk != nullptr) {
         RowsBlock blk;
         blk.rk = rk;

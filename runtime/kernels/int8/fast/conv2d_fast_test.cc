@@ -4,6 +4,7 @@
 // weights everywhere, accumulators driven to wrap by the bias, extreme multipliers and shifts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <string>
@@ -366,6 +367,52 @@ TEST(FastConv2d, EveryRowWidthMatchesReference) {
   for (uint32_t w = 1; w <= 37; ++w) {
     Case c{{1, 16}, Params({1, 40, 2, w}, 36, 3, 1, 1), {}, {}, {}, {}};
     Fill(&c, 100 + w);
+    ExpectAllPathsMatch(c);
+  }
+}
+
+// Depthwise windows the VNNI rows take by tap quads (rows_avx512_body.h DwQuadPlane): widths
+// 1..4 taps (one quad), 5..8 (two), 9 (three), strides 1..3, asymmetric pads and pad values,
+// channels short of the block, heights past the ring's limit (the padded-copy kernel then), and
+// -128 everywhere with a bias at the edge of int32.
+TEST(FastConv2d, DepthwiseByTapQuadsMatchesReference) {
+  struct Window {
+    uint32_t kh, kw, stride, pad;
+  };
+  const Window windows[] = {{3, 3, 1, 1}, {3, 3, 2, 1}, {5, 5, 1, 2}, {5, 5, 2, 2}, {1, 1, 1, 0},
+                            {7, 7, 1, 3}, {3, 9, 3, 4}, {2, 4, 1, 0}, {17, 3, 1, 8}};
+  uint32_t seed = 300;
+  for (uint32_t block : {16u, 32u}) {
+    for (const Window& win : windows) {
+      for (uint32_t w : {1u, 7u, 13u, 26u}) {
+        Conv2dParams p = Params({1, block + block / 2, 9, w}, block + block / 2, 1, win.stride, 0);
+        p.depthwise = true;
+        p.kh = win.kh;
+        p.kw = win.kw;
+        // Asymmetric pads, each short of its kernel side.
+        p.pad_top = std::min(win.pad, win.kh - 1);
+        p.pad_left = std::min(win.pad, win.kw - 1);
+        p.pad_bottom = std::min(win.pad / 2, win.kh - 1);
+        p.pad_right = std::min(win.pad + 1, win.kw - 1);
+        p.pad_value = static_cast<int32_t>(seed % 7) - 3;
+        if (p.in.w + p.pad_left + p.pad_right < p.kw || p.in.h + p.pad_top + p.pad_bottom < p.kh) {
+          continue;  // no output position
+        }
+        if (const RowKernels* rk = VnniRowKernels(block); rk != nullptr) {
+          EXPECT_EQ(UsesDepthwisePlane(*rk, p), win.kh <= 16);
+        }
+        Case c{{1, block}, p, {}, {}, {}, {}};
+        Fill(&c, ++seed);
+        ExpectAllPathsMatch(c);
+      }
+    }
+    Conv2dParams p = Params({1, block, 6, 11}, block, 3, 2, 1);
+    p.depthwise = true;
+    Case c{{1, block}, p, {}, {}, {}, {}};
+    c.bias.assign(p.out_c, INT32_MAX - 3000);
+    c.mult.assign(p.out_c, 7);
+    c.p.rq = {-2, 9, -128, 127};
+    Fill(&c, 9, -128);
     ExpectAllPathsMatch(c);
   }
 }

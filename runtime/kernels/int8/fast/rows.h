@@ -19,40 +19,56 @@ namespace loom::kernels::q::fast {
 
 struct RowKernels {
   // The padded copy stores x ^ in_xor (VNNI multiplies unsigned bytes: 0x80 offsets them).
-  uint8_t in_xor;
+  uint8_t in_xor = 0;
   // Bytes per element of the padded copy: 1 (int8, as stored), or 2 (each x sign-extended to
   // int16 once, for the AVX2 rows' vpmaddwd and the NEON rows' smlal; in_xor is then 0). ConvRows'
   // steps are in bytes.
-  uint8_t in_bytes;
+  uint8_t in_bytes = 1;
   // Positions one call takes at most.
-  uint32_t max_pos;
+  uint32_t max_pos = 1;
   // Blocks up to this size may run two output-channel blocks per call (nob 2), sharing every
   // input broadcast; 0: one block per call.
-  uint32_t pair_max_block;
+  uint32_t pair_max_block = 0;
   // out[pos][o] = Requantize(bias[o] + sum_{ib, ky, kx, i} in[pos][ib][ky][kx][i] *
   // tile[ib][ky][kx][o][i], mult[o], rq) for pos < npos <= max_pos, the requantization fused into
   // the kernel's epilogue; `packed` are the tiles of one output-channel block, or of `nob` (1 or
   // 2) consecutive ones (ConvRows' ob strides; bias and mult then hold nob x block values).
   void (*rows)(const uint8_t* packed, uint32_t block, const ConvRows& r, uint32_t npos,
                uint32_t nob, const int32_t* bias, const int32_t* mult, const Requant& rq,
-               int8_t* out);
+               int8_t* out) = nullptr;
   // Depthwise: out[pos][o] = Requantize(bias[o] + sum_{ky, kx} in[pos][ky][kx][o] * w[ky][kx][o],
   // mult[o], rq), `w` the stored [kh][kw][block] weights of the block. Reads the padded copy
   // without the offset (in_xor 0). Null when the path has none.
   void (*depthwise)(const int8_t* w, uint32_t block, const ConvRows& r, uint32_t npos,
-                    const int32_t* bias, const int32_t* mult, const Requant& rq, int8_t* out);
+                    const int32_t* bias, const int32_t* mult, const Requant& rq,
+                    int8_t* out) = nullptr;
   // Bytes of packed weights (block x block int8 and block int32 per tile: what `rows` reads of a
   // tile) one call may read before the reduction is split into chunks of input-channel blocks,
   // so that a chunk's tiles stay in L1 while every output row runs over them (ConvRows' acc_in,
   // acc_out carry the int32 partial sums between chunks). 0: never split; such kernels ignore
   // acc_in and acc_out.
-  uint32_t chunk_bytes;
+  uint32_t chunk_bytes = 0;
   // What the caller adds to each output channel's bias for the packed tiles of its block
   // (`ntiles`, tile_stride apart; VNNI: minus the +128 offset's corrections), computed once with
   // the packed weights (PackWeights keeps it after them). Null: the kernels take the bias as is.
   void (*bias_adjust)(const uint8_t* tiles, uint32_t block, size_t ntiles, size_t tile_stride,
-                      int32_t* adjust);
+                      int32_t* adjust) = nullptr;
+  // Depthwise over a whole (image, block) plane from the stored input, with no padded copy:
+  // `in` the block's input plane, `w` its stored [kh][kw][block] weights, bias and mult its
+  // block's, `out` its output plane (lanes past real_c zeroed), `scratch` depthwise_scratch
+  // bytes. Null: depthwise runs `depthwise` over the padded copy. Kernel heights up to
+  // depthwise_max_kh.
+  void (*depthwise_plane)(const Conv2dParams& p, uint32_t block, const int8_t* in, const int8_t* w,
+                          const int32_t* bias, const int32_t* mult, uint32_t real_c,
+                          uint8_t* scratch, int8_t* out) = nullptr;
+  size_t (*depthwise_scratch)(const Conv2dParams& p, uint32_t block) = nullptr;
+  uint32_t depthwise_max_kh = 0;
 };
+
+// Whether fast::Conv2d runs `p` (depthwise) by rk's depthwise_plane.
+inline bool UsesDepthwisePlane(const RowKernels& rk, const Conv2dParams& p) {
+  return p.depthwise && rk.depthwise_plane != nullptr && p.kh <= rk.depthwise_max_kh;
+}
 
 // The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop). They
 // follow the tile table TilesFor picks, whose packed tiles they read: avx512vnni with block 8

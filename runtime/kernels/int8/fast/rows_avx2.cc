@@ -9,8 +9,16 @@ namespace loom::kernels::q::fast {
 namespace {
 // One output-channel block per call (pair_max_block 0): two blocks' accumulators would not fit.
 template <uint32_t kC>
-constexpr RowKernels kAvx2Rows = {
-    0, 2, avx2::kMaxPos<kC>, 0, avx2::Avx2Rows<kC>, avx2::Avx2Depthwise<kC>, 0, nullptr};
+constexpr RowKernels Avx2Table() {
+  RowKernels k{};
+  k.in_bytes = 2;
+  k.max_pos = avx2::kMaxPos<kC>;
+  k.rows = avx2::Avx2Rows<kC>;
+  k.depthwise = avx2::Avx2Depthwise<kC>;
+  return k;
+}
+template <uint32_t kC>
+constexpr RowKernels kAvx2Rows = Avx2Table<kC>();
 }  // namespace
 
 const RowKernels* Avx2RowKernels(uint32_t block) {

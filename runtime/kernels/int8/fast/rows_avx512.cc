@@ -8,9 +8,22 @@ namespace loom::kernels::q::fast {
 #if defined(__x86_64__)
 
 namespace {
-constexpr RowKernels kVnniRows = {
-    0x80,          1, vnni::kMaxPos, 16, vnni::VnniRows, vnni::VnniDepthwise, vnni::kChunkBytes,
-    VnniBiasAdjust};
+constexpr RowKernels VnniTable() {
+  RowKernels k{};
+  k.in_xor = 0x80;
+  k.in_bytes = 1;
+  k.max_pos = vnni::kMaxPos;
+  k.pair_max_block = 16;
+  k.rows = vnni::VnniRows;
+  k.depthwise = vnni::VnniDepthwise;
+  k.chunk_bytes = vnni::kChunkBytes;
+  k.bias_adjust = VnniBiasAdjust;
+  k.depthwise_plane = vnni::VnniDepthwisePlane;
+  k.depthwise_scratch = vnni::DwQuadScratchBytes;
+  k.depthwise_max_kh = vnni::kDwQuadMaxKh;
+  return k;
+}
+constexpr RowKernels kVnniRows = VnniTable();
 }  // namespace
 
 const RowKernels* VnniRowKernels(uint32_t block) {

@@ -111,21 +111,30 @@ using neon::kWide;
 
 // The int16 copy (in_bytes 2) without offset; one output-channel block per call.
 template <uint32_t kW>
-constexpr RowKernels kSmlalRows = {0,
-                                   2,
-                                   neon::kSmlalPos<kW>,
-                                   0,
-                                   neon::RowsOf<neon::Smlal, kW>,
-                                   neon::DwRowsOf<neon::SmlalDw, kW>,
-                                   0,
-                                   nullptr};
+constexpr RowKernels SmlalTable() {
+  RowKernels k{};
+  k.in_bytes = 2;
+  k.max_pos = neon::kSmlalPos<kW>;
+  k.rows = neon::RowsOf<neon::Smlal, kW>;
+  k.depthwise = neon::DwRowsOf<neon::SmlalDw, kW>;
+  return k;
+}
+template <uint32_t kW>
+constexpr RowKernels kSmlalRows = SmlalTable<kW>();
 
 #if defined(__aarch64__)
 // The int8 copy as stored (in_bytes 1, no offset).
 template <uint32_t kW>
-constexpr RowKernels kDotRows = {
-    0, 1,      neon::kDotPos<kW>, 0, neon::RowsOf<neon::Dot, kW>, neon::DwRowsOf<neon::DotDw, kW>,
-    0, nullptr};
+constexpr RowKernels DotTable() {
+  RowKernels k{};
+  k.in_bytes = 1;
+  k.max_pos = neon::kDotPos<kW>;
+  k.rows = neon::RowsOf<neon::Dot, kW>;
+  k.depthwise = neon::DwRowsOf<neon::DotDw, kW>;
+  return k;
+}
+template <uint32_t kW>
+constexpr RowKernels kDotRows = DotTable<kW>();
 #endif
 
 }  // namespace
