@@ -71,6 +71,7 @@ struct RowsEntry {
   const char* entry = nullptr;
   uint32_t in_bytes = 0;
   void (*pack)(const int8_t* tile, uint32_t c, uint8_t* packed) = nullptr;
+  size_t (*tile_bytes)(uint32_t c) = nullptr;  // of one packed tile
   // The kernels' bias adjustments, kept after the tiles (rows.h RowKernels::bias_adjust).
   void (*bias_adjust)(const uint8_t* tiles, uint32_t c, size_t ntiles, size_t stride,
                       int32_t* adjust) = nullptr;
@@ -80,25 +81,26 @@ RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
   if (rows == ConvRows::kNeon) {
     // The NEON tiles' blocks (tiles_neon.cc): % 4 == 0, up to 256.
     if (blk.block % 4 != 0 || blk.block > 256) return {};
-    return {abi::kConv2dRowsNeon, 2, q::fast::PackNeonTile};
+    return {abi::kConv2dRowsNeon, 2, q::fast::PackNeonTile, q::fast::NeonTileBytes};
   }
   if (rows == ConvRows::kAvx512Vnni && (blk.block == 16 || blk.block == 32)) {
-    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile, q::fast::VnniBiasAdjust};
+    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile, q::fast::VnniTileBytes,
+            q::fast::VnniBiasAdjust};
   }
   if (blk.block == 8 || blk.block == 16 || blk.block == 32) {
-    return {abi::kConv2dRowsAvx2, 2, q::fast::PackAvx2Tile};
+    return {abi::kConv2dRowsAvx2, 2, q::fast::PackAvx2Tile, q::fast::Avx2TileBytes};
   }
   return {};
 }
 
 // The weights of a groups == 1 convolution, every c x c tile packed by re.pack into its
-// PackedTileStride slot ([ob][ib][ky][kx]), then re.bias_adjust's int32 per output channel
-// (out_c rounded up to the block), as fast::PackWeights lays them out.
+// PackedTileStride(re.tile_bytes) slot ([ob][ib][ky][kx]), then re.bias_adjust's int32 per output
+// channel (out_c rounded up to the block), as fast::PackWeights lays them out.
 std::vector<uint8_t> PackedWeights(const q::Blocking& blk, const q::Conv2dParams& p,
                                    const int8_t* weights, const RowsEntry& re) {
   const uint32_t C = blk.block, ocb = CeilDiv(p.out_c, C);
   const size_t per_ob = size_t{CeilDiv(p.in.c, C)} * p.kh * p.kw;
-  const size_t stride = q::fast::PackedTileStride(C);
+  const size_t stride = q::fast::PackedTileStride(re.tile_bytes(C));
   const size_t tile_bytes = ocb * per_ob * stride;
   const size_t adjust_bytes = re.bias_adjust != nullptr ? size_t{ocb} * C * sizeof(int32_t) : 0;
   std::vector<uint8_t> packed(tile_bytes + adjust_bytes, 0);

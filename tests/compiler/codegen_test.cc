@@ -143,7 +143,7 @@ TEST(OpCalls, RowKernelsGetPackedWeightsAndAWorkspace) {
     // The packed tiles are the stored tiles through PackAvx2Tile.
     ASSERT_LT(c.buffers[1].offset, oc.rodata.size());
     const std::vector<uint8_t>& packed = oc.rodata[c.buffers[1].offset];
-    const size_t stride = q::fast::PackedTileStride(b.block);
+    const size_t stride = q::fast::PackedTileStride(q::fast::Avx2TileBytes(b.block));
     const size_t tiles =
         size_t{CeilDiv(cp.out_c, b.block)} * CeilDiv(cp.in.c, b.block) * cp.kh * cp.kw;
     ASSERT_EQ(packed.size(), tiles * stride);

@@ -10,6 +10,7 @@
 #include "runtime/kernels/int8/fast/rows_avx2_body.h"
 #include "runtime/kernels/int8/fast/rows_avx512_body.h"
 #include "runtime/kernels/int8/fast/rows_neon_body.h"
+#include "runtime/kernels/int8/fast/tile_pack.h"
 
 using namespace loom::kernels::q;  // NOLINT: the entries are extern "C", outside any namespace
 
@@ -20,6 +21,7 @@ namespace {
 // (rows_avx2.cc, rows_avx512.cc) hold, with the block dispatch they do at run time. Once an op's
 // block is a literal, only its kernels stay.
 struct Avx2Isa {
+  static size_t TileBytes(uint32_t block) { return fast::Avx2TileBytes(block); }
   static constexpr uint8_t kInXor = 0;
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;
@@ -47,6 +49,7 @@ struct Avx2Isa {
 };
 
 struct VnniIsa {
+  static size_t TileBytes(uint32_t block) { return fast::VnniTileBytes(block); }
   static constexpr uint8_t kInXor = 0x80;
   static constexpr uint32_t kInBytes = 1;
   static constexpr uint32_t kPairMaxBlock = 16;
@@ -71,6 +74,7 @@ namespace {
 
 // The smlal rows (armv7 and aarch64; the sdot ones need a CPU check the baseline CPUs fail).
 struct NeonIsa {
+  static size_t TileBytes(uint32_t block) { return fast::NeonTileBytes(block); }
   static constexpr uint8_t kInXor = 0;
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;

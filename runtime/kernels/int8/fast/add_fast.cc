@@ -1,9 +1,11 @@
-// fast::Add (fast.h): qops.h's Add, sixteen lanes at a time on x86 where a whole channel block
-// is real (every block of a tensor whose channels fill its blocks; others run element by element
-// as in add.cc). a * mult_a + b * mult_b is one vpmaddwd on interleaved int16 pairs: each product
-// is at most 128 * 32768 = 2^22, so the pair sum cannot overflow and equals the reference's int32.
-// ShrRnd, the clip and the narrowing are those of the requantization (x86_requant.h).
+// fast::Add (fast.h): qops.h's Add, sixteen lanes at a time on x86. A block with padding lanes
+// (channels past c, batch rows past n) runs the same way over all its lanes, and the padding
+// lanes are then written 0, as add.cc writes them. a * mult_a + b * mult_b is one vpmaddwd on
+// interleaved int16 pairs: each product is at most 128 * 32768 = 2^22, so the pair sum cannot
+// overflow and equals the reference's int32. ShrRnd, the clip and the narrowing are those of the
+// requantization (x86_requant.h).
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/kernels/int8/fast/fast.h"
 #include "runtime/kernels/int8/internal.h"
@@ -74,13 +76,15 @@ Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t*
     for (uint32_t cb = 0; cb < cbs; ++cb) {
       const uint32_t real_c = std::min(C, p.shape.c - cb * C);
       const size_t at = (size_t{nb} * cbs + cb) * run;
-      if (real_b == B && real_c == C) {
-        AddRun(path, p, a + at, bb + at, run, out + at);
-        continue;
-      }
-      for (size_t i = 0; i < run; ++i) {
-        const uint32_t ci = static_cast<uint32_t>(i % C), bi = static_cast<uint32_t>(i / C % B);
-        out[at + i] = (bi < real_b && ci < real_c) ? AddOne(p, a[at + i], bb[at + i]) : 0;
+      AddRun(path, p, a + at, bb + at, run, out + at);
+      if (real_b == B && real_c == C) continue;
+      for (size_t pos = 0; pos < run / C; ++pos) {  // pos: (h, w, batch row)
+        int8_t* o = out + at + pos * C;
+        if (pos % B >= real_b) {
+          std::memset(o, 0, C);
+        } else if (real_c < C) {
+          std::memset(o + real_c, 0, C - real_c);
+        }
       }
     }
   }

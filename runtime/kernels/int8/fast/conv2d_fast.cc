@@ -26,10 +26,16 @@ uint32_t StripPositions(const Blocking& b, uint32_t out_w) {
   return static_cast<uint32_t>(std::min<size_t>(out_w, std::max<size_t>(1, kStripAccs / per)));
 }
 
-size_t PackedBytes(const Blocking& b, const Conv2dParams& p) {
+// Bytes between packed tiles of `path` (its table's tile, a cache line apart).
+size_t TileStride(KernelPath path, uint32_t block) {
+  return PackedTileStride(TilesFor(path, block)->packed_bytes(block));
+}
+
+// One output-channel block's packed tiles.
+size_t PackedBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (p.depthwise) return 0;
   const size_t tiles = size_t{CeilDiv(p.in.c, b.block)} * p.kh * p.kw;
-  return tiles * RoundUp64(MaxPackedTileBytes(b.block));
+  return tiles * TileStride(path, b.block);
 }
 
 // The x range [lo, hi] of output positions whose tap kx reads a real input column.
@@ -64,7 +70,7 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
   if (rk != nullptr && UsesDepthwisePlane(*rk, p)) padded = rk->depthwise_scratch(p, b.block);
   const size_t partial = rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0;
-  return PackedBytes(b, p) + RoundUp64(accs * sizeof(int32_t)) + partial + padded +
+  return PackedBytes(path, b, p) + RoundUp64(accs * sizeof(int32_t)) + partial + padded +
          PadSumBytes(b, p, rk);
 }
 
@@ -78,7 +84,7 @@ size_t AdjustBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.block == 0) return 0;
-  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(b, p) + AdjustBytes(path, b, p);
+  return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(path, b, p) + AdjustBytes(path, b, p);
 }
 
 Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, const int8_t* weights,
@@ -96,14 +102,14 @@ Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, co
   const TileKernels& k = *TilesFor(path, b.block);
   const uint32_t C = b.block;
   const size_t tiles = size_t{CeilDiv(p.out_c, C)} * CeilDiv(p.in.c, C) * p.kh * p.kw;
-  const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
+  const size_t tile_stride = TileStride(path, C);
   for (size_t t = 0; t < tiles; ++t) {
     k.pack(weights + t * C * C, C, static_cast<uint8_t*>(packed) + t * tile_stride);
   }
   if (AdjustBytes(path, b, p) != 0) {
     const RowKernels& rk = *RowKernelsForConv(path, b, p);
     const uint32_t ocb = CeilDiv(p.out_c, C);
-    const size_t per_ob = PackedBytes(b, p), ntiles = per_ob / tile_stride;
+    const size_t per_ob = PackedBytes(path, b, p), ntiles = per_ob / tile_stride;
     uint8_t* adjust = static_cast<uint8_t*>(packed) + ocb * per_ob;
     int32_t a[internal::kConvMaxBlock];
     for (uint32_t ob = 0; ob < ocb; ++ob) {
@@ -133,10 +139,10 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t pos_bytes = size_t{B} * C;
   const size_t in_plane = size_t{p.in.h} * p.in.w * pos_bytes;
-  const size_t tile_stride = RoundUp64(MaxPackedTileBytes(C));
+  const size_t tile_stride = TileStride(path, C);
   const uint32_t strip = StripPositions(b, os.w);
   auto* packed = static_cast<uint8_t*>(workspace);
-  auto* acc = reinterpret_cast<int32_t*>(packed + PackedBytes(b, p));
+  auto* acc = reinterpret_cast<int32_t*>(packed + PackedBytes(path, b, p));
   const size_t taps = size_t{p.kh} * p.kw;
   // With row kernels, every image's input is copied once, padded, for all output-channel blocks.
   const RowKernels* rk = RowKernelsForConv(path, b, p);
@@ -206,7 +212,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
     if (AdjustBytes(path, b, p) != 0) {
       int32_t adj[2 * internal::kConvMaxBlock];
       if (packed_weights != nullptr) {
-        const size_t at = size_t{ocb} * PackedBytes(b, p) + size_t{ob} * C * sizeof(int32_t);
+        const size_t at = size_t{ocb} * PackedBytes(path, b, p) + size_t{ob} * C * sizeof(int32_t);
         std::memcpy(adj, static_cast<const uint8_t*>(packed_weights) + at,
                     size_t{nob} * C * sizeof(int32_t));
       } else {

@@ -5,7 +5,8 @@
 // padded copy goes to the caller's workspace (PaddedInputBytes(Isa::kInBytes, ...) bytes).
 //
 // `Isa` provides: kInXor and kInBytes (the padded copy's form, RowKernels' in_xor and in_bytes),
-// kPairMaxBlock (RowKernels' pair_max_block), kBiasAdjust (whether the table has a bias_adjust:
+// kPairMaxBlock (RowKernels' pair_max_block), TileBytes(block) (its tile's, tile_pack.h),
+// kBiasAdjust (whether the table has a bias_adjust:
 // `packed` then holds out_c rounded up to the block int32 adjustments after the tiles, as
 // fast::PackWeights lays them out), MaxPos(block), and Rows / Depthwise with RowKernels' rows /
 // depthwise signatures. The reduction runs whole (no chunks: ConvRows' acc_in and acc_out stay
@@ -24,7 +25,8 @@
 
 namespace loom::kernels::q::fast {
 
-// `packed`: every output-channel block's tiles, [ob][ib][ky][kx], PackedTileStride apart, in
+// `packed`: every output-channel block's tiles, [ob][ib][ky][kx], PackedTileStride(Isa::
+// TileBytes) apart, in
 // Isa's layout (tile_pack.h); unused (may be null) for depthwise, which reads `weights` as stored.
 template <typename Isa>
 void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, const uint8_t* packed,
@@ -34,7 +36,7 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
   const ActShape os = p.out();
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   const size_t taps = size_t{p.kh} * p.kw;
-  const size_t tile_stride = PackedTileStride(C);
+  const size_t tile_stride = PackedTileStride(Isa::TileBytes(C));
   const size_t ob_stride = icb * taps * tile_stride;
   PadInput(p.depthwise ? uint8_t{0} : Isa::kInXor, Isa::kInBytes, b, p, in, workspace);
   const size_t image_bytes = PaddedInputBytes(Isa::kInBytes, b, p) / p.in.n;

@@ -44,13 +44,14 @@ inline constexpr __mmask16 kAll = 0xffff;
 // `rq` before any output is stored (an int8 store may alias `rq`, which would otherwise be
 // reloaded, and every constant rebuilt, for each vector).
 struct Requant512Consts;
-LOOM_VNNI inline bool BothShiftsGe2(const Requant512Consts& k);
+LOOM_VNNI inline bool CommonForm(const Requant512Consts& k);
 
-// Runs epilogue(std::true_type) when both shifts are >= 2, else epilogue(std::false_type): the
-// test once per call, not once per vector.
+// Runs epilogue(std::true_type) for Requant512's common form, else epilogue(std::false_type):
+// the test once per call, not once per vector.
 template <typename Epilogue>
-LOOM_VNNI inline void EachShiftForm(const Requant512Consts& k, Epilogue epilogue) {
-  if (BothShiftsGe2(k)) {
+LOOM_VNNI __attribute__((always_inline)) inline void EachShiftForm(const Requant512Consts& k,
+                                                                   Epilogue epilogue) {
+  if (CommonForm(k)) {
     epilogue(std::true_type{});
   } else {
     epilogue(std::false_type{});
@@ -59,18 +60,22 @@ LOOM_VNNI inline void EachShiftForm(const Requant512Consts& k, Epilogue epilogue
 
 struct Requant512Consts {
   int32_t pre, post;
+  bool full_clip;             // [-128, 127]
   __m128i pre1, post1;        // n - 1, the first shift of ShrRnd for n >= 2
   __m128i pre_neg, post_neg;  // -n, the left shift for n < 0
   __m512i pre1v, post1v;      // n - 1 in every lane
   __m512i one, lo, hi;
 };
 
-LOOM_VNNI inline bool BothShiftsGe2(const Requant512Consts& k) { return k.pre > 1 && k.post > 1; }
+LOOM_VNNI inline bool CommonForm(const Requant512Consts& k) {
+  return k.pre > 1 && k.post > 1 && k.full_clip;
+}
 
 LOOM_VNNI inline Requant512Consts RequantConsts(const Requant& rq) {
   Requant512Consts k;
   k.pre = rq.pre_shift;
   k.post = rq.post_shift;
+  k.full_clip = rq.clip_lo == -128 && rq.clip_hi == 127;
   k.pre1 = _mm_cvtsi32_si128(k.pre - 1);
   k.post1 = _mm_cvtsi32_si128(k.post - 1);
   k.pre_neg = _mm_cvtsi32_si128(-k.pre);
@@ -102,16 +107,19 @@ LOOM_VNNI inline __m512i ShrRnd512(__m512i a, int32_t n, __m128i n1, __m128i neg
 
 // The accelerator's requantization (qops.h: SHR_RND, MUL keeping the low 32 bits, SHR_RND, clip)
 // of sixteen accumulators; the clip bounds lie in [-128, 127], so the narrowing is exact.
-// kBothGe2: both shifts are known to be >= 2 (every convolution of the zoo), so each ShrRnd is
-// its three instructions with no test; the kernels pick it once per call (EachShiftForm).
-template <bool kBothGe2 = false>
-LOOM_VNNI inline __m128i Requant512(__m512i a, __m512i mult, const Requant512Consts& k) {
-  if constexpr (kBothGe2) {
+// kCommon: both shifts are known to be >= 2 and the clip to be [-128, 127] (every convolution
+// of the zoo but one), so each ShrRnd is its three instructions with no test and the clip is the
+// narrowing's own signed saturation; the kernels pick the form once per call (EachShiftForm).
+template <bool kCommon = false>
+LOOM_VNNI __attribute__((always_inline)) inline __m128i Requant512(__m512i a, __m512i mult,
+                                                                   const Requant512Consts& k) {
+  if constexpr (kCommon) {
     // vpsravd (one uop) with the count in every lane, not vpsrad's xmm count (two).
     a = _mm512_maskz_srav_epi32(kAll, a, k.pre1v);
     a = _mm512_mullo_epi32(_mm512_maskz_srai_epi32(kAll, _mm512_add_epi32(a, k.one), 1), mult);
     a = _mm512_maskz_srav_epi32(kAll, a, k.post1v);
     a = _mm512_maskz_srai_epi32(kAll, _mm512_add_epi32(a, k.one), 1);
+    return _mm512_maskz_cvtsepi32_epi8(kAll, a);
   } else {
     a = _mm512_mullo_epi32(ShrRnd512(a, k.pre, k.pre1, k.pre_neg, k.one), mult);
     a = ShrRnd512(a, k.post, k.post1, k.post_neg, k.one);
@@ -168,20 +176,21 @@ LOOM_ROW_KERNEL LOOM_VNNI void Rows(const uint8_t* packed, const ConvRows& r, co
     return;
   }
   const Requant512Consts k = RequantConsts(rq);
-  EachShiftForm(k, [&](auto form) LOOM_VNNI {
-    LOOM_UNROLL
-    for (uint32_t j = 0; j < nt; ++j) {
-      // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
-      const __m512i b = _mm512_loadu_si512(bias + 16 * j);
-      const __m512i m = _mm512_loadu_si512(mult + 16 * j);
-      int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
-      LOOM_UNROLL
-      for (uint32_t p = 0; p < kP; ++p) {
-        const __m128i q = Requant512<decltype(form)::value>(_mm512_add_epi32(a[p][j], b), m, k);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + p * kC), q);
-      }
-    }
-  });
+  EachShiftForm(
+      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
+        LOOM_UNROLL
+        for (uint32_t j = 0; j < nt; ++j) {
+          // bias and mult hold kNB x kC values, so vector j's are at 16 * j.
+          const __m512i b = _mm512_loadu_si512(bias + 16 * j);
+          const __m512i m = _mm512_loadu_si512(mult + 16 * j);
+          int8_t* o = out + (j / nv) * r.out_ob_stride + 16 * (j % nv);
+          LOOM_UNROLL
+          for (uint32_t p = 0; p < kP; ++p) {
+            const __m128i q = Requant512<decltype(form)::value>(_mm512_add_epi32(a[p][j], b), m, k);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + p * kC), q);
+          }
+        }
+      });
 }
 
 // npos in [1, kMaxPos] to the kernel instantiated for it (positions are template constants so
@@ -234,17 +243,18 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const 
     }
   }
   const Requant512Consts k = RequantConsts(rq);
-  EachShiftForm(k, [&](auto form) LOOM_VNNI {
-    LOOM_UNROLL
-    for (uint32_t v = 0; v < nv; ++v) {
-      const __m512i m = _mm512_loadu_si512(mult + 16 * v);
-      LOOM_UNROLL
-      for (uint32_t p = 0; p < kP; ++p) {
-        const __m128i q = Requant512<decltype(form)::value>(a[p][v], m, k);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
-      }
-    }
-  });
+  EachShiftForm(
+      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
+        LOOM_UNROLL
+        for (uint32_t v = 0; v < nv; ++v) {
+          const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+          LOOM_UNROLL
+          for (uint32_t p = 0; p < kP; ++p) {
+            const __m128i q = Requant512<decltype(form)::value>(a[p][v], m, k);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
+          }
+        }
+      });
 }
 
 template <uint32_t kC, uint32_t kP = 1>
@@ -365,17 +375,18 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwQuadRows(const uint8_t* const* rows, size_t pos
     }
   }
   const Requant512Consts k = RequantConsts(rq);
-  EachShiftForm(k, [&](auto form) LOOM_VNNI {
-    LOOM_UNROLL
-    for (uint32_t v = 0; v < nv; ++v) {
-      const __m512i m = _mm512_loadu_si512(mult + 16 * v);
-      LOOM_UNROLL
-      for (uint32_t i = 0; i < kP; ++i) {
-        const __m128i q = Requant512<decltype(form)::value>(a[i][v], m, k);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i * kC + 16 * v), q);
-      }
-    }
-  });
+  EachShiftForm(
+      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
+        LOOM_UNROLL
+        for (uint32_t v = 0; v < nv; ++v) {
+          const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+          LOOM_UNROLL
+          for (uint32_t i = 0; i < kP; ++i) {
+            const __m128i q = Requant512<decltype(form)::value>(a[i][v], m, k);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i * kC + 16 * v), q);
+          }
+        }
+      });
 }
 
 template <uint32_t kC, uint32_t kP = 1>

@@ -55,11 +55,10 @@ struct ConvRows {
   int32_t* acc_out = nullptr;
 };
 
-// Packed tiles are this many bytes apart whatever the instruction set (tiles.h
-// MaxPackedTileBytes rounded up to 64), so one layout of the packed weights serves every table.
-inline size_t PackedTileStride(uint32_t block) {
-  return (2 * size_t{block} * block + 4 * size_t{block} + 63) & ~size_t{63};
-}
+// Packed tiles sit this many bytes apart: one table's tile (tile_pack.h) rounded up to a cache
+// line, so a row kernel streams its weights without the lines another table's wider tile would
+// leave unread in between.
+inline size_t PackedTileStride(size_t tile_bytes) { return (tile_bytes + 63) & ~size_t{63}; }
 
 // Bytes of the padded copy of the input: in.n x input-channel blocks planes of (h + pads) x
 // (w + pads) x block elements of `in_bytes` (1: int8, 2: int16).

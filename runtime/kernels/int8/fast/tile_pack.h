@@ -12,6 +12,12 @@
 
 namespace loom::kernels::q::fast {
 
+// Bytes of one packed c x c tile per layout below.
+inline size_t VnniTileBytes(uint32_t c) { return size_t{c} * c + 4 * size_t{c}; }
+inline size_t Avx2TileBytes(uint32_t c) { return 2 * size_t{c} * c; }
+inline size_t NeonTileBytes(uint32_t c) { return 2 * size_t{c} * c; }
+inline size_t DotTileBytes(uint32_t c) { return size_t{c} * c; }
+
 // AVX-512 VNNI: int8 [i / 4][o][4] (the four weights one vpdpbusd lane takes), then int32
 // corr[o] = 128 * sum_i w[o][i], which removes the +128 offset of the unsigned input operand.
 inline void PackVnniTile(const int8_t* tile, uint32_t c, uint8_t* packed) {

@@ -56,11 +56,6 @@ const TileKernels* NeonDotTiles();
 // The table `path` runs for `block`, after the fallbacks of fast.h (never null).
 const TileKernels* TilesFor(KernelPath path, uint32_t block);
 
-// The largest packed tile of any table, so one workspace size serves every path.
-inline size_t MaxPackedTileBytes(uint32_t block) {
-  return 2 * size_t{block} * block + 4 * size_t{block};
-}
-
 }  // namespace loom::kernels::q::fast
 
 #endif  // LOOM_RUNTIME_KERNELS_INT8_FAST_TILES_H_

@@ -18,7 +18,7 @@ namespace {
 #define LOOM_AVX2 __attribute__((target("avx2")))
 
 bool Supports(uint32_t c) { return c % 8 == 0 && c <= 256; }
-size_t PackedBytes(uint32_t c) { return 2 * size_t{c} * c; }
+size_t PackedBytes(uint32_t c) { return Avx2TileBytes(c); }
 
 void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackAvx2Tile(tile, c, packed); }
 

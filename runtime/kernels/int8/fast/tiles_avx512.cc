@@ -19,7 +19,7 @@ namespace {
 #define LOOM_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 bool Supports(uint32_t c) { return c % 16 == 0 && c <= 256; }
-size_t PackedBytes(uint32_t c) { return size_t{c} * c + 4 * size_t{c}; }
+size_t PackedBytes(uint32_t c) { return VnniTileBytes(c); }
 
 void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackVnniTile(tile, c, packed); }
 

@@ -18,7 +18,7 @@ namespace loom::kernels::q::fast {
 namespace {
 
 bool Supports(uint32_t c) { return c % 4 == 0 && c <= 256; }
-size_t PackedBytes(uint32_t c) { return 2 * size_t{c} * c; }
+size_t PackedBytes(uint32_t c) { return NeonTileBytes(c); }
 
 // int16 [i][o]: the weights one input channel meets, for every output channel.
 void Pack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackNeonTile(tile, c, packed); }
@@ -106,7 +106,7 @@ constexpr TileKernels kTiles = {Supports, PackedBytes, Pack, Gemm, Depthwise, Re
 #if defined(__aarch64__)
 #define LOOM_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
-size_t DotPackedBytes(uint32_t c) { return size_t{c} * c; }
+size_t DotPackedBytes(uint32_t c) { return DotTileBytes(c); }
 
 void DotPack(const int8_t* tile, uint32_t c, uint8_t* packed) { PackDotTile(tile, c, packed); }
 
