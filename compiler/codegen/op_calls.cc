@@ -75,6 +75,9 @@ struct RowsEntry {
   // The kernels' bias adjustments, kept after the tiles (rows.h RowKernels::bias_adjust).
   void (*bias_adjust)(const uint8_t* tiles, uint32_t c, size_t ntiles, size_t stride,
                       int32_t* adjust) = nullptr;
+  // What sizes the workspace (rows_body.h ConvRowsWorkspaceBytes), as the entry's Isa has them.
+  uint32_t chunk_bytes = 0, pair_max_block = 0;
+  bool dw_quads = false;
 };
 RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
   if (blk.batch != 1 || rows == ConvRows::kNone) return {};
@@ -84,8 +87,14 @@ RowsEntry RowsFor(ConvRows rows, const q::Blocking& blk) {
     return {abi::kConv2dRowsNeon, 2, q::fast::PackNeonTile, q::fast::NeonTileBytes};
   }
   if (rows == ConvRows::kAvx512Vnni && (blk.block == 16 || blk.block == 32)) {
-    return {abi::kConv2dRowsVnni, 1, q::fast::PackVnniTile, q::fast::VnniTileBytes,
-            q::fast::VnniBiasAdjust};
+    return {abi::kConv2dRowsVnni,
+            1,
+            q::fast::PackVnniTile,
+            q::fast::VnniTileBytes,
+            q::fast::VnniBiasAdjust,
+            q::fast::kVnniChunkBytes,
+            16,
+            true};
   }
   if (blk.block == 8 || blk.block == 16 || blk.block == 32) {
     return {abi::kConv2dRowsAvx2, 2, q::fast::PackAvx2Tile, q::fast::Avx2TileBytes};
@@ -141,7 +150,8 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
           oc->rodata.push_back(PackedWeights(blk, p, wd, re));
           packed = {Buffer::kRodata, oc->rodata.size() - 1};
         }
-        oc->workspace_bytes = q::fast::PaddedInputBytes(re.in_bytes, blk, p);
+        oc->workspace_bytes = q::fast::ConvRowsWorkspaceBytes(
+            re.in_bytes, re.chunk_bytes, re.pair_max_block, re.dw_quads, blk, p);
         b.Call(re.entry, [&](int32_t* a) { return abi::EncodeConv2d(blk, p, a); },
                {in(0), packed, in(1), in(2), in(3), y, {Buffer::kWorkspace, 0}});
         break;

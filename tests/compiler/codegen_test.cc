@@ -139,7 +139,7 @@ TEST(OpCalls, RowKernelsGetPackedWeightsAndAWorkspace) {
     q::Blocking b;
     q::Conv2dParams cp;
     q::abi::DecodeConv2d(c.args.data(), &b, &cp);
-    EXPECT_EQ(oc.workspace_bytes, q::fast::PaddedInputBytes(2, b, cp));
+    EXPECT_EQ(oc.workspace_bytes, q::fast::ConvRowsWorkspaceBytes(2, 0, 0, false, b, cp));
     // The packed tiles are the stored tiles through PackAvx2Tile.
     ASSERT_LT(c.buffers[1].offset, oc.rodata.size());
     const std::vector<uint8_t>& packed = oc.rodata[c.buffers[1].offset];

@@ -44,7 +44,7 @@ void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
 std::vector<Model> Models() {
   std::vector<Model> v;
   for (const char* b : {"resnet_basic", "mbv3_bneck", "squeeze_fire", "upsample_block",
-                        "deconv_block", "resnet_stem"}) {
+                        "deconv_block", "resnet_stem", "wide_conv"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy"});
   }
@@ -208,18 +208,20 @@ TEST(NativeCodeCpus, Avx2RowsOn1x16x16And1x32x32) {
   ExpectNativeBytes(Models()[1], "1x32x32", "x86_64:x86-64-v3");
 }
 
-// The AVX-512 VNNI rows take blocks 16 and 32: a 3x3 residual block, a depthwise one and the
-// 7x7 stem (3 input channels, the last block's single quad) on 1x16x16.
+// The AVX-512 VNNI rows take blocks 16 and 32: a 3x3 residual block, a depthwise one (by tap
+// quads), the 7x7 stem (3 input channels, the last block's single quad) and a 3x3 convolution
+// over 72 channels, whose reduction runs in chunks, on 1x16x16; the wide one on 1x32x32 too.
 TEST(NativeCodeCpus, AvxVnniRowsOn1x16x16) {
   if (codegen::HostTargetName() != "x86_64" ||
       !HostHas(
           {"avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"})) {
     GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
   }
-  for (const size_t i : {0, 1, 5}) {
+  for (const size_t i : {0, 1, 5, 6}) {
     SCOPED_TRACE(Models()[i].name);
     ExpectNativeBytes(Models()[i], "1x16x16", "x86_64:cascadelake");
   }
+  ExpectNativeBytes(Models()[6], "1x32x32", "x86_64:cascadelake");
 }
 
 // Convolutions whose padding reads a pad value (the input's zero point with asymmetric

@@ -17,6 +17,8 @@ Channel counts are deliberately not multiples of 16, so channel padding is exerc
                     upsample, plus a classifier of the low-level features (LRASPP-MobileNetV3)
   regnet_block      1x1-BN-ReLU, 3x3 grouped conv (group width 8)-BN-ReLU, squeeze-excitation,
                     1x1-BN + identity, ReLU (RegNetY)
+  wide_conv         conv3x3 72->20-BN-ReLU on 7x9: its weights outgrow the CPU row kernels' L1
+                    chunk, so native code and fast::Conv2d split the reduction (native tests only)
   vit_block         LayerNorm, 2-head self-attention, LayerNorm, GELU MLP, two residual adds on
                     [1, 16 tokens, 40] (torchvision's ViT EncoderBlock; opset 14)
 
@@ -168,6 +170,15 @@ class RegNetBlock(nn.Module):
         return torch.relu(self.bc(self.c(y)) + x)
 
 
+class WideConv(nn.Module):
+    def __init__(self, cin=72, cout=20):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(cin, cout, 3, padding=1, bias=False), bn(cout)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
 def vit_block():
     from torchvision.models.vision_transformer import EncoderBlock
 
@@ -189,6 +200,7 @@ BLOCKS = {
     'lraspp_head': (LRASPPHead, (1, 20, 12, 12)),
     'regnet_block': (RegNetBlock, (1, 24, 8, 8)),
     'vit_block': (vit_block, (1, 16, 40)),
+    'wide_conv': (WideConv, (1, 72, 7, 9)),
 }
 # scaled_dot_product_attention (nn.MultiheadAttention) exports from opset 14 on.
 OPSET = {'vit_block': 14}

@@ -26,6 +26,8 @@ struct Avx2Isa {
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;
   static constexpr bool kBiasAdjust = false;
+  static constexpr uint32_t kChunkBytes = 0;
+  static constexpr bool kDwQuads = false;
   static uint32_t MaxPos(uint32_t block) {
     return block == 8 ? fast::avx2::kMaxPos<8>
                       : (block == 16 ? fast::avx2::kMaxPos<16> : fast::avx2::kMaxPos<32>);
@@ -54,6 +56,13 @@ struct VnniIsa {
   static constexpr uint32_t kInBytes = 1;
   static constexpr uint32_t kPairMaxBlock = 16;
   static constexpr bool kBiasAdjust = true;  // tile_pack.h VnniBiasAdjust, after the tiles
+  static constexpr uint32_t kChunkBytes = fast::kVnniChunkBytes;
+  static constexpr bool kDwQuads = true;
+  static void DepthwisePlane(const Conv2dParams& p, uint32_t block, const int8_t* in,
+                             const int8_t* w, const int32_t* bias, const int32_t* mult,
+                             uint32_t real_c, uint8_t* scratch, int8_t* out) {
+    fast::vnni::VnniDepthwisePlane(p, block, in, w, bias, mult, real_c, scratch, out);
+  }
   static uint32_t MaxPos(uint32_t) { return fast::vnni::kMaxPos; }
   static void Rows(const uint8_t* packed, uint32_t block, const fast::ConvRows& r, uint32_t npos,
                    uint32_t nob, const int32_t* bias, const int32_t* mult, const Requant& rq,
@@ -79,6 +88,8 @@ struct NeonIsa {
   static constexpr uint32_t kInBytes = 2;
   static constexpr uint32_t kPairMaxBlock = 0;
   static constexpr bool kBiasAdjust = false;
+  static constexpr uint32_t kChunkBytes = 0;
+  static constexpr bool kDwQuads = false;
   static uint32_t MaxPos(uint32_t block) {
     switch (fast::neon::SliceOf(block)) {
       case 4:

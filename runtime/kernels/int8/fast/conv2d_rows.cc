@@ -37,16 +37,11 @@ void PadInput(const RowKernels& rk, const Blocking& b, const Conv2dParams& p, co
 
 uint32_t RowChunkBlocks(const RowKernels& rk, const Blocking& b, const Conv2dParams& p,
                         uint32_t nob) {
-  const uint32_t icb = CeilDiv(p.in.c, b.block);
-  if (rk.chunk_bytes == 0 || p.depthwise) return icb;
-  const size_t per_block = size_t{nob} * p.kh * p.kw * (size_t{b.block} * b.block + 4 * b.block);
-  return static_cast<uint32_t>(std::clamp<size_t>(rk.chunk_bytes / per_block, 1, icb));
+  return RowChunkBlocks(rk.chunk_bytes, b.block, p, nob);
 }
 
 size_t RowPartialBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p) {
-  const uint32_t nob = b.block <= rk.pair_max_block ? 2 : 1;
-  if (RowChunkBlocks(rk, b, p, nob) == CeilDiv(p.in.c, b.block)) return 0;
-  return size_t{p.out_h()} * p.out_w() * nob * b.block * sizeof(int32_t);
+  return RowPartialBytes(rk.chunk_bytes, rk.pair_max_block, b.block, p);
 }
 
 void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& blk) {
@@ -60,27 +55,11 @@ void ConvBlockByRows(const Blocking& b, const Conv2dParams& p, const RowsBlock& 
                     });
     return;
   }
-  // The reduction in chunks of input-channel blocks, each over every output row; the partial
-  // sums of position x of the plane are at partial[x * nob * C].
-  const uint32_t icb = r.icb, chunk = RowChunkBlocks(rk, b, p, blk.nob);
-  const size_t taps = size_t{p.kh} * p.kw;
-  for (uint32_t ib0 = 0; ib0 < icb; ib0 += chunk) {
-    const bool first = ib0 == 0, last = ib0 + chunk >= icb;
-    ConvRows rc = r;
-    rc.icb = std::min(chunk, icb - ib0);
-    if (!last) rc.last_quads = C / 4;
-    const uint8_t* tiles = blk.tiles + ib0 * taps * blk.tile_stride;
-    ForEachRowGroup(b, p, rc, blk.padded + ib0 * r.plane_step, rk.max_pos, blk.nob, blk.real_c,
-                    blk.out, [&](const ConvRows& g, uint32_t n, int8_t* dst) {
-                      ConvRows gc = g;
-                      if (!(first && last)) {
-                        int32_t* part = blk.partial + (dst - blk.out) / C * blk.nob * C;
-                        gc.acc_in = first ? nullptr : part;
-                        gc.acc_out = last ? nullptr : part;
-                      }
-                      rk.rows(tiles, C, gc, n, blk.nob, blk.bias, blk.mult, p.rq, dst);
-                    });
-  }
+  ForEachChunk(b, p, r, blk.padded, blk.tiles, RowChunkBlocks(rk, b, p, blk.nob), rk.max_pos,
+               blk.nob, blk.real_c, blk.out, blk.partial,
+               [&](const uint8_t* tiles, const ConvRows& g, uint32_t n, int8_t* dst) {
+                 rk.rows(tiles, C, g, n, blk.nob, blk.bias, blk.mult, p.rq, dst);
+               });
 }
 
 }  // namespace loom::kernels::q::fast

@@ -5,12 +5,12 @@
 // padded copy goes to the caller's workspace (PaddedInputBytes(Isa::kInBytes, ...) bytes).
 //
 // `Isa` provides: kInXor and kInBytes (the padded copy's form, RowKernels' in_xor and in_bytes),
-// kPairMaxBlock (RowKernels' pair_max_block), TileBytes(block) (its tile's, tile_pack.h),
+// kPairMaxBlock (RowKernels' pair_max_block), kChunkBytes (chunk_bytes), kDwQuads (whether it
+// has DepthwisePlane, RowKernels' depthwise_plane), TileBytes(block) (its tile's, tile_pack.h),
 // kBiasAdjust (whether the table has a bias_adjust:
 // `packed` then holds out_c rounded up to the block int32 adjustments after the tiles, as
 // fast::PackWeights lays them out), MaxPos(block), and Rows / Depthwise with RowKernels' rows /
-// depthwise signatures. The reduction runs whole (no chunks: ConvRows' acc_in and acc_out stay
-// null). Preconditions are the checked kernel's, plus batch
+// depthwise signatures. Preconditions are the checked kernel's, plus batch
 // block 1 and a block the Isa takes. The loop is fast::Conv2d's row path (conv2d_fast.cc), which
 // gives the same bytes as the reference (conv2d_fast_test.cc).
 #ifndef LOOM_RUNTIME_KERNELS_INT8_FAST_CONV2D_ROWS_BODY_H_
@@ -26,8 +26,9 @@
 namespace loom::kernels::q::fast {
 
 // `packed`: every output-channel block's tiles, [ob][ib][ky][kx], PackedTileStride(Isa::
-// TileBytes) apart, in
-// Isa's layout (tile_pack.h); unused (may be null) for depthwise, which reads `weights` as stored.
+// TileBytes) apart, in Isa's layout (tile_pack.h); unused (may be null) for depthwise, which reads
+// `weights` as stored. `workspace`: ConvRowsWorkspaceBytes(Isa::kInBytes, Isa::kChunkBytes,
+// Isa::kPairMaxBlock, Isa::kDwQuads, b, p).
 template <typename Isa>
 void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, const uint8_t* packed,
                   const int8_t* weights, const int32_t* bias, const int32_t* mult, int8_t* out,
@@ -38,8 +39,11 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
   const size_t taps = size_t{p.kh} * p.kw;
   const size_t tile_stride = PackedTileStride(Isa::TileBytes(C));
   const size_t ob_stride = icb * taps * tile_stride;
-  PadInput(p.depthwise ? uint8_t{0} : Isa::kInXor, Isa::kInBytes, b, p, in, workspace);
+  const bool quads = UsesDwQuads(Isa::kDwQuads, p);
+  if (!quads) PadInput(p.depthwise ? uint8_t{0} : Isa::kInXor, Isa::kInBytes, b, p, in, workspace);
   const size_t image_bytes = PaddedInputBytes(Isa::kInBytes, b, p) / p.in.n;
+  const size_t first = quads ? DwQuadScratchBytes(p, C) : PaddedInputBytes(Isa::kInBytes, b, p);
+  int32_t* partial = reinterpret_cast<int32_t*>(workspace + ((first + 63) & ~size_t{63}));
   const ConvRows geo = RowsGeometry(Isa::kInBytes, b, p, tile_stride, ob_stride);
   const uint32_t max_pos = Isa::MaxPos(C);
   // The kernels take the requantization by reference: a copy keeps `p` itself from escaping into
@@ -76,16 +80,24 @@ void Conv2dByRows(const Blocking& b, const Conv2dParams& p, const int8_t* in, co
       int8_t* dst = out + (size_t{n} * ocb + ob) * os.h * os.w * C;
       if (p.depthwise) {
         const int8_t* w = weights + size_t{ob} * taps * C;
+        if constexpr (Isa::kDwQuads) {
+          if (quads) {
+            const int8_t* plane = in + (size_t{n} * icb + ob) * p.in.h * p.in.w * C;
+            Isa::DepthwisePlane(p, C, plane, w, bias_blk, mult_blk, real_c[0], workspace, dst);
+            continue;
+          }
+        }
         ForEachRowGroup(b, p, geo, padded + size_t{ob} * geo.plane_step, max_pos, 1, real_c, dst,
                         [&](const ConvRows& r, uint32_t npos, int8_t* d) {
                           Isa::Depthwise(w, C, r, npos, bias_blk, mult_blk, rq, d);
                         });
       } else {
-        const uint8_t* tiles = packed + size_t{ob} * ob_stride;
-        ForEachRowGroup(b, p, geo, padded, max_pos, nob, real_c, dst,
-                        [&](const ConvRows& r, uint32_t npos, int8_t* d) {
-                          Isa::Rows(tiles, C, r, npos, nob, bias_blk, mult_blk, rq, d);
-                        });
+        ForEachChunk(b, p, geo, padded, packed + size_t{ob} * ob_stride,
+                     RowChunkBlocks(Isa::kChunkBytes, C, p, nob), max_pos, nob, real_c, dst,
+                     partial,
+                     [&](const uint8_t* tiles, const ConvRows& r, uint32_t npos, int8_t* d) {
+                       Isa::Rows(tiles, C, r, npos, nob, bias_blk, mult_blk, rq, d);
+                     });
       }
     }
   }

@@ -19,8 +19,8 @@ constexpr RowKernels VnniTable() {
   k.chunk_bytes = vnni::kChunkBytes;
   k.bias_adjust = VnniBiasAdjust;
   k.depthwise_plane = vnni::VnniDepthwisePlane;
-  k.depthwise_scratch = vnni::DwQuadScratchBytes;
-  k.depthwise_max_kh = vnni::kDwQuadMaxKh;
+  k.depthwise_scratch = DwQuadScratchBytes;
+  k.depthwise_max_kh = kDwQuadMaxKh;
   return k;
 }
 constexpr RowKernels kVnniRows = VnniTable();

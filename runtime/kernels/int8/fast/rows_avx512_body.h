@@ -33,10 +33,7 @@ namespace loom::kernels::q::fast::vnni {
 // Twelve positions x two 16-channel blocks: 24 accumulators, two weight vectors, two corrections
 // and one broadcast of the 32 zmm registers.
 inline constexpr uint32_t kMaxPos = 12;
-// A call's weights kept within half of L1 (48 KiB on Ice Lake and Sapphire Rapids): ResNet-18's
-// 256- and 512-channel layers read 92 and 184 KiB per call whole, streamed from L2 for every
-// output row (rows.h RowKernels::chunk_bytes).
-inline constexpr uint32_t kChunkBytes = 24 * 1024;
+inline constexpr uint32_t kChunkBytes = kVnniChunkBytes;
 
 inline constexpr __mmask16 kAll = 0xffff;
 
@@ -285,23 +282,6 @@ inline void VnniDepthwise(const int8_t* w, uint32_t block, const ConvRows& r, ui
 // loses a bit (|sum| < 2^31).
 inline constexpr uint32_t kDwQuadMaxPos = 12;
 
-// Quads per kernel row, quad columns a row needs, and input columns it reads (the padded width
-// and the zero-weight taps past it, which read the pad value).
-inline uint32_t DwQuadsPerRow(const Conv2dParams& p) { return (p.kw + 3) / 4; }
-inline uint32_t DwQuadColumns(const Conv2dParams& p) {
-  return (p.out_w() - 1) * p.stride_w + 4 * (DwQuadsPerRow(p) - 1) + 1;
-}
-inline uint32_t DwQuadInputColumns(const Conv2dParams& p) { return DwQuadColumns(p) + 3; }
-
-// Workspace of DwQuadPlane for one block: the kh ring slots, one padded input row, and the
-// rewritten weights.
-inline size_t DwQuadScratchBytes(const Conv2dParams& p, uint32_t block) {
-  const size_t slot = size_t{DwQuadColumns(p)} * block * 4;
-  const size_t row = size_t{DwQuadInputColumns(p)} * block;
-  const size_t wq = size_t{p.kh} * DwQuadsPerRow(p) * block * 4;
-  return (size_t{p.kh} * slot + row + wq + 3 * 64) & ~size_t{63};
-}
-
 // Padded input row `iy` (pad rows when outside the image) into quad columns, 16 channels at a
 // time: the four columns' 16-byte groups as the four 128-bit lanes of a zmm, a dword transpose
 // across lanes (vpermd), then a byte transpose inside each lane (vpshufb) gives lane L the
@@ -457,9 +437,6 @@ void DwQuadPlane(const Conv2dParams& p, const int8_t* in, const int8_t* w, const
     }
   }
 }
-
-// Kernel heights the ring takes.
-inline constexpr uint32_t kDwQuadMaxKh = 16;
 
 inline void VnniDepthwisePlane(const Conv2dParams& p, uint32_t block, const int8_t* in,
                                const int8_t* w, const int32_t* bias, const int32_t* mult,

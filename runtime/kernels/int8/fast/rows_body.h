@@ -60,6 +60,52 @@ struct ConvRows {
 // leave unread in between.
 inline size_t PackedTileStride(size_t tile_bytes) { return (tile_bytes + 63) & ~size_t{63}; }
 
+// The VNNI rows' reduction chunk (rows.h RowKernels::chunk_bytes): a call's weights kept within
+// half of L1 (48 KiB on Ice Lake and Sapphire Rapids); ResNet-18's 256- and 512-channel layers
+// read 72 and 144 KiB per call whole, streamed from L2 for every output row.
+inline constexpr uint32_t kVnniChunkBytes = 24 * 1024;
+
+// Input-channel blocks per reduction chunk of a call over `nob` output-channel blocks for a
+// kernel with this chunk_bytes (every block, one chunk, when 0 or depthwise). A tile's bytes as
+// a VNNI kernel reads them: block x block int8 weights and block int32.
+inline uint32_t RowChunkBlocks(uint32_t chunk_bytes, uint32_t block, const Conv2dParams& p,
+                               uint32_t nob) {
+  const uint32_t icb = CeilDiv(p.in.c, block);
+  if (chunk_bytes == 0 || p.depthwise) return icb;
+  const size_t per_block = size_t{nob} * p.kh * p.kw * (size_t{block} * block + 4 * block);
+  const size_t n = chunk_bytes / per_block;
+  return n < 1 ? 1 : (n > icb ? icb : static_cast<uint32_t>(n));
+}
+
+// Bytes of the int32 partial sums between chunks (0 when no call of `p` is split): one image's
+// output positions x the most output-channel blocks a call takes.
+inline size_t RowPartialBytes(uint32_t chunk_bytes, uint32_t pair_max_block, uint32_t block,
+                              const Conv2dParams& p) {
+  const uint32_t nob = block <= pair_max_block ? 2 : 1;
+  if (RowChunkBlocks(chunk_bytes, block, p, nob) == CeilDiv(p.in.c, block)) return 0;
+  return size_t{p.out_h()} * p.out_w() * nob * block * sizeof(int32_t);
+}
+
+// Quads per kernel row, quad columns a row needs, and input columns it reads (the padded width
+// and the zero-weight taps past it, which read the pad value).
+inline uint32_t DwQuadsPerRow(const Conv2dParams& p) { return (p.kw + 3) / 4; }
+inline uint32_t DwQuadColumns(const Conv2dParams& p) {
+  return (p.out_w() - 1) * p.stride_w + 4 * (DwQuadsPerRow(p) - 1) + 1;
+}
+inline uint32_t DwQuadInputColumns(const Conv2dParams& p) { return DwQuadColumns(p) + 3; }
+
+// Workspace of DwQuadPlane for one block: the kh ring slots, one padded input row, and the
+// rewritten weights.
+inline size_t DwQuadScratchBytes(const Conv2dParams& p, uint32_t block) {
+  const size_t slot = size_t{DwQuadColumns(p)} * block * 4;
+  const size_t row = size_t{DwQuadInputColumns(p)} * block;
+  const size_t wq = size_t{p.kh} * DwQuadsPerRow(p) * block * 4;
+  return (size_t{p.kh} * slot + row + wq + 3 * 64) & ~size_t{63};
+}
+
+// Kernel heights the depthwise quads' ring of rows takes; taller kernels run the padded copy.
+inline constexpr uint32_t kDwQuadMaxKh = 16;
+
 // Bytes of the padded copy of the input: in.n x input-channel blocks planes of (h + pads) x
 // (w + pads) x block elements of `in_bytes` (1: int8, 2: int16).
 inline size_t PaddedInputBytes(uint32_t in_bytes, const Blocking& b, const Conv2dParams& p) {
@@ -216,6 +262,52 @@ void ForEachRowGroup(const Blocking& b, const Conv2dParams& p, ConvRows r, const
         std::memset(d + size_t{i} * C + real_c[j], 0, C - real_c[j]);
     }
   }
+}
+
+// One (image, output-channel block or pair) by rows with the reduction in chunks of `chunk`
+// input-channel blocks (rows.h RowKernels::chunk_bytes), each chunk over every output row:
+// kernel(chunk_tiles, rows, npos, dst) with the chunk's ConvRows, whose acc_in / acc_out point
+// at the positions' int32 sums in `partial` (position x of the plane at x * nob * block) unless
+// the reduction is whole. `tiles` are the block's (pair's) first, r.tile_stride apart.
+template <typename Kernel>
+void ForEachChunk(const Blocking& b, const Conv2dParams& p, const ConvRows& r,
+                  const uint8_t* padded, const uint8_t* tiles, uint32_t chunk, uint32_t max_pos,
+                  uint32_t nob, const uint32_t* real_c, int8_t* out, int32_t* partial,
+                  Kernel kernel) {
+  const uint32_t C = b.block, icb = r.icb;
+  const size_t taps = size_t{p.kh} * p.kw;
+  for (uint32_t ib0 = 0; ib0 < icb; ib0 += chunk) {
+    const bool first = ib0 == 0, last = ib0 + chunk >= icb;
+    ConvRows rc = r;
+    rc.icb = icb - ib0 < chunk ? icb - ib0 : chunk;
+    if (!last) rc.last_quads = C / 4;
+    const uint8_t* t = tiles + ib0 * taps * r.tile_stride;
+    ForEachRowGroup(b, p, rc, padded + ib0 * r.plane_step, max_pos, nob, real_c, out,
+                    [&](const ConvRows& g, uint32_t n, int8_t* dst) {
+                      ConvRows gc = g;
+                      if (!(first && last)) {
+                        int32_t* part = partial + (dst - out) / C * nob * C;
+                        gc.acc_in = first ? nullptr : part;
+                        gc.acc_out = last ? nullptr : part;
+                      }
+                      kernel(t, gc, n, dst);
+                    });
+  }
+}
+
+// Whether a depthwise `p` runs by tap quads where the kernels have them (else the padded copy).
+inline bool UsesDwQuads(bool has_quads, const Conv2dParams& p) {
+  return has_quads && p.depthwise && p.kh <= kDwQuadMaxKh;
+}
+
+// The workspace of a convolution by rows (conv2d_rows_body.h, and fast::Conv2d's row part): the
+// padded copy, or the depthwise quads' rows, then the partial sums between reduction chunks.
+inline size_t ConvRowsWorkspaceBytes(uint32_t in_bytes, uint32_t chunk_bytes,
+                                     uint32_t pair_max_block, bool dw_quads, const Blocking& b,
+                                     const Conv2dParams& p) {
+  const size_t first =
+      UsesDwQuads(dw_quads, p) ? DwQuadScratchBytes(p, b.block) : PaddedInputBytes(in_bytes, b, p);
+  return ((first + 63) & ~size_t{63}) + RowPartialBytes(chunk_bytes, pair_max_block, b.block, p);
 }
 
 }  // namespace loom::kernels::q::fast
