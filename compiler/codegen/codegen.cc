@@ -146,8 +146,8 @@ Status BuildOpFunction(llvm::Module& m, const OpCalls& oc) {
   return Status::Ok();
 }
 
-// The row kernels the target's CPU features select (op_calls.h): the instruction set is fixed
-// here, at code generation, not dispatched at run time.
+}  // namespace
+
 ConvRows RowsFor(const CpuTarget& t) {
   auto has = [&](const char* f) {
     for (const std::string& g : t.features) {
@@ -160,8 +160,6 @@ ConvRows RowsFor(const CpuTarget& t) {
   if (has("avx2")) return ConvRows::kAvx2;
   return ConvRows::kNone;
 }
-
-}  // namespace
 
 Status CompileNative(const runtime::Package& package, const CpuTarget& target,
                      const CodegenOptions& options, package::NativeCodeSpec* out) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 
+#include "compiler/codegen/op_calls.h"
 #include "compiler/codegen/targets.h"
 #include "compiler/package/writer.h"
 #include "runtime/package/package.h"
@@ -31,6 +32,10 @@ struct CodegenOptions {
 
 // Native code for `package` on `target`. Errors: the target LLVM cannot build for, and LLVM's
 // own failures (named).
+// The register-blocked row kernels (op_calls.h ConvRows) the target's CPU features select: the
+// instruction set is fixed at code generation, not dispatched at run time.
+ConvRows RowsFor(const CpuTarget& target);
+
 Status CompileNative(const runtime::Package& package, const CpuTarget& target,
                      const CodegenOptions& options, package::NativeCodeSpec* out);
 

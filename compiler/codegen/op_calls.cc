@@ -125,6 +125,11 @@ std::vector<uint8_t> PackedWeights(const q::Blocking& blk, const q::Conv2dParams
   return packed;
 }
 
+// Whether the runtime runs Add and MaxPool faster than native code would (Add case below).
+bool RuntimeHasSimdAddAndPool(ConvRows rows) {
+  return rows == ConvRows::kAvx2 || rows == ConvRows::kAvx512Vnni;
+}
+
 // False for the ops native code does not run.
 bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRows rows,
                 const pkg::Op& op, OpCalls* oc) {
@@ -161,6 +166,10 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
       break;
     }
     case pkg::OpParams::Add: {
+      // On x86 CPUs with AVX2 the runtime's fast::Add and fast::MaxPool (AVX2, every lane of a
+      // position at once) beat the reference bodies LLVM vectorizes (ResNet-18's adds took 5-10x
+      // their time natively): those ops stay with the runtime. ARM keeps them native.
+      if (RuntimeHasSimdAddAndPool(rows)) return false;
       const q::AddParams p = runtime::op_params::AddOf(op.params_as_Add(), b.In(0));
       b.Call(abi::kAdd, [&](int32_t* a) { return abi::EncodeAdd(blk, p, a); }, {in(0), in(1), y});
       break;
@@ -171,6 +180,7 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
       break;
     }
     case pkg::OpParams::MaxPool: {
+      if (RuntimeHasSimdAddAndPool(rows)) return false;
       const q::PoolParams p =
           runtime::op_params::Pool(op.params_as_MaxPool()->window(), Act(b.In(0)));
       b.Call(abi::kMaxPool, [&](int32_t* a) { return abi::EncodeMaxPool(blk, p, a); }, {in(0), y});

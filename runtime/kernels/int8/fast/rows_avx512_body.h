@@ -125,6 +125,27 @@ LOOM_VNNI __attribute__((always_inline)) inline __m128i Requant512(__m512i a, __
   return _mm512_maskz_cvtepi32_epi8(kAll, a);
 }
 
+// The depthwise kernels' epilogue: kP positions x kC channels of accumulators (bias included)
+// requantized and stored as int8, position p at out + p * kC. Inlined, so `a` stays in registers.
+template <uint32_t kC, uint32_t kP>
+LOOM_VNNI __attribute__((always_inline)) inline void RequantStore(const __m512i (&a)[kP][kC / 16],
+                                                                  const int32_t* mult,
+                                                                  const Requant& rq, int8_t* out) {
+  const Requant512Consts k = RequantConsts(rq);
+  EachShiftForm(
+      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
+        LOOM_UNROLL
+        for (uint32_t v = 0; v < kC / 16; ++v) {
+          const __m512i m = _mm512_loadu_si512(mult + 16 * v);
+          LOOM_UNROLL
+          for (uint32_t p = 0; p < kP; ++p) {
+            const __m128i q = Requant512<decltype(form)::value>(a[p][v], m, k);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
+          }
+        }
+      });
+}
+
 // kNB output-channel blocks (1, or 2 with block 16) share each broadcast: vector j covers channels
 // 16 * (j % nv) of block j / nv, whose tiles start ob_stride bytes after the previous block's.
 template <uint32_t kC, uint32_t kP, uint32_t kNB>
@@ -239,19 +260,7 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const 
       }
     }
   }
-  const Requant512Consts k = RequantConsts(rq);
-  EachShiftForm(
-      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
-        LOOM_UNROLL
-        for (uint32_t v = 0; v < nv; ++v) {
-          const __m512i m = _mm512_loadu_si512(mult + 16 * v);
-          LOOM_UNROLL
-          for (uint32_t p = 0; p < kP; ++p) {
-            const __m128i q = Requant512<decltype(form)::value>(a[p][v], m, k);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * kC + 16 * v), q);
-          }
-        }
-      });
+  RequantStore<kC, kP>(a, mult, rq, out);
 }
 
 template <uint32_t kC, uint32_t kP = 1>
@@ -354,19 +363,7 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwQuadRows(const uint8_t* const* rows, size_t pos
       }
     }
   }
-  const Requant512Consts k = RequantConsts(rq);
-  EachShiftForm(
-      k, [&](auto form) LOOM_VNNI __attribute__((always_inline)) {
-        LOOM_UNROLL
-        for (uint32_t v = 0; v < nv; ++v) {
-          const __m512i m = _mm512_loadu_si512(mult + 16 * v);
-          LOOM_UNROLL
-          for (uint32_t i = 0; i < kP; ++i) {
-            const __m128i q = Requant512<decltype(form)::value>(a[i][v], m, k);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i * kC + 16 * v), q);
-          }
-        }
-      });
+  RequantStore<kC, kP>(a, mult, rq, out);
 }
 
 template <uint32_t kC, uint32_t kP = 1>

@@ -109,32 +109,28 @@ namespace {
 
 using neon::kWide;
 
-// The int16 copy (in_bytes 2) without offset; one output-channel block per call.
-template <uint32_t kW>
-constexpr RowKernels SmlalTable() {
+// A table of NEON rows: the padded copy's element bytes, positions per call and the kernels; no
+// offset, one output-channel block per call.
+template <uint8_t kInBytes, uint32_t kPos, template <uint32_t> class Gemm,
+          template <uint32_t> class Dw, uint32_t kW>
+constexpr RowKernels NeonTable() {
   RowKernels k{};
-  k.in_bytes = 2;
-  k.max_pos = neon::kSmlalPos<kW>;
-  k.rows = neon::RowsOf<neon::Smlal, kW>;
-  k.depthwise = neon::DwRowsOf<neon::SmlalDw, kW>;
+  k.in_bytes = kInBytes;
+  k.max_pos = kPos;
+  k.rows = neon::RowsOf<Gemm, kW>;
+  k.depthwise = neon::DwRowsOf<Dw, kW>;
   return k;
 }
+
+// The int16 copy (in_bytes 2).
 template <uint32_t kW>
-constexpr RowKernels kSmlalRows = SmlalTable<kW>();
+constexpr RowKernels kSmlalRows =
+    NeonTable<2, neon::kSmlalPos<kW>, neon::Smlal, neon::SmlalDw, kW>();
 
 #if defined(__aarch64__)
-// The int8 copy as stored (in_bytes 1, no offset).
+// The int8 copy as stored (in_bytes 1).
 template <uint32_t kW>
-constexpr RowKernels DotTable() {
-  RowKernels k{};
-  k.in_bytes = 1;
-  k.max_pos = neon::kDotPos<kW>;
-  k.rows = neon::RowsOf<neon::Dot, kW>;
-  k.depthwise = neon::DwRowsOf<neon::DotDw, kW>;
-  return k;
-}
-template <uint32_t kW>
-constexpr RowKernels kDotRows = DotTable<kW>();
+constexpr RowKernels kDotRows = NeonTable<1, neon::kDotPos<kW>, neon::Dot, neon::DotDw, kW>();
 #endif
 
 }  // namespace
