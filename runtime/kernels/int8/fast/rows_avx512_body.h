@@ -298,7 +298,7 @@ inline constexpr uint32_t kDwQuadMaxPos = 12;
 template <uint32_t kC>
 LOOM_VNNI inline void DwQuadRow(const Conv2dParams& p, const int8_t* plane, int64_t iy,
                                 uint8_t* row, uint8_t* quads) {
-  const uint32_t cols = DwQuadInputColumns(p), nq = DwQuadColumns(p);
+  const uint32_t cols = DwQuadInputColumns(p), qcols = DwQuadColumns(p);
   const uint8_t pad = static_cast<uint8_t>(p.pad_value) ^ 0x80;
   if (iy < 0 || iy >= p.in.h) {
     std::memset(row, pad, size_t{cols} * kC);
@@ -313,7 +313,7 @@ LOOM_VNNI inline void DwQuadRow(const Conv2dParams& p, const int8_t* plane, int6
   const __m512i dwords = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
   const __m512i bytes = _mm512_maskz_broadcast_i32x4(
       kAll, _mm_set_epi8(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0));
-  for (uint32_t x = 0; x < nq; ++x) {
+  for (uint32_t x = 0; x < qcols; ++x) {
     LOOM_UNROLL
     for (uint32_t g = 0; g < kC / 16; ++g) {
       const uint8_t* s = row + size_t{x} * kC + 16 * g;

@@ -300,8 +300,9 @@ inline bool UsesDwQuads(bool has_quads, const Conv2dParams& p) {
   return has_quads && p.depthwise && p.kh <= kDwQuadMaxKh;
 }
 
-// The workspace of a convolution by rows (conv2d_rows_body.h, and fast::Conv2d's row part): the
-// padded copy, or the depthwise quads' rows, then the partial sums between reduction chunks.
+// The workspace of a convolution by rows in native code (conv2d_rows_body.h): the padded copy, or
+// the depthwise quads' rows, then the partial sums between reduction chunks. (fast::Conv2d lays
+// out the same parts in its own workspace, conv2d_fast.cc.)
 inline size_t ConvRowsWorkspaceBytes(uint32_t in_bytes, uint32_t chunk_bytes,
                                      uint32_t pair_max_block, bool dw_quads, const Blocking& b,
                                      const Conv2dParams& p) {
