@@ -67,11 +67,8 @@ size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dPara
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
-  size_t padded = rk != nullptr ? PaddedInputBytes(*rk, b, p) : 0;
-  if (rk != nullptr && UsesDepthwisePlane(*rk, p)) padded = rk->depthwise_scratch(p, b.block);
-  const size_t partial = rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0;
-  return PackedBytes(path, b, p) + RoundUp64(accs * sizeof(int32_t)) + partial + padded +
-         PadSumBytes(b, p, rk);
+  const size_t rows = rk != nullptr ? RowsWorkspaceBytes(*rk, b, p) : 0;
+  return PackedBytes(path, b, p) + RoundUp64(accs * sizeof(int32_t)) + rows + PadSumBytes(b, p, rk);
 }
 
 // The row kernels' bias adjustments (RowKernels::bias_adjust) kept after the packed tiles:
@@ -146,13 +143,17 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
   const size_t taps = size_t{p.kh} * p.kw;
   // With row kernels, every image's input is copied once, padded, for all output-channel blocks.
   const RowKernels* rk = RowKernelsForConv(path, b, p);
-  // Then the row kernels' partial sums between reduction chunks, and the padded copy.
-  auto* partial = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(acc) +
-                                             RoundUp64(size_t{strip} * B * C * sizeof(int32_t)));
-  uint8_t* padded = reinterpret_cast<uint8_t*>(partial) +
-                    (rk != nullptr ? RoundUp64(RowPartialBytes(*rk, b, p)) : 0);
+  // Then the row kernels' part, laid out as native code's (rows_body.h ConvRowsWorkspaceBytes):
+  // the padded copy (or the depthwise quads' rows), then the partial sums between chunks.
+  uint8_t* padded =
+      reinterpret_cast<uint8_t*>(acc) + RoundUp64(size_t{strip} * B * C * sizeof(int32_t));
   const bool dw_plane = rk != nullptr && UsesDepthwisePlane(*rk, p);
   if (rk != nullptr && !dw_plane) PadInput(*rk, b, p, in, padded);
+  int32_t* partial = nullptr;
+  if (rk != nullptr) {
+    const size_t first = dw_plane ? DwQuadScratchBytes(p, C) : PaddedInputBytes(*rk, b, p);
+    partial = reinterpret_cast<int32_t*>(padded + RoundUp64(first));
+  }
   // The tile loop skips the taps outside the input when the pad value is 0 (they add nothing).
   // Otherwise such a tap adds pad_value * w: depthwise by the micro-kernel on this vector,
   // pad_value in every lane as in the reference's (lanes past in.c meet zero weights, outputs of

@@ -53,21 +53,24 @@ struct RowKernels {
   // the packed weights (PackWeights keeps it after them). Null: the kernels take the bias as is.
   void (*bias_adjust)(const uint8_t* tiles, uint32_t block, size_t ntiles, size_t tile_stride,
                       int32_t* adjust) = nullptr;
-  // Depthwise over a whole (image, block) plane from the stored input, with no padded copy:
-  // `in` the block's input plane, `w` its stored [kh][kw][block] weights, bias and mult its
-  // block's, `out` its output plane (lanes past real_c zeroed), `scratch` depthwise_scratch
-  // bytes. Null: depthwise runs `depthwise` over the padded copy. Kernel heights up to
-  // depthwise_max_kh.
+  // Depthwise over a whole (image, block) plane from the stored input, with no padded copy
+  // (rows_body.h UsesDwQuads says when): `in` the block's input plane, `w` its stored
+  // [kh][kw][block] weights, bias and mult its block's, `out` its output plane (lanes past real_c
+  // zeroed), `scratch` DwQuadScratchBytes. Null: depthwise runs `depthwise` over the padded copy.
   void (*depthwise_plane)(const Conv2dParams& p, uint32_t block, const int8_t* in, const int8_t* w,
                           const int32_t* bias, const int32_t* mult, uint32_t real_c,
                           uint8_t* scratch, int8_t* out) = nullptr;
-  size_t (*depthwise_scratch)(const Conv2dParams& p, uint32_t block) = nullptr;
-  uint32_t depthwise_max_kh = 0;
 };
 
 // Whether fast::Conv2d runs `p` (depthwise) by rk's depthwise_plane.
 inline bool UsesDepthwisePlane(const RowKernels& rk, const Conv2dParams& p) {
-  return p.depthwise && rk.depthwise_plane != nullptr && p.kh <= rk.depthwise_max_kh;
+  return UsesDwQuads(rk.depthwise_plane != nullptr, p);
+}
+
+// The row kernels' part of fast::Conv2d's workspace (rows_body.h ConvRowsWorkspaceBytes).
+inline size_t RowsWorkspaceBytes(const RowKernels& rk, const Blocking& b, const Conv2dParams& p) {
+  return ConvRowsWorkspaceBytes(rk.in_bytes, rk.chunk_bytes, rk.pair_max_block,
+                                rk.depthwise_plane != nullptr, b, p);
 }
 
 // The row kernels of `path` for `block`, or null (fast::Conv2d then runs the tile loop). They

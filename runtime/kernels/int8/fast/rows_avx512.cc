@@ -19,8 +19,6 @@ constexpr RowKernels VnniTable() {
   k.chunk_bytes = vnni::kChunkBytes;
   k.bias_adjust = VnniBiasAdjust;
   k.depthwise_plane = vnni::VnniDepthwisePlane;
-  k.depthwise_scratch = DwQuadScratchBytes;
-  k.depthwise_max_kh = kDwQuadMaxKh;
   return k;
 }
 constexpr RowKernels kVnniRows = VnniTable();

@@ -125,6 +125,18 @@ LOOM_VNNI __attribute__((always_inline)) inline __m128i Requant512(__m512i a, __
   return _mm512_maskz_cvtepi32_epi8(kAll, a);
 }
 
+// The depthwise kernels' start: every position's accumulators = the block's bias.
+template <uint32_t kC, uint32_t kP>
+LOOM_VNNI __attribute__((always_inline)) inline void BiasInit(__m512i (&a)[kP][kC / 16],
+                                                              const int32_t* bias) {
+  LOOM_UNROLL
+  for (uint32_t v = 0; v < kC / 16; ++v) {
+    const __m512i b = _mm512_loadu_si512(bias + 16 * v);
+    LOOM_UNROLL
+    for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
+  }
+}
+
 // The depthwise kernels' epilogue: kP positions x kC channels of accumulators (bias included)
 // requantized and stored as int8, position p at out + p * kC. Inlined, so `a` stays in registers.
 template <uint32_t kC, uint32_t kP>
@@ -237,12 +249,7 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwRows(const int8_t* w, const ConvRows& r, const 
                                       const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16;
   __m512i a[kP][nv];
-  LOOM_UNROLL
-  for (uint32_t v = 0; v < nv; ++v) {
-    const __m512i b = _mm512_loadu_si512(bias + 16 * v);
-    LOOM_UNROLL
-    for (uint32_t p = 0; p < kP; ++p) a[p][v] = b;
-  }
+  BiasInit<kC, kP>(a, bias);
   for (uint32_t ky = 0; ky < r.kh; ++ky) {
     const uint8_t* x = r.in + ky * r.row_step;
     for (uint32_t kx = 0; kx < r.kw; ++kx, x += kC, w += kC) {
@@ -344,12 +351,7 @@ LOOM_ROW_KERNEL LOOM_VNNI void DwQuadRows(const uint8_t* const* rows, size_t pos
                                           const int32_t* mult, const Requant& rq, int8_t* out) {
   constexpr uint32_t nv = kC / 16;
   __m512i a[kP][nv];
-  LOOM_UNROLL
-  for (uint32_t v = 0; v < nv; ++v) {
-    const __m512i b = _mm512_loadu_si512(bias + 16 * v);
-    LOOM_UNROLL
-    for (uint32_t i = 0; i < kP; ++i) a[i][v] = b;
-  }
+  BiasInit<kC, kP>(a, bias);
   for (uint32_t ky = 0; ky < kh; ++ky) {
     for (uint32_t j = 0; j < nq; ++j, wq += kC * 4) {
       const uint8_t* x = rows[ky] + size_t{j} * 4 * kC * 4;
