@@ -146,6 +146,9 @@ bool BuildCalls(const runtime::Package& package, const q::Blocking& blk, ConvRow
       if (!q::internal::ConvTileFits(blk)) return false;
       const q::Conv2dParams p =
           runtime::op_params::ConvParams(op, [&](int32_t i) { return b.Tensor(i); });
+      // A grouped convolution stays with the runtime, which runs it a group at a time on the
+      // row kernels (fast::Conv2d), its weights packed at load.
+      if (p.groups != 1) return false;
       const RowsEntry re = RowsFor(rows, blk);
       const pkg::Tensor* w = b.In(1);
       if (re.entry != nullptr && w->storage() == pkg::Storage::Constant) {

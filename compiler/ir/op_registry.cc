@@ -177,14 +177,15 @@ std::vector<OpDef> BuildTable() {
         kStrides,
         kPads,
         {"depthwise", K::kInt, true},
+        {"group", K::kInt, false, 1, UINT32_MAX},
         {"pad_value", K::kInt, false, -128, 127},
         kPreShift,
         kPostShift,
         kClipLo,
         kClipHi},
        shape::QConv2d,
-       "int8 conv (x, w i8 OIHW or [C,1,KH,KW], bias i32 [O]?, mult i32 [O]) with requantization; "
-       "padding reads pad_value (x's zero point)"},
+       "int8 conv (x, w i8 [O,C/group,KH,KW] or depthwise [C,1,KH,KW], bias i32 [O]?, mult i32 "
+       "[O]) with requantization; padding reads pad_value (x's zero point)"},
       {"q.add",
        2,
        2,

@@ -136,10 +136,15 @@ Status QConv2d(InferContext& ctx) {
   if (ctx.node().GetInt("depthwise", 0) > 1 || ctx.node().GetInt("depthwise", 0) < 0) {
     return ctx.Error("depthwise must be 0 or 1");
   }
-  if (w.shape.size() != 4) return ctx.Error("weights must be [O, C, KH, KW]");
-  const int64_t o = w.shape[0];
-  const Shape wshape = dw ? Shape{x[1], 1, w.shape[2], w.shape[3]}
-                          : Shape{o, x[1], w.shape[2], w.shape[3]};
+  if (w.shape.size() != 4) return ctx.Error("weights must be [O, C/group, KH, KW]");
+  const int64_t o = w.shape[0], group = ctx.node().GetInt("group", 1);
+  if (group < 1 || x[1] % group != 0 || o % group != 0 || (dw && group != 1)) {
+    return ctx.Error("group " + std::to_string(group) + " must divide the input's " +
+                     std::to_string(x[1]) + " and the weights' " + std::to_string(o) +
+                     " channels (and be 1 with depthwise)");
+  }
+  const Shape wshape =
+      dw ? Shape{x[1], 1, w.shape[2], w.shape[3]} : Shape{o, x[1] / group, w.shape[2], w.shape[3]};
   LOOM_RETURN_IF_ERROR(ConstInput(ctx, 1, DType::kI8, wshape, "weights"));
   if (ctx.node().GetInts("kernel") != Shape{w.shape[2], w.shape[3]}) {
     return ctx.Error("kernel must equal the weights' KH, KW");

@@ -324,6 +324,7 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     Conv2dParams p;
     LOOM_RETURN_IF_ERROR(WindowOf(n, &p.window).WithContext(Where(n)));
     p.depthwise = n.GetInt("depthwise", 0) != 0;
+    p.groups = static_cast<uint32_t>(n.GetInt("group", 1));
     p.pad_value = static_cast<int32_t>(n.GetInt("pad_value", 0));
     p.requant = RequantOf(n);
     const auto& x = T(op->inputs[0]).shape;
@@ -332,7 +333,7 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     op->macs = 1;
     for (uint64_t f :
          {uint64_t{y[0]}, uint64_t{y[1]}, uint64_t{y[2]}, uint64_t{y[3]}, uint64_t{p.window.kh},
-          uint64_t{p.window.kw}, uint64_t{p.depthwise ? 1 : x[1]}}) {
+          uint64_t{p.window.kw}, uint64_t{p.depthwise ? 1 : x[1] / p.groups}}) {
       if (!CheckedMul(op->macs, f, &op->macs)) op->macs = UINT64_MAX;
     }
     op->params = p;

@@ -56,7 +56,7 @@ std::pair<pkg::OpParams, fb::Offset<void>> BuildParams(fb::FlatBufferBuilder& b,
           const pkg::Window w = ToFb(v.window);
           const pkg::Requant r = ToFb(v.requant);
           return {pkg::OpParams::Conv2d,
-                  pkg::CreateConv2d(b, &w, v.depthwise, &r, v.pad_value).Union()};
+                  pkg::CreateConv2d(b, &w, v.depthwise, &r, v.pad_value, v.groups).Union()};
         } else if constexpr (std::is_same_v<T, AddParams>) {
           return {pkg::OpParams::Add,
                   pkg::CreateAdd(b, v.mult_a, v.mult_b, v.shift, v.clip_lo, v.clip_hi).Union()};

@@ -52,6 +52,7 @@ struct Conv2dParams {
   bool depthwise = false;
   Requant requant;
   int32_t pad_value = 0;  // the input's zero point
+  uint32_t groups = 1;    // qops.h Conv2dParams::groups
 };
 struct AddParams { int32_t mult_a = 1, mult_b = 1, shift = 0, clip_lo = -128, clip_hi = 127; };
 struct MulParams {

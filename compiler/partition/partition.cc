@@ -66,6 +66,11 @@ bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::s
     *why = "not a 4-D activation";
     return false;
   }
+  if (const int64_t group = n.GetInt("group", 1); group != 1) {
+    *why = "grouped convolution (group " + std::to_string(group) +
+           "): the accelerator runs group 1 and depthwise";
+    return false;
+  }
   tensorize::Window2d w;
   if (!WindowOf(n, &w, why)) return false;
   tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], w);
@@ -259,7 +264,7 @@ struct Rule {
 
 // The offload table: op -> when it runs on the accelerator. Ops without a row run on the CPU.
 const Rule kRules[] = {
-    {"q.conv2d", ConvLowers},    // groups 1 or depthwise (by construction); what tensorize takes
+    {"q.conv2d", ConvLowers},    // groups 1 or depthwise; what tensorize takes
     {"q.add", AddLowers},        // GEMM identity copy + ALU; same shapes, 16-bit multipliers
     {"q.mul", MulLowers},        // identity copy, clamp of b, register MUL; offsets: no pad lanes
     {"q.concat", ConcatLowers},  // copies of channel blocks (+ ALU rescale); block-aligned inputs
@@ -281,6 +286,19 @@ std::string NoRuleReason(const ir::Graph& g, const ir::Node& n) {
   if (n.op == "ConvTranspose") {  // what keeps it from zero insertion + q.conv2d
     const std::string why = passes::ConvTransposeAsConv(g, n, nullptr);
     if (!why.empty()) return why + ": stays float32 between dequantize and quantize";
+  }
+  if (n.op == "Conv") {  // what kept the quantizer from q.conv2d (quantize.h)
+    for (int64_t d : n.GetInts("dilations")) {
+      if (d != 1) return "dilated convolution: stays float32 between dequantize and quantize";
+    }
+    const ir::Shape& w = g.value(n.input(1)).shape;
+    const int64_t group = n.GetInt("group", 1);
+    const bool depthwise = w.size() == 4 && w[0] == group && w[1] == 1;
+    if (group != 1 && !depthwise) {
+      return "grouped convolution (group " + std::to_string(group) +
+             ") whose groups merge neither into whole channel blocks nor into one: stays float32 "
+             "between dequantize and quantize";
+    }
   }
   for (ir::ValueId v : n.outputs) {
     if (v == ir::kNoValue) continue;

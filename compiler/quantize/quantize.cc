@@ -235,7 +235,7 @@ void Rewriter::SweepDeadNodes(bool float_only) {
 
 // The fusion pass folds Relu/Clip into the Conv, Gemm or Add before it as an attribute, which
 // only q.* ops and the interpreter read; a package's CPU float ops carry no such epilogue. So a
-// node that stays float (a grouped convolution, a broadcasting Add) gets its Relu or Clip back.
+// node that stays float (a dilated convolution, a broadcasting Add) gets its Relu or Clip back.
 void Rewriter::UnfuseActivation(Node& n) {
   const std::string act = n.GetString("activation");
   if (act.empty()) return;

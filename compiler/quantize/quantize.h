@@ -6,7 +6,9 @@
 // clip_lo/clip_hi.
 //
 // Rewritten (everything else stays a float op, fed by q.dequantize and feeding q.quantize):
-//   Conv 2-D (group 1 or depthwise, dilations 1, each pad < kernel)      -> q.conv2d
+//   Conv 2-D (any group, dilations 1, each pad < kernel)                 -> q.conv2d (grouped:
+//        groups merged into whole channel blocks of QuantizeOptions::block, zero filters
+//        between them; all of them, group 1, where no merge is whole)
 //   ConvTranspose 2-D (group 1, dilations 1, pads the zero insertion absorbs)
 //        -> q.zero_insert (x's scale; none at stride 1) + stride-1 q.conv2d (flipped weights)
 //   Gemm (alpha 1, transA 0, beta 1 or no C, constant B/C), MatMul [N,K]x[K,O] constant B

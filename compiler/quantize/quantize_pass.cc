@@ -27,10 +27,14 @@ Status Quantize(ir::Graph& g, const PassOptions& options) {
   cal.percentile = std::strtod(pct.c_str(), &end);
   if (pct.empty() || *end != '\0') return InvalidArgument("quantize: bad percentile '" + pct + "'");
   int64_t samples = 0, seed = 0;
+  QuantizeOptions qo;
   LOOM_RETURN_IF_ERROR(passes::IntOption(options, "samples", kDefaultSamples, &samples));
   LOOM_RETURN_IF_ERROR(passes::IntOption(options, "seed", 0, &seed));
-  if (samples < 0 || samples > 1000000 || seed < 0 || seed > UINT32_MAX) {
-    return InvalidArgument("quantize: samples must be in [0, 1000000] and seed in [0, 2^32)");
+  LOOM_RETURN_IF_ERROR(passes::IntOption(options, "block", 0, &qo.block));
+  if (samples < 0 || samples > 1000000 || seed < 0 || seed > UINT32_MAX || qo.block < 0 ||
+      qo.block > 256) {
+    return InvalidArgument(
+        "quantize: samples must be in [0, 1000000], seed in [0, 2^32) and block in [0, 256]");
   }
   std::vector<Sample> set;
   const std::string file = get("calibration", "");
@@ -43,7 +47,7 @@ Status Quantize(ir::Graph& g, const PassOptions& options) {
   Ranges ranges;
   LOOM_RETURN_IF_ERROR(CollectRanges(g, set, cal, &ranges));
   QuantizeResult result;
-  return QuantizeGraph(g, ranges, &result);
+  return QuantizeGraph(g, ranges, &result, qo);
 }
 
 Status ImportQdq(ir::Graph& g, const PassOptions&) {
@@ -64,7 +68,7 @@ void RegisterQuantizePasses() {
       {"quantize", "calibrate and rewrite into the int8 q.* graph (docs/quantization.md)",
        "calibration=: .npy samples (default: random N(0,1)); method=percentile: "
        "minmax, percentile or mse; percentile=99.99: of |x|; samples=8: random samples; "
-       "seed=0: their seed",
+       "seed=0: their seed; block=0: the channel block grouped convolutions merge into (0: none)",
        Quantize});
 }
 

@@ -54,6 +54,7 @@ class Rewriter {
     std::vector<float> bias;  // empty: none
     const ir::QuantParams* w_hint = nullptr;
     bool depthwise = false;
+    int64_t group = 1;  // q.conv2d's: C' = C / group
     std::vector<int64_t> strides{1, 1}, pads{0, 0, 0, 0};
   };
   Status EmitConv(Node& src, const DenseLike& d, bool* done);

@@ -57,6 +57,7 @@ inline q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
   cp.out_c = t(op.outputs()->Get(0))->shape()->Get(1);
   SetWindow(p->window(), &cp);
   cp.depthwise = p->depthwise();
+  cp.groups = p->groups();
   cp.pad_value = p->pad_value();
   cp.rq = Rq(p->requant());
   return cp;

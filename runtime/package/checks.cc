@@ -403,6 +403,14 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       const pkg::Tensor *x = ins[0], *w = ins[1], *y = outs[0];
       const uint32_t n = Dim(x, 0), c = Dim(x, 1);
       uint32_t o = 0;
+      const uint32_t groups = p->groups();
+      if (groups == 0 || c % groups != 0) {
+        return InvalidArgument("{}: groups {} does not divide the input's {} channels", where,
+                               groups, c);
+      }
+      if (p->depthwise() && groups != 1) {
+        return InvalidArgument("{}: a depthwise convolution has groups 1, not {}", where, groups);
+      }
       if (p->depthwise()) {
         LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedDepthwise, "weights"));
         if (Dim(w, 0) != c) {
@@ -412,11 +420,15 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         o = c;
       } else {
         LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedWeights, "weights"));
-        if (Dim(w, 1) != c) {
-          return InvalidArgument("{}: weights {} have {} input channels, input has {}", where,
-                                 TensorName(w), Dim(w, 1), c);
+        if (Dim(w, 1) != c / groups) {
+          return InvalidArgument("{}: weights {} have {} input channels, input has {} in {} groups",
+                                 where, TensorName(w), Dim(w, 1), c, groups);
         }
         o = Dim(w, 0);
+        if (o % groups != 0) {
+          return InvalidArgument("{}: groups {} does not divide the weights' {} output channels",
+                                 where, groups, o);
+        }
       }
       if (p->window() == nullptr || p->window()->kh() != Dim(w, 2) || p->window()->kw() != Dim(w, 3)) {
         return InvalidArgument("{}: window does not match the weights' kernel size", where);

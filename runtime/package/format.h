@@ -25,7 +25,7 @@ inline constexpr size_t kHeaderBytes = 32;
 // package that uses zero points (loom_package.fbs, "Versioning"), which a 1.x reader would misread.
 inline constexpr uint16_t kSchemaVersionMajor = 1;
 inline constexpr uint16_t kSchemaVersionMajorZeroPoints = 2;
-inline constexpr uint16_t kSchemaVersionMinor = 10;
+inline constexpr uint16_t kSchemaVersionMinor = 11;
 
 struct PackageHeader {
   uint32_t version = kHeaderVersion;

@@ -16,7 +16,10 @@ using fbu = flatbuffers::uoffset_t;
 
 std::string OpKind(const pkg::Op* op) {
   std::string n = pkg::EnumNameOpParams(op->params_type());
-  if (op->params_type() == pkg::OpParams::Conv2d && op->params_as_Conv2d()->depthwise()) n += "(dw)";
+  if (const pkg::Conv2d* c = op->params_as_Conv2d()) {
+    if (c->depthwise()) n += "(dw)";
+    if (c->groups() != 1) n += "(g" + std::to_string(c->groups()) + ")";
+  }
   if (op->params_type() == pkg::OpParams::FloatOp) n += ":" + op->params_as_FloatOp()->op()->str();
   return n;
 }

@@ -37,9 +37,10 @@ void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
 
 std::vector<Model> Blocks() {
   std::vector<Model> v;
-  for (const char* b : {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire",
-                        "mbv3_bneck", "effnet_mbconv", "lraspp_head", "regnet_block", "vit_block",
-                        "resnet_stem", "upsample_block", "deconv_block", "vgg_stem"}) {
+  for (const char* b :
+       {"resnet_basic", "resnet_bottleneck", "mbv2_inverted", "squeeze_fire", "mbv3_bneck",
+        "effnet_mbconv", "lraspp_head", "regnet_block", "resnext_block", "vit_block", "resnet_stem",
+        "upsample_block", "deconv_block", "vgg_stem"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy", p + "_expected.npy"});
   }
@@ -201,6 +202,38 @@ TEST(UpsampleBlock, ResizeRunsOnTheAccelerator) {
   FAIL() << "no upsample_block";
 }
 
+// A grouped convolution's groups merge into groups of whole channel blocks (the CPU runs those a
+// group at a time on its row kernels), or into one group, a plain convolution the accelerator
+// takes, where no merge is whole. ResNeXt's 8 groups of 8 -> 8 and 16 groups of 4 -> 8, and
+// RegNet's 3 groups of 8 -> 8 (whole blocks of 8; one group in blocks of 16 or 32).
+TEST(GroupedConv, GroupsMergeIntoWholeChannelBlocks) {
+  const std::map<std::string, std::map<std::string, int64_t>> want = {
+      {"1x8x8", {{"/b/Conv", 8}, {"/d/Conv", 8}}},
+      {"1x16x16", {{"/b/Conv", 4}, {"/d/Conv", 4}}},
+      {"1x32x32", {{"/b/Conv", 2}, {"/d/Conv", 2}}}};
+  for (const Model& m : Blocks()) {
+    if (m.name != "resnext_block" && m.name != "regnet_block") continue;
+    for (const auto& [config, groups] : want) {
+      const Compiled& c = Get(m, config);
+      for (const ir::Node* n : c.result.graph.nodes()) {
+        const bool grouped =
+            m.name == "resnext_block" ? groups.count(n->name) != 0 : n->name == "/b/Conv";
+        if (n->op != "q.conv2d" || !grouped) continue;
+        const int64_t g =
+            m.name == "regnet_block" ? (config == "1x8x8" ? 3 : 1) : groups.at(n->name);
+        EXPECT_EQ(n->GetInt("group", 1), g) << m.name << " " << n->name << " on " << config;
+        const ir::Value& w = c.result.graph.value(n->input(1));
+        EXPECT_EQ(w.shape[1] * g, c.result.graph.value(n->input(0)).shape[1]) << n->name;
+      }
+      for (const package::LayerLowering& l : c.lowering.layers) {
+        if (m.name == "resnext_block" && groups.count(l.name)) {
+          EXPECT_EQ(l.accel, groups.at(l.name) == 1) << l.name << " on " << config;
+        }
+      }
+    }
+  }
+}
+
 // Both ConvTransposes (2x2 stride 2; 3x3 stride 2 pad 1 output_padding 1 with a fused ReLU) run
 // on the accelerator as a zero insertion and a stride-1 convolution
 // (passes/conv_transpose_as_conv.h), in one accelerator segment; the int8 output's cosine to the
@@ -328,13 +361,14 @@ INSTANTIATE_TEST_SUITE_P(e2e, EndToEnd,
                          });
 
 // 1x32x32, the zcu104 and alveo-u250 config, whose wider blocks and buffers change every tiling:
-// a residual block, a depthwise block, grouped convolutions (CPU segments between accelerator
-// ones) and digits, which keeps CI's test time in budget.
+// a residual block, a depthwise block, grouped convolutions (merged into one group: regnet_block;
+// run a group at a time on the CPU, between accelerator segments: resnext_block) and digits, which
+// keeps CI's test time in budget.
 std::vector<Model> Blocks1x32x32() {
   std::vector<Model> v;
   for (const Model& m : Blocks()) {
     if (m.name == "resnet_basic" || m.name == "mbv2_inverted" || m.name == "regnet_block" ||
-        m.name == "digits") {
+        m.name == "resnext_block" || m.name == "digits") {
       v.push_back(m);
     }
   }

@@ -40,11 +40,12 @@ void PrintTo(const Model& m, std::ostream* os) { *os << m.name; }
 
 // Small blocks that between them hold every operator native code runs: convolutions (3x3, 1x1,
 // depthwise, strided, dense), Add, Mul (squeeze-excitation, hard-swish), max and average
-// pooling, Concat, Resize and ZeroInsert.
+// pooling, Concat, Resize and ZeroInsert; and grouped convolutions, which native code leaves to
+// the runtime's kernels.
 std::vector<Model> Models() {
   std::vector<Model> v;
   for (const char* b : {"resnet_basic", "mbv3_bneck", "squeeze_fire", "upsample_block",
-                        "deconv_block", "resnet_stem", "wide_conv"}) {
+                        "deconv_block", "resnet_stem", "wide_conv", "resnext_block"}) {
     const std::string p = std::string("tests/e2e/models/") + b;
     v.push_back({b, p + ".onnx", p + "_calibration.npy", p + "_input.npy"});
   }

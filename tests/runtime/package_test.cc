@@ -326,6 +326,24 @@ TEST(Package, ZeroPointsAreVersionTwoAndChecked) {
   EXPECT_THAT(Load(Bytes(spec)).message(), HasSubstr("pad_value 128 is outside [-128, 127]"));
 }
 
+// Schema 1.11: a grouped convolution's weights hold C / groups input channels; the loader checks
+// that groups divides the channels and that the weights are the groups' (a 1.10 reader refuses
+// such weights, having no groups).
+TEST(PackageBad, ConvGroupsAreChecked) {
+  auto with = [](uint32_t groups, bool depthwise) {
+    package::PackageSpec spec = ConvSpec();
+    auto& p = std::get<package::Conv2dParams>(spec.segments[0].ops[0].params);
+    p.groups = groups;
+    p.depthwise = depthwise;
+    return Load(Bytes(spec));
+  };
+  EXPECT_TRUE(with(1, false).ok());
+  EXPECT_THAT(with(0, false).message(), HasSubstr("groups 0 does not divide the input's"));
+  EXPECT_THAT(with(2, false).message(), HasSubstr("groups 2 does not divide the input's 5"));
+  EXPECT_THAT(with(5, false).message(), HasSubstr("input channels, input has 5 in 5 groups"));
+  EXPECT_THAT(with(5, true).message(), HasSubstr("a depthwise convolution has groups 1, not 5"));
+}
+
 TEST(PackageBad, ConfigHashDoesNotMatchConfig) {
   package::PackageSpec spec = ConvSpec();
   spec.config_hash = 0x1234;

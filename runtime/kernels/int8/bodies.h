@@ -104,6 +104,9 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
   const uint32_t B = b.batch, C = b.block;
   const uint32_t nbs = CeilDiv(p.in.n, B);
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
+  // Grouped: output channel ch reads the cg input channels from its group's first, gi * cg; the
+  // weights hold wcb blocks of cg input channels per output-channel block.
+  const uint32_t cg = p.in.c / p.groups, og = p.out_c / p.groups, wcb = CeilDiv(cg, C);
   const size_t in_row = size_t{B} * C;   // bytes of one (h, w) position in a channel block
   uint32_t acc[internal::kConvMaxTile];  // [B][C], wrapping int32 kept unsigned
   // What a padded position reads: pad_value in every lane (channel lanes past in.c meet zero
@@ -141,6 +144,21 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
                 for (uint32_t bi = 0; bi < B; ++bi)
                   for (uint32_t o = 0; o < C; ++o)
                     acc[bi * C + o] += static_cast<uint32_t>(int32_t{src[bi * C + o]} * w[o]);
+                continue;
+              }
+              if (p.groups != 1) {
+                const int8_t* w = weights + ((size_t{ob} * wcb * p.kh + ky) * p.kw + kx) * C * C;
+                const size_t wtile = size_t{p.kh} * p.kw * C * C;  // next input-channel block
+                for (uint32_t o = 0; o < C && ob * C + o < p.out_c; ++o) {
+                  const uint32_t first = (ob * C + o) / og * cg;
+                  for (uint32_t i = 0; i < cg; ++i) {
+                    const uint32_t ic = first + i;
+                    const int8_t* src = at(ic / C) + ic % C;
+                    const int8_t wi = w[(i / C) * wtile + size_t{o} * C + i % C];
+                    for (uint32_t bi = 0; bi < B; ++bi)
+                      acc[bi * C + o] += static_cast<uint32_t>(int32_t{src[bi * C]} * wi);
+                  }
+                }
                 continue;
               }
               for (uint32_t ib = 0; ib < icb; ++ib) {

@@ -20,6 +20,15 @@ Status CheckConv(const Blocking& b, const Conv2dParams& p) {
     return InvalidArgument("Conv2d: depthwise needs out_c (" + std::to_string(p.out_c) +
                            ") == input channels (" + std::to_string(p.in.c) + ")");
   }
+  if (p.groups == 0 || p.in.c % p.groups != 0 || p.out_c % p.groups != 0) {
+    return InvalidArgument("Conv2d: groups " + std::to_string(p.groups) +
+                           " must divide the input channels (" + std::to_string(p.in.c) +
+                           ") and out_c (" + std::to_string(p.out_c) + ")");
+  }
+  if (p.depthwise && p.groups != 1) {
+    return InvalidArgument("Conv2d: a depthwise convolution has groups 1, not " +
+                           std::to_string(p.groups));
+  }
   LOOM_RETURN_IF_ERROR(CheckWindow(p.in, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
                                    p.pad_bottom, p.pad_right, "Conv2d"));
   LOOM_RETURN_IF_ERROR(CheckRange(p.pad_value, -128, 127, "Conv2d", "pad_value"));
@@ -38,7 +47,7 @@ Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
   const size_t out_bytes = BlockedBytes(b, p.out());
   LOOM_RETURN_IF_ERROR(CheckNoAlias(in, BlockedBytes(b, p.in), out, out_bytes, "Conv2d input"));
   const size_t wbytes = p.depthwise ? DepthwiseWeightBytes(b, p.in.c, p.kh, p.kw)
-                                    : ConvWeightBytes(b, p.out_c, p.in.c, p.kh, p.kw);
+                                    : ConvWeightBytes(b, p.out_c, p.in.c / p.groups, p.kh, p.kw);
   return CheckNoAlias(weights, wbytes, out, out_bytes, "Conv2d weights");
 }
 

@@ -20,14 +20,15 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
                               const std::vector<int32_t>& mult) {
   const ActShape os = p.out();
   std::vector<int8_t> y(Elems(os));
-  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
   for (uint32_t n = 0; n < os.n; ++n)
     for (uint32_t o = 0; o < os.c; ++o)
       for (uint32_t oy = 0; oy < os.h; ++oy)
         for (uint32_t ox = 0; ox < os.w; ++ox) {
           int64_t acc = bias ? bias[o] : 0;
           for (uint32_t i = 0; i < wc; ++i) {
-            const uint32_t ic = p.depthwise ? o : i;
+            // Depthwise: the output's own channel; grouped: the i-th of its group's channels.
+            const uint32_t ic = p.depthwise ? o : o / (os.c / p.groups) * wc + i;
             for (uint32_t ky = 0; ky < p.kh; ++ky)
               for (uint32_t kx = 0; kx < p.kw; ++kx) {
                 const int64_t iy = int64_t{oy} * p.stride_h + ky - p.pad_top;
@@ -46,18 +47,18 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
 
 void RunCase(const Blocking& b, const Conv2dParams& p, bool with_bias, uint32_t seed) {
   SCOPED_TRACE("blocking " + std::to_string(b.batch) + "x" + std::to_string(b.block));
-  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
   const auto x = RandomI8(Elems(p.in), seed);
   const auto w = RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
   const auto bias = RandomI32(p.out_c, seed + 2, -5000, 5000);
   const auto mult = RandomI32(p.out_c, seed + 3, -(1 << 14), 1 << 14);
 
   std::vector<int8_t> wp(p.depthwise ? DepthwiseWeightBytes(b, p.in.c, p.kh, p.kw)
-                                     : ConvWeightBytes(b, p.out_c, p.in.c, p.kh, p.kw));
+                                     : ConvWeightBytes(b, p.out_c, wc, p.kh, p.kw));
   if (p.depthwise) {
     ASSERT_TRUE(PackDepthwiseWeights(b, p.in.c, p.kh, p.kw, w.data(), wp.data()).ok());
   } else {
-    ASSERT_TRUE(PackConvWeights(b, p.out_c, p.in.c, p.kh, p.kw, w.data(), wp.data()).ok());
+    ASSERT_TRUE(PackConvWeights(b, p.out_c, wc, p.kh, p.kw, w.data(), wp.data()).ok());
   }
   const auto xb = testing::Pack(b, p.in, x);
   std::vector<int8_t> yb(BlockedBytes(b, p.out()), 0x33);
@@ -92,6 +93,27 @@ TEST(Conv2d, MatchesPlainLoop) {
     RunCase(b, Base(), true, seed++);
     RunCase(b, Base(), false, seed++);
   }
+}
+
+// Groups whose channels straddle the blocks (3 of 6 and 7 channels, on every test blocking) and
+// groups of whole blocks, with padding read as a pad value.
+TEST(Conv2d, GroupedMatchesPlainLoop) {
+  uint32_t seed = 30;
+  for (const Blocking& b : testing::TestBlockings()) {
+    Conv2dParams p = Base();
+    p.in.c = 18;
+    p.out_c = 21;
+    p.groups = 3;
+    RunCase(b, p, true, seed++);
+    p.pad_value = -77;
+    RunCase(b, p, false, seed++);
+  }
+  Conv2dParams p = Base();
+  p.in.c = 32;
+  p.out_c = 48;
+  p.groups = 4;
+  RunCase({1, 8}, p, true, seed++);
+  RunCase({2, 4}, p, true, seed++);
 }
 
 TEST(Conv2d, DepthwiseMatchesPlainLoop) {
@@ -183,6 +205,17 @@ TEST(Conv2d, BadParameters) {
   q.depthwise = true;
   q.out_c = 3;
   EXPECT_NE(run(q).message().find("depthwise"), std::string::npos);
+  q = p;
+  q.groups = 3;
+  EXPECT_NE(run(q).message().find("groups 3 must divide the input channels (4)"), std::string::npos)
+      << run(q).message();
+  q.groups = 0;
+  EXPECT_NE(run(q).message().find("groups 0"), std::string::npos);
+  q = p;
+  q.depthwise = true;
+  q.groups = 2;
+  EXPECT_NE(run(q).message().find("a depthwise convolution has groups 1, not 2"), std::string::npos)
+      << run(q).message();
   EXPECT_FALSE(Conv2d(b, p, x.data(), w.data(), nullptr, nullptr, y.data()).ok());
   EXPECT_NE(Conv2d(b, p, x.data(), w.data(), nullptr, m.data(), x.data()).message().find("overlap"),
             std::string::npos);

@@ -123,7 +123,10 @@ Status DequantizeF32(const int8_t* q, size_t count, float scale, int32_t zero_po
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
 //                   w[o][i][ky][kx], mult[o]); positions outside the input read pad_value.
-// groups == 1, or depthwise (out_c == in.c, each channel convolved with its own filter).
+// groups == 1, grouped (groups > 1: output channel o reads only the in.c / groups input channels
+// of its group g = o / (out_c / groups), i runs over those, and the weights are the stored
+// BlockedWeights of logical [out_c][in.c / groups][KH][KW]), or depthwise (out_c == in.c, each
+// channel convolved with its own filter; groups stays 1).
 // With asymmetric activations (real = s * (q - z)) pad_value is the input's zero point z, the real
 // 0, and the quantizer has folded -z * sum(w[o]) and the output's zero point into bias[o].
 struct Conv2dParams {
@@ -133,6 +136,7 @@ struct Conv2dParams {
   uint32_t stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   bool depthwise = false;
+  uint32_t groups = 1;    // divides in.c and out_c
   int32_t pad_value = 0;  // in [-128, 127]
   Requant rq;
 

@@ -17,6 +17,9 @@ Channel counts are deliberately not multiples of 16, so channel padding is exerc
                     upsample, plus a classifier of the low-level features (LRASPP-MobileNetV3)
   regnet_block      1x1-BN-ReLU, 3x3 grouped conv (group width 8)-BN-ReLU, squeeze-excitation,
                     1x1-BN + identity, ReLU (RegNetY)
+  resnext_block     1x1-BN-ReLU, 3x3 grouped conv (8 groups of 8)-BN-ReLU, 1x1-BN + identity, ReLU,
+                    then a stride-2 3x3 grouped conv 64->128 (16 groups of 4 -> 8) (ResNeXt):
+                    groups of whole channel blocks, which the CPU runs a group at a time
   wide_conv         conv3x3 72->20-BN-ReLU on 7x9: its weights outgrow the CPU row kernels' L1
                     chunk, so native code and fast::Conv2d split the reduction (native tests only)
   vit_block         LayerNorm, 2-head self-attention, LayerNorm, GELU MLP, two residual adds on
@@ -170,6 +173,21 @@ class RegNetBlock(nn.Module):
         return torch.relu(self.bc(self.c(y)) + x)
 
 
+class ResNeXtBlock(nn.Module):
+    def __init__(self, c=64, width=8, out=128):
+        super().__init__()
+        self.a, self.ba = nn.Conv2d(c, c, 1, bias=False), bn(c)
+        self.b, self.bb = nn.Conv2d(c, c, 3, padding=1, groups=c // width, bias=False), bn(c)
+        self.c, self.bc = nn.Conv2d(c, c, 1, bias=False), bn(c)
+        self.d = nn.Conv2d(c, out, 3, stride=2, padding=1, groups=16)
+
+    def forward(self, x):
+        y = torch.relu(self.ba(self.a(x)))
+        y = torch.relu(self.bb(self.b(y)))
+        y = torch.relu(self.bc(self.c(y)) + x)
+        return self.d(y)
+
+
 class WideConv(nn.Module):
     def __init__(self, cin=72, cout=20):
         super().__init__()
@@ -199,6 +217,7 @@ BLOCKS = {
     'effnet_mbconv': (MBConv, (1, 20, 8, 8)),
     'lraspp_head': (LRASPPHead, (1, 20, 12, 12)),
     'regnet_block': (RegNetBlock, (1, 24, 8, 8)),
+    'resnext_block': (ResNeXtBlock, (1, 64, 8, 8)),
     'vit_block': (vit_block, (1, 16, 40)),
     'wide_conv': (WideConv, (1, 72, 7, 9)),
 }

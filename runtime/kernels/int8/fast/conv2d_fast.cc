@@ -61,10 +61,31 @@ size_t PadSumBytes(const Blocking& b, const Conv2dParams& p, const RowKernels* r
   return RoundUp64(size_t{p.kh} * p.kw * b.block * sizeof(uint32_t));
 }
 
+// A grouped convolution whose groups hold whole channel blocks, in and out, runs as one
+// groups == 1 convolution per group and batch block, on the group's contiguous channel blocks
+// (the blocked layout keeps them together) and its output-channel blocks' weight tiles (which are
+// the group's own: BlockedWeights of [out_c][in.c / groups]). Other grouped convolutions run the
+// reference kernel.
+bool GroupsByBlocks(const Blocking& b, const Conv2dParams& p) {
+  return p.groups > 1 && b.block != 0 && p.in.c % p.groups == 0 && p.out_c % p.groups == 0 &&
+         (p.in.c / p.groups) % b.block == 0 && (p.out_c / p.groups) % b.block == 0;
+}
+// One group's convolution over (at most) one batch block.
+Conv2dParams OneGroup(const Blocking& b, const Conv2dParams& p) {
+  Conv2dParams g = p;
+  g.in.n = std::min(p.in.n, b.batch);
+  g.in.c = p.in.c / p.groups;
+  g.out_c = p.out_c / p.groups;
+  g.groups = 1;
+  return g;
+}
+
 }  // namespace
 
 size_t Conv2dWorkspaceBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.batch == 0 || b.block == 0) return 0;
+  if (p.groups != 1)
+    return GroupsByBlocks(b, p) ? Conv2dWorkspaceBytes(path, b, OneGroup(b, p)) : 0;
   const size_t accs = size_t{StripPositions(b, p.out_w() == 0 ? 1 : p.out_w())} * b.batch * b.block;
   const RowKernels* rk = RowKernelsForConv(path, b, p);
   const size_t rows = rk != nullptr ? RowsWorkspaceBytes(*rk, b, p) : 0;
@@ -81,6 +102,9 @@ size_t AdjustBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
 
 size_t PackedWeightsBytes(KernelPath path, const Blocking& b, const Conv2dParams& p) {
   if (path == KernelPath::kReference || b.block == 0) return 0;
+  if (p.groups != 1) {
+    return GroupsByBlocks(b, p) ? p.groups * PackedWeightsBytes(path, b, OneGroup(b, p)) : 0;
+  }
   return size_t{CeilDiv(p.out_c, b.block)} * PackedBytes(path, b, p) + AdjustBytes(path, b, p);
 }
 
@@ -95,6 +119,16 @@ Status PackWeights(KernelPath path, const Blocking& b, const Conv2dParams& p, co
                                 ? std::string("this convolution has no packed form")
                                 : "the buffer holds " + std::to_string(packed_bytes) +
                                       " bytes, the packed weights need " + std::to_string(need)));
+  }
+  if (p.groups != 1) {  // GroupsByBlocks: each group's tiles packed as its own convolution's
+    const Conv2dParams one = OneGroup(b, p);
+    const size_t wbytes = ConvWeightBytes(b, one.out_c, one.in.c, p.kh, p.kw);
+    const size_t per = PackedWeightsBytes(path, b, one);
+    for (uint32_t g = 0; g < p.groups; ++g) {
+      LOOM_RETURN_IF_ERROR(PackWeights(path, b, one, weights + g * wbytes,
+                                       static_cast<uint8_t*>(packed) + g * per, per));
+    }
+    return Status::Ok();
   }
   const TileKernels& k = *TilesFor(path, b.block);
   const uint32_t C = b.block;
@@ -122,6 +156,31 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
               const int32_t* mult, int8_t* out, void* workspace, size_t workspace_bytes) {
   if (path == KernelPath::kReference) return q::Conv2d(b, p, in, weights, bias, mult, out);
   LOOM_RETURN_IF_ERROR(internal::CheckConv2dCall(b, p, in, weights, mult, out));
+  if (p.groups != 1) {
+    if (!GroupsByBlocks(b, p)) return q::Conv2d(b, p, in, weights, bias, mult, out);
+    const Conv2dParams one = OneGroup(b, p);
+    const uint32_t C = b.block, B = b.batch, gib = one.in.c / C, gob = one.out_c / C;
+    const size_t in_plane = size_t{p.in.h} * p.in.w * B * C;
+    const size_t out_plane = size_t{p.out_h()} * p.out_w() * B * C;
+    const size_t wbytes = ConvWeightBytes(b, one.out_c, one.in.c, p.kh, p.kw);
+    const size_t pbytes = PackedWeightsBytes(path, b, one);
+    for (uint32_t nb = 0; nb < CeilDiv(p.in.n, B); ++nb) {
+      Conv2dParams sub = one;
+      sub.in.n = std::min(B, p.in.n - nb * B);
+      for (uint32_t g = 0; g < p.groups; ++g) {
+        const size_t ib = size_t{nb} * p.groups * gib + size_t{g} * gib;
+        const size_t ob = size_t{nb} * p.groups * gob + size_t{g} * gob;
+        const size_t oc = size_t{g} * one.out_c;
+        LOOM_RETURN_IF_ERROR(Conv2d(path, b, sub, in + ib * in_plane, weights + g * wbytes,
+                                    packed_weights == nullptr
+                                        ? nullptr
+                                        : static_cast<const uint8_t*>(packed_weights) + g * pbytes,
+                                    bias == nullptr ? nullptr : bias + oc, mult + oc,
+                                    out + ob * out_plane, workspace, workspace_bytes));
+      }
+    }
+    return Status::Ok();
+  }
   const size_t need = Conv2dWorkspaceBytes(path, b, p);
   if (workspace == nullptr || workspace_bytes < need) {
     return InvalidArgument("Conv2d (" + std::string(PathName(path)) +

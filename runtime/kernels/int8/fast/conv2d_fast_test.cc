@@ -43,16 +43,16 @@ std::string Describe(const Case& c) {
          std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", s " + std::to_string(p.stride_h) +
          "x" + std::to_string(p.stride_w) + ", pads " + std::to_string(p.pad_top) + "," +
          std::to_string(p.pad_left) + "," + std::to_string(p.pad_bottom) + "," +
-         std::to_string(p.pad_right) + (p.depthwise ? ", depthwise" : "") + ", rq " +
-         std::to_string(p.rq.pre_shift) + "/" + std::to_string(p.rq.post_shift) + " clip [" +
-         std::to_string(p.rq.clip_lo) + ", " + std::to_string(p.rq.clip_hi) + "], pad value " +
-         std::to_string(p.pad_value);
+         std::to_string(p.pad_right) + (p.depthwise ? ", depthwise" : "") + ", groups " +
+         std::to_string(p.groups) + ", rq " + std::to_string(p.rq.pre_shift) + "/" +
+         std::to_string(p.rq.post_shift) + " clip [" + std::to_string(p.rq.clip_lo) + ", " +
+         std::to_string(p.rq.clip_hi) + "], pad value " + std::to_string(p.pad_value);
 }
 
 // Fills the tensors from `seed`; `fill` (when in [-128, 127]) replaces every input and weight.
 void Fill(Case* c, uint32_t seed, int fill = 1000) {
   const Conv2dParams& p = c->p;
-  const uint32_t wc = p.depthwise ? 1 : p.in.c;
+  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
   auto x = testing::RandomI8(testing::Elems(p.in), seed);
   auto w = testing::RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
   if (fill >= -128 && fill <= 127) {
@@ -61,11 +61,11 @@ void Fill(Case* c, uint32_t seed, int fill = 1000) {
   }
   c->in = testing::Pack(c->b, p.in, x);
   c->weights.assign(p.depthwise ? DepthwiseWeightBytes(c->b, p.in.c, p.kh, p.kw)
-                                : ConvWeightBytes(c->b, p.out_c, p.in.c, p.kh, p.kw),
+                                : ConvWeightBytes(c->b, p.out_c, wc, p.kh, p.kw),
                     0);
   const Status s =
       p.depthwise ? PackDepthwiseWeights(c->b, p.in.c, p.kh, p.kw, w.data(), c->weights.data())
-                  : PackConvWeights(c->b, p.out_c, p.in.c, p.kh, p.kw, w.data(), c->weights.data());
+                  : PackConvWeights(c->b, p.out_c, wc, p.kh, p.kw, w.data(), c->weights.data());
   ASSERT_TRUE(s.ok()) << s.ToString();
   if (c->bias.empty()) c->bias = testing::RandomI32(p.out_c, seed + 2, -100000, 100000);
   if (c->mult.empty()) c->mult = testing::RandomI32(p.out_c, seed + 3, -(1 << 15), 1 << 15);
@@ -88,8 +88,9 @@ void ExpectAllPathsMatch(const Case& c) {
                             c.mult.data(), got.data(), ws.data(), ws.size());
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ(got, want);
-    if (c.p.depthwise) continue;
-    // The same with the weights packed once, ahead of the call.
+    // The same with the weights packed once, ahead of the call (where they have a packed form:
+    // not depthwise, not groups that straddle the blocks).
+    if (PackedWeightsBytes(path, c.b, c.p) == 0) continue;
     std::vector<uint8_t> packed(PackedWeightsBytes(path, c.b, c.p));
     ASSERT_TRUE(PackWeights(path, c.b, c.p, c.weights.data(), packed.data(), packed.size()).ok());
     std::vector<int8_t> again(out_bytes, 0x33);
@@ -321,6 +322,48 @@ TEST(FastConv2d, WorstCaseValuesMatchReference) {
         ExpectAllPathsMatch(c);
       }
     }
+  }
+}
+
+// Grouped convolutions: groups of whole channel blocks run a group at a time on the row kernels
+// (or the tile loop, batch blocks > 1), with packed weights per group; groups that straddle the
+// blocks run the reference. Strides, pad values, ragged batch blocks, worst-case values.
+TEST(FastConv2d, GroupedMatchesReference) {
+  struct G {
+    Blocking b;
+    ActShape in;
+    uint32_t out_c, groups, k, stride, pad;
+    int32_t pad_value;
+  };
+  const G cases[] = {
+      {{1, 16}, {1, 64, 9, 11}, 64, 4, 3, 1, 1, 0},    // ResNeXt-like: 16 -> 16 per group
+      {{1, 16}, {1, 64, 10, 9}, 96, 2, 3, 2, 1, -77},  // 32 -> 48, strided, a pad value
+      {{1, 8}, {1, 48, 7, 13}, 48, 6, 3, 1, 1, 5},     // 8 -> 8
+      {{1, 32}, {1, 64, 6, 15}, 128, 2, 1, 1, 0, 0},   // 1x1, 32 -> 64
+      {{2, 16}, {3, 32, 6, 7}, 32, 2, 3, 1, 1, -128},  // batch blocks, the last one ragged
+      {{1, 16}, {1, 24, 8, 8}, 24, 3, 3, 1, 1, 0},     // 8 -> 8 in blocks of 16: reference
+      {{1, 16}, {1, 48, 5, 6}, 96, 3, 3, 1, 1, 0},     // 16 -> 32
+  };
+  uint32_t seed = 900;
+  for (const G& g : cases) {
+    Conv2dParams p = Params(g.in, g.out_c, g.k, g.stride, g.pad);
+    p.groups = g.groups;
+    p.pad_value = g.pad_value;
+    // Groups of whole blocks have packed weights (a group at a time); the others do not.
+    const bool whole =
+        (g.in.c / g.groups) % g.b.block == 0 && (g.out_c / g.groups) % g.b.block == 0;
+    EXPECT_EQ(PackedWeightsBytes(KernelPath::kPortable, g.b, p) != 0, whole);
+    Case c{g.b, p, {}, {}, {}, {}};
+    Fill(&c, seed++);
+    ExpectAllPathsMatch(c);
+    c.with_bias = false;
+    ExpectAllPathsMatch(c);
+    Case w{g.b, p, {}, {}, {}, {}};
+    w.bias.assign(p.out_c, INT32_MAX - 1000);  // sums that wrap
+    w.mult.assign(p.out_c, 1);
+    w.p.rq = {0, 0, -128, 127};
+    Fill(&w, seed++, -128);
+    ExpectAllPathsMatch(w);
   }
 }
 
