@@ -140,14 +140,14 @@ Status CpuOpRunner::Run(size_t segment, size_t op_index, uint8_t* arena) {
       return q::fast::Add(kernels_, blk, op_params::AddOf(op.params_as_Add(), in(0)), i8(in(0)),
                           i8(in(1)), i8(out(0)));
     case pkg::OpParams::Mul:
-      return q::Mul(blk, op_params::MulOf(op.params_as_Mul(), in(0), in(1)), i8(in(0)), i8(in(1)),
-                    i8(out(0)));
+      return q::fast::Mul(kernels_, blk, op_params::MulOf(op.params_as_Mul(), in(0), in(1)),
+                          i8(in(0)), i8(in(1)), i8(out(0)));
     case pkg::OpParams::MaxPool:
       return q::fast::MaxPool(kernels_, blk, Pool(op.params_as_MaxPool()->window(), Act(in(0))),
                               i8(in(0)), i8(out(0)));
     case pkg::OpParams::AvgPool:
-      return q::AvgPool(blk, op_params::AvgPoolOf(op.params_as_AvgPool(), in(0)), i32(in(1)),
-                        i8(in(0)), i8(out(0)));
+      return q::fast::AvgPool(kernels_, blk, op_params::AvgPoolOf(op.params_as_AvgPool(), in(0)),
+                              i32(in(1)), i8(in(0)), i8(out(0)));
     case pkg::OpParams::Resize:
       return q::ResizeNearest(blk, op_params::ResizeOf(op.params_as_Resize(), in(0)), i8(in(0)),
                               i8(out(0)));

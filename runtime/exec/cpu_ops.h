@@ -24,9 +24,10 @@ class CpuOpRunner {
   // the fast convolutions' workspace (the largest Conv2d), so Run allocates nothing; and packs
   // each constant convolution weight tensor for the micro-kernels (as much memory again as those
   // weights, int16 tiles twice that), and the float ops' outputs and scratch (the sizes their
-  // plans recorded at load). Convolutions run on `kernels` (kernels/int8/fast/fast.h); every path
-  // computes the same bytes. Ops `native` has a function for run through it instead (their
-  // weights are not packed); `native` may be null and must outlive the runner.
+  // plans recorded at load). Convolutions, Add, Mul, the pools and Quantize run on `kernels`
+  // (kernels/int8/fast/fast.h); every path computes the same bytes. Ops `native` has a function for
+  // run through it instead (their weights are not packed); `native` may be null and must outlive
+  // the runner.
   CpuOpRunner(const Package& package, kernels::q::fast::KernelPath kernels,
               const NativeOps* native = nullptr);
 

@@ -249,6 +249,16 @@ TEST(OpCalls, AnEmptyOperandLeavesTheOpToTheKernels) {
   EXPECT_TRUE(NativeOpCalls(*empty, ConvRows::kNone).empty());
 }
 
+// On x86 with AVX2 an AvgPool stays with the runtime's AVX2 fast::AvgPool, as Add and MaxPool do;
+// ARM (and x86 without AVX2) runs it natively.
+TEST(OpCalls, AvgPoolStaysWithTheRuntimeOnX86WithAvx2) {
+  const auto pooled = AvgPoolPackage(2);
+  ASSERT_NE(pooled, nullptr);
+  EXPECT_TRUE(NativeOpCalls(*pooled, ConvRows::kAvx2).empty());
+  EXPECT_TRUE(NativeOpCalls(*pooled, ConvRows::kAvx512Vnni).empty());
+  EXPECT_EQ(NativeOpCalls(*pooled, ConvRows::kNeon).size(), 1u);
+}
+
 // One Conv2d (4 -> 4 channels, 1x1, over 2x2) in a CPU segment, for `config`'s blocking (its
 // block_in and block_out both 32; the multipliers repeat per batch row). Every region is exactly as
 // large as its tensors need, or the loader refuses the package.

@@ -57,6 +57,9 @@ Status CheckScaledPlaneCall(const Blocking& b, const ActShape& in, uint32_t fh, 
 // Add's checks (add.cc), shared with fast::Add.
 Status CheckAddCall(const Blocking& b, const AddParams& p, const int8_t* a, const int8_t* bb,
                     const int8_t* out);
+// Mul's checks (mul.cc), shared with fast::Mul.
+Status CheckMulCall(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb,
+                    const int8_t* out);
 Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
                        const void* weights, const void* mult, const void* out);
 

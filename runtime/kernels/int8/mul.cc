@@ -8,7 +8,10 @@
 
 namespace loom::kernels::q {
 
-Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
+namespace internal {
+
+Status CheckMulCall(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb,
+                    const int8_t* out) {
   LOOM_RETURN_IF_ERROR(internal::CheckBlocking(b));
   LOOM_RETURN_IF_ERROR(internal::CheckShape(p.shape, "Mul"));
   for (int32_t v : {p.mult, p.b_mult, p.b_offset, p.b_lo, p.b_hi}) {
@@ -32,7 +35,13 @@ Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t*
   LOOM_RETURN_IF_ERROR(internal::CheckNoAlias(a, bytes, out, bytes, "Mul input a"));
   LOOM_RETURN_IF_ERROR(
       internal::CheckNoAlias(bb, BlockedBytes(b, b_shape), out, bytes, "Mul input b"));
+  return Status::Ok();
+}
 
+}  // namespace internal
+
+Status Mul(const Blocking& b, const MulParams& p, const int8_t* a, const int8_t* bb, int8_t* out) {
+  LOOM_RETURN_IF_ERROR(internal::CheckMulCall(b, p, a, bb, out));
   body::Mul(b, p, a, bb, out);
   return Status::Ok();
 }

@@ -1,5 +1,5 @@
-// Shared by max_pool.cc and avg_pool.cc: the window checks (the loop over output positions is
-// bodies.h's ForEachWindow). Internal to loom_kernels_int8.
+// Shared by max_pool.cc, avg_pool.cc and their fast versions: the window checks (the loop over
+// output positions is bodies.h's ForEachWindow). Internal to loom_kernels_int8.
 #ifndef LOOM_RUNTIME_KERNELS_INT8_POOL_INTERNAL_H_
 #define LOOM_RUNTIME_KERNELS_INT8_POOL_INTERNAL_H_
 
@@ -18,6 +18,10 @@ inline Status CheckPool(const Blocking& b, const PoolParams& p, const int8_t* in
   LOOM_RETURN_IF_ERROR(CheckNotNull(out, op));
   return CheckNoAlias(in, BlockedBytes(b, p.in), out, BlockedBytes(b, p.out()), op);
 }
+
+// AvgPool's checks (avg_pool.cc), shared with fast::AvgPool.
+Status CheckAvgPoolCall(const Blocking& b, const AvgPoolParams& p, const int32_t* mult_by_count,
+                        const int8_t* in, const int8_t* out);
 
 }  // namespace loom::kernels::q::internal
 

@@ -29,18 +29,34 @@ __attribute__((target("avx2"))) inline __m256i ShrRndAvx2(__m256i a, int32_t n) 
   return a;
 }
 
+// Requantize of eight accumulators up to the clip, as int32 in [clip_lo, clip_hi]; `offset` (Mul's
+// and AvgPool's output zero point, broadcast) is added wrapping after the last shift, as in
+// Requantize. Callers that hold several registers pack them together.
+__attribute__((target("avx2"))) inline __m256i RequantClipAvx2(__m256i a, __m256i mult,
+                                                               const Requant& rq, __m256i offset,
+                                                               __m256i lo, __m256i hi) {
+  a = ShrRndAvx2(a, rq.pre_shift);
+  a = _mm256_mullo_epi32(a, mult);
+  a = _mm256_add_epi32(ShrRndAvx2(a, rq.post_shift), offset);
+  return _mm256_min_epi32(_mm256_max_epi32(a, lo), hi);
+}
+
 // Requantize of eight accumulators in a register, clip bounds broadcast in lo and hi; the eight
 // int8 results are the low 64 bits. The clip bounds lie in [-128, 127], so the packs are exact.
 __attribute__((target("avx2"))) inline __m128i RequantizeAvx2Reg(__m256i a, __m256i mult,
                                                                  const Requant& rq, __m256i lo,
                                                                  __m256i hi) {
-  a = ShrRndAvx2(a, rq.pre_shift);
-  a = _mm256_mullo_epi32(a, mult);
-  a = ShrRndAvx2(a, rq.post_shift);
-  a = _mm256_min_epi32(_mm256_max_epi32(a, lo), hi);
+  a = RequantClipAvx2(a, mult, rq, _mm256_setzero_si256(), lo, hi);  // the add of 0 folds away
   const __m256i p = _mm256_packs_epi32(a, a);  // [a0..a3 a0..a3 | a4..a7 a4..a7] as int16
   const __m128i w = _mm_unpacklo_epi64(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
   return _mm_packs_epi16(w, w);
+}
+
+// Sixteen lanes clipped by RequantClipAvx2 (r0: lanes 0-7, r1: 8-15) as int8, in order.
+__attribute__((target("avx2"))) inline __m128i PackClippedAvx2(__m256i r0, __m256i r1) {
+  // packs is in-lane: [r0 0-3, r1 0-3 | r0 4-7, r1 4-7]; the permute puts the quarters in order.
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(r0, r1), 0xd8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
 
 // out[0..8) = Requantize(acc[j], mult[j], rq).

@@ -1,0 +1,184 @@
+// fast::AvgPool (fast.h): qops.h's AvgPool with every lane of a position at once, as
+// max_pool_fast.cc does for the max: in the blocked layout one position's B x c bytes are
+// contiguous, so a window's sums are vector adds of whole positions, where the reference walks the
+// window once per lane. The reference's wrapping sum of (x + x_offset) equals sum(x) + real *
+// x_offset mod 2^32 (real: the window's real positions), so x_offset is added once. On x86 the
+// sums run in int16 (256 values of int8 cannot leave it) and are widened to int32 every 256
+// positions; the requantization, with the output offset, is x86_requant.h's. Elsewhere the lanes
+// run in chunks of int32 sums the compiler vectorizes, requantized one at a time. Padding lanes
+// are written 0, as the reference writes them.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/pool_internal.h"
+
+#if defined(__x86_64__)
+#include "runtime/kernels/int8/fast/x86_requant.h"
+#endif
+
+namespace loom::kernels::q::fast {
+namespace {
+
+// One output position: its window's real positions and how to requantize their sums.
+struct Window {
+  const int8_t* first = nullptr;  // the window's real top-left position
+  size_t row_step = 0;            // bytes between input rows
+  size_t pos_step = 0;            // bytes between input positions (B x c)
+  uint32_t rows = 0, cols = 0;    // real positions of the window
+  uint32_t bias = 0;              // real * x_offset, wrapping
+  int32_t mult = 0;               // mult_by_count[count - 1]
+};
+
+void AvgPortable(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
+  constexpr size_t kChunk = 64;
+  for (size_t l0 = 0; l0 < lanes; l0 += kChunk) {
+    const size_t n = std::min(kChunk, lanes - l0);
+    uint32_t acc[kChunk];  // wrapping, as the reference's sum
+    for (size_t l = 0; l < n; ++l) acc[l] = w.bias;
+    for (uint32_t y = 0; y < w.rows; ++y)
+      for (uint32_t x = 0; x < w.cols; ++x) {
+        const int8_t* v = w.first + y * w.row_step + x * w.pos_step + l0;
+        for (size_t l = 0; l < n; ++l) acc[l] += static_cast<uint32_t>(int32_t{v[l]});
+      }
+    for (size_t l = 0; l < n; ++l) {
+      out[l0 + l] = Requantize(static_cast<int32_t>(acc[l]), w.mult, p.rq, p.out_offset);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+#define LOOM_AVX2 __attribute__((target("avx2")))
+
+// acc[2g] += lanes 0-7 of part[g], acc[2g + 1] += lanes 8-15, and part restarts at 0.
+template <int kG>
+LOOM_AVX2 inline void Widen(__m256i* part, __m256i* acc) {
+  for (int g = 0; g < kG; ++g) {
+    const __m256i lo = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(part[g]));
+    const __m256i hi = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(part[g], 1));
+    acc[2 * g] = _mm256_add_epi32(acc[2 * g], lo);
+    acc[2 * g + 1] = _mm256_add_epi32(acc[2 * g + 1], hi);
+    part[g] = _mm256_setzero_si256();
+  }
+}
+
+// Lanes [0, 16 * kG) from `first` (a window position's lane 0 plus the chunk's offset): kG int16
+// sums of 16 lanes, widened into 2 * kG int32 sums of 8.
+template <int kG>
+LOOM_AVX2 void Avg16(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+  __m256i acc[2 * kG], part[kG];
+  for (int g = 0; g < kG; ++g) {
+    acc[2 * g] = acc[2 * g + 1] = _mm256_set1_epi32(static_cast<int32_t>(w.bias));
+    part[g] = _mm256_setzero_si256();
+  }
+  uint32_t k = 0;  // values in part since the last widening
+  for (uint32_t y = 0; y < w.rows; ++y) {
+    const int8_t* row = first + y * w.row_step;
+    for (uint32_t x = 0; x < w.cols; ++x) {
+      const int8_t* v = row + x * w.pos_step;
+      for (int g = 0; g < kG; ++g) {
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16 * g));
+        part[g] = _mm256_add_epi16(part[g], _mm256_cvtepi8_epi16(b));
+      }
+      if (++k == 256) {
+        Widen<kG>(part, acc);
+        k = 0;
+      }
+    }
+  }
+  Widen<kG>(part, acc);
+  const __m256i mult = _mm256_set1_epi32(w.mult), offset = _mm256_set1_epi32(p.out_offset);
+  const __m256i lo = _mm256_set1_epi32(p.rq.clip_lo), hi = _mm256_set1_epi32(p.rq.clip_hi);
+  for (int g = 0; g < kG; ++g) {
+    const __m256i r0 = RequantClipAvx2(acc[2 * g], mult, p.rq, offset, lo, hi);
+    const __m256i r1 = RequantClipAvx2(acc[2 * g + 1], mult, p.rq, offset, lo, hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16 * g), PackClippedAvx2(r0, r1));
+  }
+}
+
+// Lanes [0, 8) from `first`, summed in int32 directly.
+LOOM_AVX2 void Avg8(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+  __m256i acc = _mm256_set1_epi32(static_cast<int32_t>(w.bias));
+  for (uint32_t y = 0; y < w.rows; ++y) {
+    const int8_t* row = first + y * w.row_step;
+    for (uint32_t x = 0; x < w.cols; ++x) {
+      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + x * w.pos_step));
+      acc = _mm256_add_epi32(acc, _mm256_cvtepi8_epi32(b));
+    }
+  }
+  const __m256i r =
+      RequantClipAvx2(acc, _mm256_set1_epi32(w.mult), p.rq, _mm256_set1_epi32(p.out_offset),
+                      _mm256_set1_epi32(p.rq.clip_lo), _mm256_set1_epi32(p.rq.clip_hi));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), PackClippedAvx2(r, r));
+}
+
+// Lanes in chunks of 32 (two int16 sums held over the window), then 16, then 8, then the rest
+// as the portable loop.
+LOOM_AVX2 void AvgAvx2(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
+  size_t l = 0;
+  for (; l + 32 <= lanes; l += 32) Avg16<2>(w, w.first + l, p, out + l);
+  for (; l + 16 <= lanes; l += 16) Avg16<1>(w, w.first + l, p, out + l);
+  for (; l + 8 <= lanes; l += 8) Avg8(w, w.first + l, p, out + l);
+  if (l == lanes) return;
+  Window rest = w;
+  rest.first += l;
+  AvgPortable(rest, p, lanes - l, out + l);
+}
+#endif
+
+}  // namespace
+
+Status AvgPool(KernelPath path, const Blocking& b, const AvgPoolParams& p,
+               const int32_t* mult_by_count, const int8_t* in, int8_t* out) {
+  if (path == KernelPath::kReference) return q::AvgPool(b, p, mult_by_count, in, out);
+  LOOM_RETURN_IF_ERROR(internal::CheckAvgPoolCall(b, p, mult_by_count, in, out));
+  void (*avg)(const Window&, const AvgPoolParams&, size_t, int8_t*) = AvgPortable;
+#if defined(__x86_64__)
+  if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
+    avg = AvgAvx2;
+  }
+#endif
+  const PoolParams& pp = p.pool;
+  const ActShape os = pp.out();
+  const uint32_t B = b.batch, C = b.block;
+  const uint32_t nbs = CeilDiv(pp.in.n, B), cbs = CeilDiv(pp.in.c, C);
+  const size_t lanes = size_t{B} * C;
+  const size_t in_plane = size_t{pp.in.h} * pp.in.w * lanes;
+  Window w;
+  w.pos_step = lanes;
+  w.row_step = size_t{pp.in.w} * lanes;
+  for (uint32_t nb = 0; nb < nbs; ++nb) {
+    const uint32_t real_b = std::min(B, pp.in.n - nb * B);
+    for (uint32_t cb = 0; cb < cbs; ++cb) {
+      const uint32_t real_c = std::min(C, pp.in.c - cb * C);
+      const int8_t* plane = in + (size_t{nb} * cbs + cb) * in_plane;
+      for (uint32_t y = 0; y < os.h; ++y) {
+        // CheckPool guarantees every window holds a real row and column.
+        const int64_t ys = int64_t{y} * pp.stride_h - pp.pad_top;
+        const int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min<int64_t>(ys + pp.kh, pp.in.h);
+        w.rows = static_cast<uint32_t>(y1 - y0);
+        for (uint32_t x = 0; x < os.w; ++x, out += lanes) {
+          const int64_t xs = int64_t{x} * pp.stride_w - pp.pad_left;
+          const int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min<int64_t>(xs + pp.kw, pp.in.w);
+          w.cols = static_cast<uint32_t>(x1 - x0);
+          w.first = plane + static_cast<size_t>(y0) * w.row_step + static_cast<size_t>(x0) * lanes;
+          const uint32_t real = w.rows * w.cols;
+          w.bias = real * static_cast<uint32_t>(p.x_offset);
+          w.mult = mult_by_count[(p.count_include_pad ? pp.kh * pp.kw : real) - 1];
+          avg(w, p, lanes, out);
+          if (real_b == B && real_c == C) continue;
+          for (uint32_t bi = 0; bi < B; ++bi) {
+            if (bi >= real_b) {
+              std::memset(out + size_t{bi} * C, 0, C);
+            } else {
+              std::memset(out + size_t{bi} * C + real_c, 0, C - real_c);
+            }
+          }
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom::kernels::q::fast
