@@ -100,6 +100,7 @@ Status ExecQConv2d(ExecContext& ctx) {
   p.pad_right = win.pad_right;
   p.depthwise = n.GetInt("depthwise", 0) != 0;
   p.groups = static_cast<uint32_t>(n.GetInt("group", 1));
+  if (!p.depthwise) p.group_c = static_cast<uint32_t>(w.shape()[1]);
   p.pad_value = static_cast<int32_t>(n.GetInt("pad_value", 0));
   p.rq = RequantOf(n);
   ir::Tensor xb, wb, yb;
@@ -111,11 +112,10 @@ Status ExecQConv2d(ExecContext& ctx) {
     LOOM_RETURN_IF_ERROR(ctx.Wrap(q::PackDepthwiseWeights(
         kBlocking, p.in.c, p.kh, p.kw, w.data<int8_t>(), wb.mutable_data<int8_t>())));
   } else {
-    LOOM_RETURN_IF_ERROR(ctx.Wrap(
-        Scratch(q::ConvWeightBytes(kBlocking, p.out_c, p.in.c / p.groups, p.kh, p.kw), &wb)));
     LOOM_RETURN_IF_ERROR(
-        ctx.Wrap(q::PackConvWeights(kBlocking, p.out_c, p.in.c / p.groups, p.kh, p.kw,
-                                    w.data<int8_t>(), wb.mutable_data<int8_t>())));
+        ctx.Wrap(Scratch(q::ConvWeightBytes(kBlocking, p.out_c, p.group_c, p.kh, p.kw), &wb)));
+    LOOM_RETURN_IF_ERROR(ctx.Wrap(q::PackConvWeights(kBlocking, p.out_c, p.group_c, p.kh, p.kw,
+                                                     w.data<int8_t>(), wb.mutable_data<int8_t>())));
   }
   const int32_t* bias = ctx.has_input(2) ? ctx.input_tensor(2).data<int32_t>() : nullptr;
   LOOM_RETURN_IF_ERROR(

@@ -137,14 +137,21 @@ Status QConv2d(InferContext& ctx) {
     return ctx.Error("depthwise must be 0 or 1");
   }
   if (w.shape.size() != 4) return ctx.Error("weights must be [O, C/group, KH, KW]");
-  const int64_t o = w.shape[0], group = ctx.node().GetInt("group", 1);
-  if (group < 1 || x[1] % group != 0 || o % group != 0 || (dw && group != 1)) {
-    return ctx.Error("group " + std::to_string(group) + " must divide the input's " +
-                     std::to_string(x[1]) + " and the weights' " + std::to_string(o) +
-                     " channels (and be 1 with depthwise)");
+  // Groups of gc input and go = gc * O / C output channels, the last one possibly short
+  // (runtime/kernels/int8/qops.h Conv2dParams).
+  const int64_t o = w.shape[0], group = ctx.node().GetInt("group", 1), c = x[1];
+  const int64_t gc = group == 1 ? c : w.shape[1];
+  const int64_t go = c > 0 && gc * o % c == 0 ? gc * o / c : 0;
+  if (group < 1 || (dw && group != 1) ||
+      (group > 1 && !(go > 0 && (group - 1) * gc < c && c <= group * gc && (group - 1) * go < o &&
+                      o <= group * go))) {
+    return ctx.Error("group " + std::to_string(group) + " of " + std::to_string(gc) +
+                     " input channels does not cover the input's " + std::to_string(c) +
+                     " and the weights' " + std::to_string(o) +
+                     " channels with at most a short last group (and is 1 with depthwise)");
   }
   const Shape wshape =
-      dw ? Shape{x[1], 1, w.shape[2], w.shape[3]} : Shape{o, x[1] / group, w.shape[2], w.shape[3]};
+      dw ? Shape{c, 1, w.shape[2], w.shape[3]} : Shape{o, gc, w.shape[2], w.shape[3]};
   LOOM_RETURN_IF_ERROR(ConstInput(ctx, 1, DType::kI8, wshape, "weights"));
   if (ctx.node().GetInts("kernel") != Shape{w.shape[2], w.shape[3]}) {
     return ctx.Error("kernel must equal the weights' KH, KW");

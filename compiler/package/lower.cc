@@ -327,13 +327,13 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
     p.groups = static_cast<uint32_t>(n.GetInt("group", 1));
     p.pad_value = static_cast<int32_t>(n.GetInt("pad_value", 0));
     p.requant = RequantOf(n);
-    const auto& x = T(op->inputs[0]).shape;
     const auto& y = T(op->outputs[0]).shape;
-    // Saturating: a report figure, and the dims alone may multiply past 64 bits.
+    // Saturating: a report figure, and the dims alone may multiply past 64 bits. The reduction is
+    // the weights' input channels (a grouped convolution's merged groups count their zeros).
+    const uint32_t reduce = p.depthwise ? 1 : T(op->inputs[1]).shape[1];
     op->macs = 1;
-    for (uint64_t f :
-         {uint64_t{y[0]}, uint64_t{y[1]}, uint64_t{y[2]}, uint64_t{y[3]}, uint64_t{p.window.kh},
-          uint64_t{p.window.kw}, uint64_t{p.depthwise ? 1 : x[1] / p.groups}}) {
+    for (uint64_t f : {uint64_t{y[0]}, uint64_t{y[1]}, uint64_t{y[2]}, uint64_t{y[3]},
+                       uint64_t{p.window.kh}, uint64_t{p.window.kw}, uint64_t{reduce}}) {
       if (!CheckedMul(op->macs, f, &op->macs)) op->macs = UINT64_MAX;
     }
     op->params = p;

@@ -143,20 +143,28 @@ constexpr int64_t kMaxGroupsMergedIntoOne = 4;
 
 // A grouped convolution's groups merged k at a time into groups of whole channel blocks, in and
 // out, for the fast kernels (which run such a group as a groups == 1 convolution on its blocks):
-// the smallest k dividing `group` with k * C' and k * O' multiples of `block`, or all of them (a
-// groups == 1 convolution, k times the MACs, which the accelerator takes) where none is and there
-// are at most kMaxGroupsMergedIntoOne; 0 where neither holds (RegNetY-400MF's 13 and 55 groups of
-// 8 channels at block 16: the convolution stays float). The merged filters are zero outside their
-// own group's input channels, so every output is the same integer sum. block 0: no merging.
+// the smallest k with k * C' and k * O' multiples of `block` whose ceil(group / k) merged groups
+// end within the last channel block, in and out (a short last group then reads and writes only
+// padding lanes past the channels: RegNetY-400MF's 13 groups of 8 channels become 7 of 16, the
+// last one half full); else all of them (a groups == 1 convolution, `group` times the MACs, which
+// the accelerator takes) where there are at most kMaxGroupsMergedIntoOne; else 0 (the convolution
+// stays float). The merged filters are zero outside their own group's input channels, so every
+// output is the same integer sum. block 0: no merging.
 int64_t GroupsMerged(int64_t group, int64_t c_per, int64_t o_per, int64_t block) {
   if (block <= 0) return 1;
+  const auto whole_blocks = [block](int64_t n) { return (n + block - 1) / block * block; };
   for (int64_t k = 1; k < group; ++k) {
-    if (group % k == 0 && (k * c_per) % block == 0 && (k * o_per) % block == 0) return k;
+    const int64_t merged = (group + k - 1) / k;
+    if ((k * c_per) % block == 0 && (k * o_per) % block == 0 &&
+        merged * k * c_per <= whole_blocks(group * c_per) &&
+        merged * k * o_per <= whole_blocks(group * o_per)) {
+      return k;
+    }
   }
   return group <= kMaxGroupsMergedIntoOne ? group : 0;
 }
 
-// w [O, C', KH, KW] of `group` groups as [O, k * C', KH, KW] of group / k groups.
+// w [O, C', KH, KW] of `group` groups as [O, k * C', KH, KW] of ceil(group / k) groups.
 std::vector<float> MergeGroups(const std::vector<float>& w, int64_t o, int64_t c_per, int64_t taps,
                                int64_t group, int64_t k) {
   const int64_t o_per = o / group, merged_c = k * c_per;
@@ -202,7 +210,7 @@ Status Rewriter::RewriteConv(Node& n, bool* done) {
     if (k == 0) return Status::Ok();
     if (k != 1) d.w = MergeGroups(d.w, d.o, d.c, d.kh * d.kw, group, k);
     d.c *= k;
-    d.group = group / k;
+    d.group = (group + k - 1) / k;
   }
   if (b != ir::kNoValue) d.bias = FloatData(*g_.value(b).constant);
   return EmitConv(n, d, done);

@@ -58,6 +58,7 @@ inline q::Conv2dParams ConvParams(const pkg::Op& op, TensorOf t) {
   SetWindow(p->window(), &cp);
   cp.depthwise = p->depthwise();
   cp.groups = p->groups();
+  if (!cp.depthwise) cp.group_c = t(op.inputs()->Get(1))->shape()->Get(1);
   cp.pad_value = p->pad_value();
   cp.rq = Rq(p->requant());
   return cp;

@@ -404,10 +404,7 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
       const uint32_t n = Dim(x, 0), c = Dim(x, 1);
       uint32_t o = 0;
       const uint32_t groups = p->groups();
-      if (groups == 0 || c % groups != 0) {
-        return InvalidArgument("{}: groups {} does not divide the input's {} channels", where,
-                               groups, c);
-      }
+      if (groups == 0) return InvalidArgument("{}: groups 0", where);
       if (p->depthwise() && groups != 1) {
         return InvalidArgument("{}: a depthwise convolution has groups 1, not {}", where, groups);
       }
@@ -420,14 +417,21 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
         o = c;
       } else {
         LOOM_RETURN_IF_ERROR(expect(w, I8, pkg::TensorLayout::BlockedWeights, "weights"));
-        if (Dim(w, 1) != c / groups) {
-          return InvalidArgument("{}: weights {} have {} input channels, input has {} in {} groups",
-                                 where, TensorName(w), Dim(w, 1), c, groups);
-        }
         o = Dim(w, 0);
-        if (o % groups != 0) {
-          return InvalidArgument("{}: groups {} does not divide the weights' {} output channels",
-                                 where, groups, o);
+        if (groups == 1 && Dim(w, 1) != c) {
+          return InvalidArgument("{}: weights {} have {} input channels, input has {}", where,
+                                 TensorName(w), Dim(w, 1), c);
+        }
+        // Groups of gc input and go = gc * o / c output channels, the last one possibly short
+        // (the kernels' rule, qops.h Conv2dParams::GroupsCover, which this layer cannot include).
+        const uint64_t g = groups, gc = Dim(w, 1);
+        const uint64_t go = c != 0 && gc * o % c == 0 ? gc * o / c : 0;
+        if (g > 1 &&
+            !(go != 0 && (g - 1) * gc < c && c <= g * gc && (g - 1) * go < o && o <= g * go)) {
+          return InvalidArgument(
+              "{}: {} groups of {} input channels (the weights {}) do not cover the input's {} "
+              "channels and the {} outputs with at most a short last group",
+              where, groups, Dim(w, 1), TensorName(w), c, o);
         }
       }
       if (p->window() == nullptr || p->window()->kh() != Dim(w, 2) || p->window()->kw() != Dim(w, 3)) {

@@ -326,9 +326,9 @@ TEST(Package, ZeroPointsAreVersionTwoAndChecked) {
   EXPECT_THAT(Load(Bytes(spec)).message(), HasSubstr("pad_value 128 is outside [-128, 127]"));
 }
 
-// Schema 1.11: a grouped convolution's weights hold C / groups input channels; the loader checks
-// that groups divides the channels and that the weights are the groups' (a 1.10 reader refuses
-// such weights, having no groups).
+// Schema 1.11: a grouped convolution's weights hold each group's input channels; the loader checks
+// that the groups cover the channels, the last one possibly short (a 1.10 reader refuses such
+// weights, having no groups).
 TEST(PackageBad, ConvGroupsAreChecked) {
   auto with = [](uint32_t groups, bool depthwise) {
     package::PackageSpec spec = ConvSpec();
@@ -338,9 +338,10 @@ TEST(PackageBad, ConvGroupsAreChecked) {
     return Load(Bytes(spec));
   };
   EXPECT_TRUE(with(1, false).ok());
-  EXPECT_THAT(with(0, false).message(), HasSubstr("groups 0 does not divide the input's"));
-  EXPECT_THAT(with(2, false).message(), HasSubstr("groups 2 does not divide the input's 5"));
-  EXPECT_THAT(with(5, false).message(), HasSubstr("input channels, input has 5 in 5 groups"));
+  EXPECT_THAT(with(0, false).message(), HasSubstr("conv1': groups 0"));
+  EXPECT_THAT(with(2, false).message(),
+              HasSubstr("2 groups of 5 input channels (the weights 'conv1.w') do not cover the "
+                        "input's 5 channels and the 12 outputs"));
   EXPECT_THAT(with(5, true).message(), HasSubstr("a depthwise convolution has groups 1, not 5"));
 }
 

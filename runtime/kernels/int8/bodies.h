@@ -106,7 +106,7 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
   const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
   // Grouped: output channel ch reads the cg input channels from its group's first, gi * cg; the
   // weights hold wcb blocks of cg input channels per output-channel block.
-  const uint32_t cg = p.in.c / p.groups, og = p.out_c / p.groups, wcb = CeilDiv(cg, C);
+  const uint32_t cg = p.GroupChannels(), og = p.GroupOutChannels(), wcb = CeilDiv(cg, C);
   const size_t in_row = size_t{B} * C;   // bytes of one (h, w) position in a channel block
   uint32_t acc[internal::kConvMaxTile];  // [B][C], wrapping int32 kept unsigned
   // What a padded position reads: pad_value in every lane (channel lanes past in.c meet zero
@@ -153,8 +153,13 @@ inline void Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in,
                   const uint32_t first = (ob * C + o) / og * cg;
                   for (uint32_t i = 0; i < cg; ++i) {
                     const uint32_t ic = first + i;
-                    const int8_t* src = at(ic / C) + ic % C;
                     const int8_t wi = w[(i / C) * wtile + size_t{o} * C + i % C];
+                    if (ic >= p.in.c) {  // a short last group's missing channels: padding lanes
+                      for (uint32_t bi = 0; bi < B && outside; ++bi)
+                        acc[bi * C + o] += static_cast<uint32_t>(p.pad_value * wi);
+                      continue;
+                    }
+                    const int8_t* src = at(ic / C) + ic % C;
                     for (uint32_t bi = 0; bi < B; ++bi)
                       acc[bi * C + o] += static_cast<uint32_t>(int32_t{src[bi * C]} * wi);
                   }

@@ -5,6 +5,7 @@
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::kernels::q::internal {
+
 namespace {
 
 Status CheckConv(const Blocking& b, const Conv2dParams& p) {
@@ -20,10 +21,13 @@ Status CheckConv(const Blocking& b, const Conv2dParams& p) {
     return InvalidArgument("Conv2d: depthwise needs out_c (" + std::to_string(p.out_c) +
                            ") == input channels (" + std::to_string(p.in.c) + ")");
   }
-  if (p.groups == 0 || p.in.c % p.groups != 0 || p.out_c % p.groups != 0) {
-    return InvalidArgument("Conv2d: groups " + std::to_string(p.groups) +
-                           " must divide the input channels (" + std::to_string(p.in.c) +
-                           ") and out_c (" + std::to_string(p.out_c) + ")");
+  if (!p.GroupsCover()) {
+    return InvalidArgument("Conv2d: groups " + std::to_string(p.groups) + " of " +
+                           std::to_string(p.groups == 0 ? 0 : p.GroupChannels()) + " input and " +
+                           std::to_string(p.groups == 0 ? 0 : p.GroupOutChannels()) +
+                           " output channels do not cover the input channels (" +
+                           std::to_string(p.in.c) + ") and out_c (" + std::to_string(p.out_c) +
+                           ") with at most a short last group");
   }
   if (p.depthwise && p.groups != 1) {
     return InvalidArgument("Conv2d: a depthwise convolution has groups 1, not " +
@@ -47,7 +51,7 @@ Status CheckConv2dCall(const Blocking& b, const Conv2dParams& p, const void* in,
   const size_t out_bytes = BlockedBytes(b, p.out());
   LOOM_RETURN_IF_ERROR(CheckNoAlias(in, BlockedBytes(b, p.in), out, out_bytes, "Conv2d input"));
   const size_t wbytes = p.depthwise ? DepthwiseWeightBytes(b, p.in.c, p.kh, p.kw)
-                                    : ConvWeightBytes(b, p.out_c, p.in.c / p.groups, p.kh, p.kw);
+                                    : ConvWeightBytes(b, p.out_c, p.GroupChannels(), p.kh, p.kw);
   return CheckNoAlias(weights, wbytes, out, out_bytes, "Conv2d weights");
 }
 

@@ -20,7 +20,7 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
                               const std::vector<int32_t>& mult) {
   const ActShape os = p.out();
   std::vector<int8_t> y(Elems(os));
-  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
+  const uint32_t wc = p.depthwise ? 1 : p.GroupChannels();
   for (uint32_t n = 0; n < os.n; ++n)
     for (uint32_t o = 0; o < os.c; ++o)
       for (uint32_t oy = 0; oy < os.h; ++oy)
@@ -28,14 +28,17 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
           int64_t acc = bias ? bias[o] : 0;
           for (uint32_t i = 0; i < wc; ++i) {
             // Depthwise: the output's own channel; grouped: the i-th of its group's channels.
-            const uint32_t ic = p.depthwise ? o : o / (os.c / p.groups) * wc + i;
+            const uint32_t ic = p.depthwise ? o : o / p.GroupOutChannels() * wc + i;
             for (uint32_t ky = 0; ky < p.kh; ++ky)
               for (uint32_t kx = 0; kx < p.kw; ++kx) {
                 const int64_t iy = int64_t{oy} * p.stride_h + ky - p.pad_top;
                 const int64_t ix = int64_t{ox} * p.stride_w + kx - p.pad_left;
                 const bool out = iy < 0 || ix < 0 || iy >= p.in.h || ix >= p.in.w;
-                const int64_t v =
-                    out ? p.pad_value : x[((n * p.in.c + ic) * p.in.h + iy) * p.in.w + ix];
+                // A short last group's missing channels read 0, or the pad value in padding.
+                const int64_t v = out ? p.pad_value
+                                  : ic >= p.in.c
+                                      ? 0
+                                      : x[((n * p.in.c + ic) * p.in.h + iy) * p.in.w + ix];
                 acc += v * w[((o * wc + i) * p.kh + ky) * p.kw + kx];
               }
           }
@@ -47,7 +50,7 @@ std::vector<int8_t> Reference(const Conv2dParams& p, const std::vector<int8_t>& 
 
 void RunCase(const Blocking& b, const Conv2dParams& p, bool with_bias, uint32_t seed) {
   SCOPED_TRACE("blocking " + std::to_string(b.batch) + "x" + std::to_string(b.block));
-  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
+  const uint32_t wc = p.depthwise ? 1 : p.GroupChannels();
   const auto x = RandomI8(Elems(p.in), seed);
   const auto w = RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
   const auto bias = RandomI32(p.out_c, seed + 2, -5000, 5000);
@@ -114,6 +117,15 @@ TEST(Conv2d, GroupedMatchesPlainLoop) {
   p.groups = 4;
   RunCase({1, 8}, p, true, seed++);
   RunCase({2, 4}, p, true, seed++);
+  // A short last group: 3 groups of 8 input and 16 output channels over 20 and 40.
+  p.in.c = 20;
+  p.out_c = 40;
+  p.groups = 3;
+  p.group_c = 8;
+  for (const Blocking& b : testing::TestBlockings()) {
+    RunCase(b, p, true, seed++);
+    p.pad_value = p.pad_value == 0 ? 9 : 0;
+  }
 }
 
 TEST(Conv2d, DepthwiseMatchesPlainLoop) {
@@ -207,8 +219,12 @@ TEST(Conv2d, BadParameters) {
   EXPECT_NE(run(q).message().find("depthwise"), std::string::npos);
   q = p;
   q.groups = 3;
-  EXPECT_NE(run(q).message().find("groups 3 must divide the input channels (4)"), std::string::npos)
+  EXPECT_NE(run(q).message().find("groups 3 of 1 input and 1 output channels do not cover the "
+                                  "input channels (4) and out_c (4)"),
+            std::string::npos)
       << run(q).message();
+  q.group_c = 3;  // 3 groups of 3 would cover 4 channels with 2 empty ones
+  EXPECT_NE(run(q).message().find("groups 3 of 3 input"), std::string::npos) << run(q).message();
   q.groups = 0;
   EXPECT_NE(run(q).message().find("groups 0"), std::string::npos);
   q = p;

@@ -123,10 +123,13 @@ Status DequantizeF32(const int8_t* q, size_t count, float scale, int32_t zero_po
 
 // out[n][o][y][x] = Requantize(bias[o] + sum_{i,ky,kx} in[n][i][y*sh+ky-pt][x*sw+kx-pl] *
 //                   w[o][i][ky][kx], mult[o]); positions outside the input read pad_value.
-// groups == 1, grouped (groups > 1: output channel o reads only the in.c / groups input channels
-// of its group g = o / (out_c / groups), i runs over those, and the weights are the stored
-// BlockedWeights of logical [out_c][in.c / groups][KH][KW]), or depthwise (out_c == in.c, each
-// channel convolved with its own filter; groups stays 1).
+// groups == 1, grouped, or depthwise (out_c == in.c, each channel convolved with its own filter;
+// groups stays 1). Grouped (groups > 1): each group has gc = GroupChannels() input and
+// go = gc * out_c / in.c output channels; output channel o reads input channels g * gc + i of
+// its group g = o / go, i < gc, and the weights are the stored BlockedWeights of logical
+// [out_c][gc][KH][KW]. The last group may be short, in and out (channels past in.c read 0, or
+// pad_value where the position is padding, as padding lanes do; (groups - 1) * gc < in.c and
+// (groups - 1) * go < out_c): the quantizer's merged groups of whole channel blocks.
 // With asymmetric activations (real = s * (q - z)) pad_value is the input's zero point z, the real
 // 0, and the quantizer has folded -z * sum(w[o]) and the output's zero point into bias[o].
 struct Conv2dParams {
@@ -136,13 +139,30 @@ struct Conv2dParams {
   uint32_t stride_h = 1, stride_w = 1;
   uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   bool depthwise = false;
-  uint32_t groups = 1;    // divides in.c and out_c
+  uint32_t groups = 1;
+  uint32_t group_c =
+      0;  // input channels per group (the weights' second dimension); 0: in.c / groups
   int32_t pad_value = 0;  // in [-128, 127]
   Requant rq;
 
   uint32_t out_h() const { return (in.h + pad_top + pad_bottom - kh) / stride_h + 1; }
   uint32_t out_w() const { return (in.w + pad_left + pad_right - kw) / stride_w + 1; }
   ActShape out() const { return {in.n, out_c, out_h(), out_w()}; }
+  uint32_t GroupChannels() const { return group_c != 0 ? group_c : in.c / groups; }
+  // Output channels per group; 0 where gc * out_c is not a multiple of in.c (refused).
+  uint32_t GroupOutChannels() const {
+    const uint64_t t = uint64_t{GroupChannels()} * out_c;
+    return in.c != 0 && t % in.c == 0 ? static_cast<uint32_t>(t / in.c) : 0;
+  }
+  // Whether the groups cover the channels: groups 1 with gc == in.c, or groups of gc input and go
+  // output channels with at most a short last group.
+  bool GroupsCover() const {
+    if (groups == 0) return false;
+    const uint64_t g = groups, gc = GroupChannels(), go = GroupOutChannels();
+    if (g == 1) return gc == in.c;
+    return gc != 0 && go != 0 && (g - 1) * gc < in.c && in.c <= g * gc && (g - 1) * go < out_c &&
+           out_c <= g * go;
+  }
 };
 // bias may be null (no bias); mult is required.
 Status Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in, const int8_t* weights,

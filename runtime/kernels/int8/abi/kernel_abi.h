@@ -94,7 +94,7 @@ inline size_t EncodeConv2d(const Blocking& b, const Conv2dParams& p, int32_t* a)
   using namespace detail;
   int32_t* e = PutShape(PutBlocking(a, b), p.in);
   for (uint32_t v : {p.out_c, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
-                     p.pad_bottom, p.pad_right, uint32_t{p.depthwise}, p.groups})
+                     p.pad_bottom, p.pad_right, uint32_t{p.depthwise}, p.groups, p.group_c})
     e = Put(e, v);
   return static_cast<size_t>(Put(PutRequant(e, p.rq), p.pad_value) - a);
 }
@@ -106,6 +106,7 @@ inline void DecodeConv2d(const int32_t* a, Blocking* b, Conv2dParams* p) {
   for (uint32_t* v : f) *v = static_cast<uint32_t>(*a++);
   p->depthwise = *a++ != 0;
   p->groups = static_cast<uint32_t>(*a++);
+  p->group_c = static_cast<uint32_t>(*a++);
   p->pad_value = *GetRequant(a, &p->rq);
 }
 

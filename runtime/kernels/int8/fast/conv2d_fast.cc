@@ -64,19 +64,23 @@ size_t PadSumBytes(const Blocking& b, const Conv2dParams& p, const RowKernels* r
 // A grouped convolution whose groups hold whole channel blocks, in and out, runs as one
 // groups == 1 convolution per group and batch block, on the group's contiguous channel blocks
 // (the blocked layout keeps them together) and its output-channel blocks' weight tiles (which are
-// the group's own: BlockedWeights of [out_c][in.c / groups]). Other grouped convolutions run the
-// reference kernel.
+// the group's own: BlockedWeights of [out_c][gc]). A short last group reads the input's padding
+// lanes for its missing channels (zeros, as the reference's missing channels), with as many
+// blocks as the others. Other grouped convolutions run the reference kernel.
 bool GroupsByBlocks(const Blocking& b, const Conv2dParams& p) {
-  return p.groups > 1 && b.block != 0 && p.in.c % p.groups == 0 && p.out_c % p.groups == 0 &&
-         (p.in.c / p.groups) % b.block == 0 && (p.out_c / p.groups) % b.block == 0;
+  if (p.groups <= 1 || b.block == 0 || !p.GroupsCover()) return false;
+  const uint64_t C = b.block, gc = p.GroupChannels(), go = p.GroupOutChannels();
+  return gc % C == 0 && go % C == 0 && p.groups * gc <= CeilDiv(p.in.c, b.block) * C &&
+         p.groups * go <= CeilDiv(p.out_c, b.block) * C;
 }
-// One group's convolution over (at most) one batch block.
+// One (full) group's convolution over (at most) one batch block.
 Conv2dParams OneGroup(const Blocking& b, const Conv2dParams& p) {
   Conv2dParams g = p;
   g.in.n = std::min(p.in.n, b.batch);
-  g.in.c = p.in.c / p.groups;
-  g.out_c = p.out_c / p.groups;
+  g.in.c = p.GroupChannels();
+  g.out_c = p.GroupOutChannels();
   g.groups = 1;
+  g.group_c = 0;
   return g;
 }
 
@@ -160,6 +164,7 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
     if (!GroupsByBlocks(b, p)) return q::Conv2d(b, p, in, weights, bias, mult, out);
     const Conv2dParams one = OneGroup(b, p);
     const uint32_t C = b.block, B = b.batch, gib = one.in.c / C, gob = one.out_c / C;
+    const uint32_t icb = CeilDiv(p.in.c, C), ocb = CeilDiv(p.out_c, C);
     const size_t in_plane = size_t{p.in.h} * p.in.w * B * C;
     const size_t out_plane = size_t{p.out_h()} * p.out_w() * B * C;
     const size_t wbytes = ConvWeightBytes(b, one.out_c, one.in.c, p.kh, p.kw);
@@ -168,9 +173,11 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
       Conv2dParams sub = one;
       sub.in.n = std::min(B, p.in.n - nb * B);
       for (uint32_t g = 0; g < p.groups; ++g) {
-        const size_t ib = size_t{nb} * p.groups * gib + size_t{g} * gib;
-        const size_t ob = size_t{nb} * p.groups * gob + size_t{g} * gob;
+        const size_t ib = size_t{nb} * icb + size_t{g} * gib;
+        const size_t ob = size_t{nb} * ocb + size_t{g} * gob;
         const size_t oc = size_t{g} * one.out_c;
+        // A short last group writes only its real output channels (the rest are padding lanes).
+        sub.out_c = std::min(one.out_c, p.out_c - g * one.out_c);
         LOOM_RETURN_IF_ERROR(Conv2d(path, b, sub, in + ib * in_plane, weights + g * wbytes,
                                     packed_weights == nullptr
                                         ? nullptr

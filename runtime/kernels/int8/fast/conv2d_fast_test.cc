@@ -52,7 +52,7 @@ std::string Describe(const Case& c) {
 // Fills the tensors from `seed`; `fill` (when in [-128, 127]) replaces every input and weight.
 void Fill(Case* c, uint32_t seed, int fill = 1000) {
   const Conv2dParams& p = c->p;
-  const uint32_t wc = p.depthwise ? 1 : p.in.c / p.groups;
+  const uint32_t wc = p.depthwise ? 1 : p.GroupChannels();
   auto x = testing::RandomI8(testing::Elems(p.in), seed);
   auto w = testing::RandomI8(size_t{p.out_c} * wc * p.kh * p.kw, seed + 1);
   if (fill >= -128 && fill <= 127) {
@@ -334,24 +334,32 @@ TEST(FastConv2d, GroupedMatchesReference) {
     ActShape in;
     uint32_t out_c, groups, k, stride, pad;
     int32_t pad_value;
+    uint32_t group_c = 0;  // a short last group where set
   };
   const G cases[] = {
-      {{1, 16}, {1, 64, 9, 11}, 64, 4, 3, 1, 1, 0},    // ResNeXt-like: 16 -> 16 per group
-      {{1, 16}, {1, 64, 10, 9}, 96, 2, 3, 2, 1, -77},  // 32 -> 48, strided, a pad value
-      {{1, 8}, {1, 48, 7, 13}, 48, 6, 3, 1, 1, 5},     // 8 -> 8
-      {{1, 32}, {1, 64, 6, 15}, 128, 2, 1, 1, 0, 0},   // 1x1, 32 -> 64
-      {{2, 16}, {3, 32, 6, 7}, 32, 2, 3, 1, 1, -128},  // batch blocks, the last one ragged
-      {{1, 16}, {1, 24, 8, 8}, 24, 3, 3, 1, 1, 0},     // 8 -> 8 in blocks of 16: reference
-      {{1, 16}, {1, 48, 5, 6}, 96, 3, 3, 1, 1, 0},     // 16 -> 32
+      {{1, 16}, {1, 64, 9, 11}, 64, 4, 3, 1, 1, 0},       // ResNeXt-like: 16 -> 16 per group
+      {{1, 16}, {1, 64, 10, 9}, 96, 2, 3, 2, 1, -77},     // 32 -> 48, strided, a pad value
+      {{1, 8}, {1, 48, 7, 13}, 48, 6, 3, 1, 1, 5},        // 8 -> 8
+      {{1, 32}, {1, 64, 6, 15}, 128, 2, 1, 1, 0, 0},      // 1x1, 32 -> 64
+      {{2, 16}, {3, 32, 6, 7}, 32, 2, 3, 1, 1, -128},     // batch blocks, the last one ragged
+      {{1, 16}, {1, 24, 8, 8}, 24, 3, 3, 1, 1, 0},        // 8 -> 8 in blocks of 16: reference
+      {{1, 16}, {1, 48, 5, 6}, 96, 3, 3, 1, 1, 0},        // 16 -> 32
+      {{1, 16}, {1, 104, 6, 9}, 104, 7, 3, 1, 1, 0, 16},  // RegNetY's 13 groups of 8, merged
+      {{1, 16}, {1, 44, 5, 7}, 88, 3, 3, 2, 1, -3, 16},   // 11 groups of 4 -> 8, merged 4 at a time
+      {{1, 32}, {1, 48, 7, 7}, 48, 2, 3, 1, 1, 7, 32},    // the last group 16 of 32
+      {{2, 8}, {3, 20, 5, 5}, 20, 3, 3, 1, 1, 0, 8},      // batch blocks, the last group 4 of 8
+      {{1, 16}, {1, 20, 5, 5}, 40, 3, 3, 1, 1, 0, 8},     // 8 -> 16 in blocks of 16: reference
   };
   uint32_t seed = 900;
   for (const G& g : cases) {
     Conv2dParams p = Params(g.in, g.out_c, g.k, g.stride, g.pad);
     p.groups = g.groups;
+    p.group_c = g.group_c;
     p.pad_value = g.pad_value;
     // Groups of whole blocks have packed weights (a group at a time); the others do not.
-    const bool whole =
-        (g.in.c / g.groups) % g.b.block == 0 && (g.out_c / g.groups) % g.b.block == 0;
+    const uint32_t C = g.b.block, gc = p.GroupChannels(), go = p.GroupOutChannels();
+    const bool whole = gc % C == 0 && go % C == 0 && g.groups * gc <= CeilDiv(g.in.c, C) * C &&
+                       g.groups * go <= CeilDiv(g.out_c, C) * C;
     EXPECT_EQ(PackedWeightsBytes(KernelPath::kPortable, g.b, p) != 0, whole);
     Case c{g.b, p, {}, {}, {}, {}};
     Fill(&c, seed++);
