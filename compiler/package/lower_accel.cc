@@ -60,48 +60,73 @@ Status Lowerer::LowerAccel(const ir::Node& n, AccelCode* code, LayerLowering* la
     if (x.layout != TensorLayout::Blocked || y.layout != TensorLayout::Blocked) {
       return Internal(Where(n) + ": accelerator convolution on unblocked tensors");
     }
-    tensorize::Conv2dLayer l =
-        tensorize::Conv2dGeometry(c_, op.name, x.shape[0], x.shape[1], x.shape[2], x.shape[3],
-                                  y.shape[1], Geometry(p.window));
-    l.depthwise = p.depthwise;
-    l.pad_value = static_cast<int8_t>(p.pad_value);  // checked in [-128, 127] by the op table
-    l.has_bias = op.inputs[2] >= 0;
-    l.pre_shift = p.requant.pre_shift;
-    l.post_shift = p.requant.post_shift;
-    l.clip_lo = p.requant.clip_lo;
-    l.clip_hi = p.requant.clip_hi;
     const int32_t weights = p.depthwise ? diag_.at(n.inputs[1]) : op.inputs[1];
     allow(weights);
-    LOOM_RETURN_IF_ERROR(ElemAddr(x.offset, c_.inp_elem_bytes(), Where(n) + ": input", &l.input));
-    LOOM_RETURN_IF_ERROR(ElemAddr(y.offset, c_.out_elem_bytes(), Where(n) + ": output", &l.output));
-    LOOM_RETURN_IF_ERROR(
-        ElemAddr(T(weights).offset, c_.wgt_elem_bytes(), Where(n) + ": weights", &l.weights));
-    if (l.has_bias) {
+    // A grouped convolution (groups of whole channel blocks over one batch block: ConvLowers) is
+    // one layer per group on the group's contiguous channel blocks, weight tiles and bias and
+    // multiplier blocks, each after a buffer barrier (the groups share no DRAM byte). A short last
+    // group reads the input's zero padding lanes and writes its real channels' blocks.
+    const uint32_t groups = p.groups;
+    const uint32_t gc = groups == 1 ? x.shape[1] : T(op.inputs[1]).shape[1];
+    const uint32_t go = groups == 1 ? y.shape[1] : gc * y.shape[1] / x.shape[1];
+    const uint64_t lanes = uint64_t{c_.batch} * c_.block_in;
+    const uint64_t in_step = uint64_t{gc / c_.block_in} * x.shape[2] * x.shape[3] * lanes;
+    const uint64_t out_step = uint64_t{go / c_.block_in} * y.shape[2] * y.shape[3] * lanes;
+    const uint64_t w_step = q::ConvWeightBytes(blk_, go, gc, p.window.kh, p.window.kw);
+    const uint64_t v_step = uint64_t{go / c_.block_in} * lanes * sizeof(int32_t);
+    uint64_t cycles = 0;
+    size_t prev_begin = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+      const std::string where = groups == 1 ? Where(n) : Where(n) + " group " + std::to_string(g);
+      const size_t barrier = g == 0 ? 0 : tensorize::EmitBufferBarrier(code);
+      const size_t begin = code->insns.size();
+      tensorize::Conv2dLayer l =
+          tensorize::Conv2dGeometry(c_, op.name, x.shape[0], gc, x.shape[2], x.shape[3],
+                                    std::min(go, y.shape[1] - g * go), Geometry(p.window));
+      l.depthwise = p.depthwise;
+      l.pad_value = static_cast<int8_t>(p.pad_value);  // checked in [-128, 127] by the op table
+      l.has_bias = op.inputs[2] >= 0;
+      l.pre_shift = p.requant.pre_shift;
+      l.post_shift = p.requant.post_shift;
+      l.clip_lo = p.requant.clip_lo;
+      l.clip_hi = p.requant.clip_hi;
       LOOM_RETURN_IF_ERROR(
-          ElemAddr(T(op.inputs[2]).offset, c_.acc_elem_bytes(), Where(n) + ": bias", &l.bias));
+          ElemAddr(x.offset + g * in_step, c_.inp_elem_bytes(), where + ": input", &l.input));
+      LOOM_RETURN_IF_ERROR(
+          ElemAddr(y.offset + g * out_step, c_.out_elem_bytes(), where + ": output", &l.output));
+      LOOM_RETURN_IF_ERROR(ElemAddr(T(weights).offset + g * w_step, c_.wgt_elem_bytes(),
+                                    where + ": weights", &l.weights));
+      if (l.has_bias) {
+        LOOM_RETURN_IF_ERROR(ElemAddr(T(op.inputs[2]).offset + g * v_step, c_.acc_elem_bytes(),
+                                      where + ": bias", &l.bias));
+      }
+      LOOM_RETURN_IF_ERROR(ElemAddr(T(op.inputs[3]).offset + g * v_step, c_.acc_elem_bytes(),
+                                    where + ": multipliers", &l.mult));
+      if (pool_ != nullptr && !p.depthwise && groups == 1) {  // with the max pool after it
+        bool fused = false;                                   // (lower_conv_pool.cc)
+        LOOM_RETURN_IF_ERROR(LowerConvPool(*pool_, l, code, layer, &allowed, &fused));
+        if (fused) return VerifyLayer(n, *code, first, allowed);
+      }
+      Conv2dLowering conv;
+      conv.name = op.name;
+      conv.signature =
+          tensorize::Conv2dSignature(l, p.depthwise, tensorize::UsesDepthwiseWindow(c_, l));
+      conv.layer = l;
+      conv.depthwise = p.depthwise;
+      LOOM_RETURN_IF_ERROR(ChooseTiling(&conv));
+      tensorize::TilingChoice& choice = conv.choice;
+      LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
+      // A layer barrier drops the buffer barrier's fourth instruction: this group moves up by one.
+      const bool kept = g == 0 || tensorize::SettleBarrier(c_, prev_begin, barrier, code);
+      prev_begin = kept ? begin : begin - 1;
+      if (o_.on_conv2d) o_.on_conv2d(conv);
+      layer->tuned = conv.tuned;
+      layer->tiling = choice.tiling.ToString();
+      cycles += choice.cycles;
     }
-    LOOM_RETURN_IF_ERROR(
-        ElemAddr(T(op.inputs[3]).offset, c_.acc_elem_bytes(), Where(n) + ": multipliers", &l.mult));
-    if (pool_ != nullptr && !p.depthwise) {  // with the max pool after it (lower_conv_pool.cc)
-      bool fused = false;
-      LOOM_RETURN_IF_ERROR(LowerConvPool(*pool_, l, code, layer, &allowed, &fused));
-      if (fused) return VerifyLayer(n, *code, first, allowed);
-    }
-    Conv2dLowering conv;
-    conv.name = op.name;
-    conv.signature =
-        tensorize::Conv2dSignature(l, p.depthwise, tensorize::UsesDepthwiseWindow(c_, l));
-    conv.layer = l;
-    conv.depthwise = p.depthwise;
-    LOOM_RETURN_IF_ERROR(ChooseTiling(&conv));
-    tensorize::TilingChoice& choice = conv.choice;
-    LOOM_RETURN_IF_ERROR(tensorize::EmitConv2d(c_, l, choice.tiling, code));
-    if (o_.on_conv2d) o_.on_conv2d(conv);
-    layer->tuned = conv.tuned;
-    layer->tiling = choice.tiling.ToString();
-    layer->est_cycles = choice.cycles;
+    layer->est_cycles = cycles;
     layer->utilization =
-        choice.cycles ? double(op.macs) / (double(choice.cycles) * double(c_.macs_per_cycle())) : 0;
+        cycles ? double(op.macs) / (double(cycles) * double(c_.macs_per_cycle())) : 0;
   } else if (n.op == "q.add") {
     const auto& p = std::get<AddParams>(op.params);
     tensorize::AddLayer l;

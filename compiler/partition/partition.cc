@@ -66,14 +66,26 @@ bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::s
     *why = "not a 4-D activation";
     return false;
   }
-  if (const int64_t group = n.GetInt("group", 1); group != 1) {
-    *why = "grouped convolution (group " + std::to_string(group) +
-           "): the accelerator runs group 1 and depthwise";
-    return false;
+  // A grouped convolution runs as one layer per group (lower_accel.cc): its groups must be whole
+  // channel blocks (a short last one ending in the last block) over one batch block, so that each
+  // group's channels, weights and outputs are contiguous.
+  const uint64_t group = static_cast<uint64_t>(n.GetInt("group", 1));
+  uint32_t gc = x[1], go = y[1];
+  if (group != 1) {
+    const uint64_t C = c.block_in, wc = static_cast<uint64_t>(g.value(n.input(1)).shape[1]);
+    const uint64_t wo = wc * y[1] / x[1];
+    if (x[0] > c.batch || wc % C != 0 || wo % C != 0 || group * wc > (x[1] + C - 1) / C * C ||
+        group * wo > (y[1] + C - 1) / C * C) {
+      *why = "grouped convolution (group " + std::to_string(group) +
+             "): the accelerator runs groups of whole channel blocks over one batch block";
+      return false;
+    }
+    gc = static_cast<uint32_t>(wc);
+    go = static_cast<uint32_t>(wo);
   }
   tensorize::Window2d w;
   if (!WindowOf(n, &w, why)) return false;
-  tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c, n.name, x[0], x[1], x[2], x[3], y[1], w);
+  tensorize::Conv2dLayer l = tensorize::Conv2dGeometry(c, n.name, x[0], gc, x[2], x[3], go, w);
   l.depthwise = n.GetInt("depthwise", 0) != 0;
   if (Status st = l.Check(c); !st.ok()) {
     *why = st.message();

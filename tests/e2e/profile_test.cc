@@ -226,16 +226,16 @@ TEST(ProfileCpu, NothingTimed) {
   EXPECT_NE(runtime::FormatProfile(r).find("records no per-instruction timeline"), std::string::npos);
 }
 
-// ResNeXt's grouped convolutions run on the host (int8, a group at a time) and count their MACs in
-// the package, but the accelerator's utilization counts only what it did in its own cycles.
+// The ViT block's attention products run float on the host and count their MACs in the package,
+// but the accelerator's utilization counts only what it did in its own cycles.
 TEST(ProfileFsim, HostMacsAreNotTheAcceleratorsUtilization) {
   std::unique_ptr<runtime::Executor> exec;
   runtime::ProfileReport r;
-  if (!ProfileOn("resnext_block", "fsim", &exec, &r)) return;
+  if (!ProfileOn("vit_block", "fsim", &exec, &r)) return;
   uint64_t host_macs = 0, device_macs = 0;
   for (const runtime::SegmentSummary& s : r.segments)
     (s.on_device ? device_macs : host_macs) += s.macs;
-  EXPECT_GT(host_macs, 0u);  // the grouped convolutions
+  EXPECT_GT(host_macs, 0u);  // the float attention products
   EXPECT_EQ(r.macs, host_macs + device_macs);
   EXPECT_EQ(r.device_macs, device_macs);
   const runtime::SegmentProfile total = exec->profile().Total();

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/pool_windows.h"
 #include "runtime/kernels/int8/pool_internal.h"
 
 #if defined(__x86_64__)
@@ -21,13 +22,9 @@ namespace loom::kernels::q::fast {
 namespace {
 
 // One output position: its window's real positions and how to requantize their sums.
-struct Window {
-  const int8_t* first = nullptr;  // the window's real top-left position
-  size_t row_step = 0;            // bytes between input rows
-  size_t pos_step = 0;            // bytes between input positions (B x c)
-  uint32_t rows = 0, cols = 0;    // real positions of the window
-  uint32_t bias = 0;              // real * x_offset, wrapping
-  int32_t mult = 0;               // mult_by_count[count - 1]
+struct Window : PoolWindow {
+  uint32_t bias = 0;  // real * x_offset, wrapping
+  int32_t mult = 0;   // mult_by_count[count - 1]
 };
 
 void AvgPortable(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
@@ -139,45 +136,15 @@ Status AvgPool(KernelPath path, const Blocking& b, const AvgPoolParams& p,
   }
 #endif
   const PoolParams& pp = p.pool;
-  const ActShape os = pp.out();
-  const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = CeilDiv(pp.in.n, B), cbs = CeilDiv(pp.in.c, C);
-  const size_t lanes = size_t{B} * C;
-  const size_t in_plane = size_t{pp.in.h} * pp.in.w * lanes;
-  Window w;
-  w.pos_step = lanes;
-  w.row_step = size_t{pp.in.w} * lanes;
-  for (uint32_t nb = 0; nb < nbs; ++nb) {
-    const uint32_t real_b = std::min(B, pp.in.n - nb * B);
-    for (uint32_t cb = 0; cb < cbs; ++cb) {
-      const uint32_t real_c = std::min(C, pp.in.c - cb * C);
-      const int8_t* plane = in + (size_t{nb} * cbs + cb) * in_plane;
-      for (uint32_t y = 0; y < os.h; ++y) {
-        // CheckPool guarantees every window holds a real row and column.
-        const int64_t ys = int64_t{y} * pp.stride_h - pp.pad_top;
-        const int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min<int64_t>(ys + pp.kh, pp.in.h);
-        w.rows = static_cast<uint32_t>(y1 - y0);
-        for (uint32_t x = 0; x < os.w; ++x, out += lanes) {
-          const int64_t xs = int64_t{x} * pp.stride_w - pp.pad_left;
-          const int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min<int64_t>(xs + pp.kw, pp.in.w);
-          w.cols = static_cast<uint32_t>(x1 - x0);
-          w.first = plane + static_cast<size_t>(y0) * w.row_step + static_cast<size_t>(x0) * lanes;
-          const uint32_t real = w.rows * w.cols;
-          w.bias = real * static_cast<uint32_t>(p.x_offset);
-          w.mult = mult_by_count[(p.count_include_pad ? pp.kh * pp.kw : real) - 1];
-          avg(w, p, lanes, out);
-          if (real_b == B && real_c == C) continue;
-          for (uint32_t bi = 0; bi < B; ++bi) {
-            if (bi >= real_b) {
-              std::memset(out + size_t{bi} * C, 0, C);
-            } else {
-              std::memset(out + size_t{bi} * C + real_c, 0, C - real_c);
-            }
-          }
-        }
-      }
-    }
-  }
+  const size_t lanes = size_t{b.batch} * b.block;
+  ForEachPoolWindow(b, pp, in, out, [&](const PoolWindow& pw, int8_t* o) {
+    Window w;
+    static_cast<PoolWindow&>(w) = pw;
+    const uint32_t real = w.rows * w.cols;
+    w.bias = real * static_cast<uint32_t>(p.x_offset);
+    w.mult = mult_by_count[(p.count_include_pad ? pp.kh * pp.kw : real) - 1];
+    avg(w, p, lanes, o);
+  });
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/pool_windows.h"
 #include "runtime/kernels/int8/pool_internal.h"
 
 #if defined(__x86_64__)
@@ -19,12 +20,7 @@ namespace loom::kernels::q::fast {
 namespace {
 
 // One output position: out[l] = max over the window's real positions of in[l], l < lanes.
-struct Window {
-  const int8_t* first = nullptr;  // the window's real top-left position
-  size_t row_step = 0;            // bytes between input rows
-  size_t pos_step = 0;            // bytes between input positions (B x c)
-  uint32_t rows = 0, cols = 0;    // real positions of the window
-};
+using Window = PoolWindow;
 
 void MaxPortable(const Window& w, size_t lanes, int8_t* __restrict out) {
   std::memcpy(out, w.first, lanes);
@@ -85,42 +81,8 @@ Status MaxPool(KernelPath path, const Blocking& b, const PoolParams& p, const in
     max = MaxAvx2;
   }
 #endif
-  const ActShape os = p.out();
-  const uint32_t B = b.batch, C = b.block;
-  const uint32_t nbs = CeilDiv(p.in.n, B), cbs = CeilDiv(p.in.c, C);
-  const size_t lanes = size_t{B} * C;
-  const size_t in_plane = size_t{p.in.h} * p.in.w * lanes;
-  Window w;
-  w.pos_step = lanes;
-  w.row_step = size_t{p.in.w} * lanes;
-  for (uint32_t nb = 0; nb < nbs; ++nb) {
-    const uint32_t real_b = std::min(B, p.in.n - nb * B);
-    for (uint32_t cb = 0; cb < cbs; ++cb) {
-      const uint32_t real_c = std::min(C, p.in.c - cb * C);
-      const int8_t* plane = in + (size_t{nb} * cbs + cb) * in_plane;
-      for (uint32_t y = 0; y < os.h; ++y) {
-        // CheckPool guarantees every window holds a real row and column.
-        const int64_t ys = int64_t{y} * p.stride_h - p.pad_top;
-        const int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min<int64_t>(ys + p.kh, p.in.h);
-        w.rows = static_cast<uint32_t>(y1 - y0);
-        for (uint32_t x = 0; x < os.w; ++x, out += lanes) {
-          const int64_t xs = int64_t{x} * p.stride_w - p.pad_left;
-          const int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min<int64_t>(xs + p.kw, p.in.w);
-          w.cols = static_cast<uint32_t>(x1 - x0);
-          w.first = plane + static_cast<size_t>(y0) * w.row_step + static_cast<size_t>(x0) * lanes;
-          max(w, lanes, out);
-          if (real_b == B && real_c == C) continue;
-          for (uint32_t bi = 0; bi < B; ++bi) {
-            if (bi >= real_b) {
-              std::memset(out + size_t{bi} * C, 0, C);
-            } else {
-              std::memset(out + size_t{bi} * C + real_c, 0, C - real_c);
-            }
-          }
-        }
-      }
-    }
-  }
+  const size_t lanes = size_t{b.batch} * b.block;
+  ForEachPoolWindow(b, p, in, out, [&](const Window& w, int8_t* o) { max(w, lanes, o); });
   return Status::Ok();
 }
 
