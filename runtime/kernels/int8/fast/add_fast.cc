@@ -41,9 +41,7 @@ __attribute__((target("avx2"))) size_t AddAvx2(const AddParams& p, const int8_t*
     __m256i s1 = _mm256_madd_epi16(_mm256_unpackhi_epi16(a16, b16), mults);
     s0 = _mm256_min_epi32(_mm256_max_epi32(ShrRndAvx2(s0, p.shift), lo), hi);
     s1 = _mm256_min_epi32(_mm256_max_epi32(ShrRndAvx2(s1, p.shift), lo), hi);
-    const __m256i w = _mm256_packs_epi32(s0, s1);  // int16, elements 0-7 | 8-15
-    const __m128i r = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), PackInLaneAvx2(s0, s1));
   }
   return i;
 }

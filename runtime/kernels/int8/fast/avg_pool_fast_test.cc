@@ -55,19 +55,8 @@ std::vector<int32_t> DivisorMults(uint32_t entries) {
 
 AvgPoolParams RandomParams(std::mt19937& rng) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto u = [&](int lo, int hi) { return static_cast<uint32_t>(pick(lo, hi)); };
   AvgPoolParams ap;
-  PoolParams& p = ap.pool;
-  p.in = {u(1, 3), u(1, 70), u(1, 12), u(1, 12)};
-  p.kh = u(1, std::min<int>(5, static_cast<int>(p.in.h)));
-  p.kw = u(1, std::min<int>(5, static_cast<int>(p.in.w)));
-  p.stride_h = u(1, 3);
-  p.stride_w = u(1, 3);
-  // Each pad below its kernel size, as CheckWindow requires.
-  p.pad_top = u(0, static_cast<int>(p.kh) - 1);
-  p.pad_bottom = u(0, static_cast<int>(p.kh) - 1);
-  p.pad_left = u(0, static_cast<int>(p.kw) - 1);
-  p.pad_right = u(0, static_cast<int>(p.kw) - 1);
+  ap.pool = RandomWindow(rng, 5);
   ap.count_include_pad = pick(0, 1) == 1;
   ap.x_offset = pick(-255, 255);
   ap.out_offset = pick(-255, 255);

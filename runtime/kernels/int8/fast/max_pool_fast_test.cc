@@ -36,22 +36,7 @@ void ExpectSameBytes(const Blocking& b, const PoolParams& p, const std::vector<i
   }
 }
 
-PoolParams RandomParams(std::mt19937& rng) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto u = [&](int lo, int hi) { return static_cast<uint32_t>(pick(lo, hi)); };
-  PoolParams p;
-  p.in = {u(1, 3), u(1, 70), u(1, 12), u(1, 12)};
-  p.kh = u(1, std::min<int>(4, static_cast<int>(p.in.h)));
-  p.kw = u(1, std::min<int>(4, static_cast<int>(p.in.w)));
-  p.stride_h = u(1, 3);
-  p.stride_w = u(1, 3);
-  // Each pad below its kernel size, as CheckWindow requires.
-  p.pad_top = u(0, static_cast<int>(p.kh) - 1);
-  p.pad_bottom = u(0, static_cast<int>(p.kh) - 1);
-  p.pad_left = u(0, static_cast<int>(p.kw) - 1);
-  p.pad_right = u(0, static_cast<int>(p.kw) - 1);
-  return p;
-}
+PoolParams RandomParams(std::mt19937& rng) { return RandomWindow(rng, 4); }
 
 TEST(FastMaxPool, RandomShapesAndWindows) {
   std::mt19937 rng(21);

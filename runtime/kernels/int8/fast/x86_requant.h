@@ -59,6 +59,13 @@ __attribute__((target("avx2"))) inline __m128i PackClippedAvx2(__m256i r0, __m25
   return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
 
+// 16 int8 from two int32 vectors of in-lane interleaved halves (r0: elements 0-3 and 8-11, r1:
+// 4-7 and 12-15, as unpacklo/unpackhi of 16 int16 leave them), in element order, saturating.
+__attribute__((target("avx2"))) inline __m128i PackInLaneAvx2(__m256i r0, __m256i r1) {
+  const __m256i w = _mm256_packs_epi32(r0, r1);  // int16, elements 0-7 | 8-15
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
 // out[0..8) = Requantize(acc[j], mult[j], rq).
 __attribute__((target("avx2"))) inline void RequantizeAvx2x8(const int32_t* acc,
                                                              const int32_t* mult, const Requant& rq,
