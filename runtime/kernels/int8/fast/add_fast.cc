@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/padding_lanes.h"
 #include "runtime/kernels/int8/internal.h"
 
 #if defined(__x86_64__)
@@ -75,15 +76,7 @@ Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t*
       const uint32_t real_c = std::min(C, p.shape.c - cb * C);
       const size_t at = (size_t{nb} * cbs + cb) * run;
       AddRun(path, p, a + at, bb + at, run, out + at);
-      if (real_b == B && real_c == C) continue;
-      for (size_t pos = 0; pos < run / C; ++pos) {  // pos: (h, w, batch row)
-        int8_t* o = out + at + pos * C;
-        if (pos % B >= real_b) {
-          std::memset(o, 0, C);
-        } else if (real_c < C) {
-          std::memset(o + real_c, 0, C - real_c);
-        }
-      }
+      ZeroPaddingLanes(out + at, run / (size_t{B} * C), B, C, real_b, real_c);
     }
   }
   return Status::Ok();

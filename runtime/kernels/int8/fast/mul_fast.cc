@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runtime/kernels/int8/fast/fast.h"
+#include "runtime/kernels/int8/fast/padding_lanes.h"
 #include "runtime/kernels/int8/internal.h"
 
 #if defined(__x86_64__)
@@ -120,15 +121,7 @@ Status Mul(KernelPath path, const Blocking& b, const MulParams& p, const int8_t*
       } else {
         MulRun(avx2, p, a + at, bb + at, run, out + at);
       }
-      if (real_b == B && real_c == C) continue;
-      for (size_t pos = 0; pos < run / C; ++pos) {  // pos: (h, w, batch row)
-        int8_t* o = out + at + pos * C;
-        if (pos % B >= real_b) {
-          std::memset(o, 0, C);
-        } else {
-          std::memset(o + real_c, 0, C - real_c);
-        }
-      }
+      ZeroPaddingLanes(out + at, run / lanes, B, C, real_b, real_c);
     }
   }
   return Status::Ok();

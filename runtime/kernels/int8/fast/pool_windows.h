@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runtime/core/blocked_layout.h"
+#include "runtime/kernels/int8/fast/padding_lanes.h"
 #include "runtime/kernels/int8/qops.h"
 
 namespace loom::kernels::q::fast {
@@ -51,14 +52,7 @@ void ForEachPoolWindow(const Blocking& b, const PoolParams& p, const int8_t* in,
           w.cols = static_cast<uint32_t>(x1 - x0);
           w.first = plane + static_cast<size_t>(y0) * w.row_step + static_cast<size_t>(x0) * lanes;
           fn(static_cast<const PoolWindow&>(w), out);
-          if (real_b == B && real_c == C) continue;
-          for (uint32_t bi = 0; bi < B; ++bi) {
-            if (bi >= real_b) {
-              std::memset(out + size_t{bi} * C, 0, C);
-            } else {
-              std::memset(out + size_t{bi} * C + real_c, 0, C - real_c);
-            }
-          }
+          ZeroPaddingLanes(out, 1, B, C, real_b, real_c);
         }
       }
     }
