@@ -10,8 +10,8 @@
 namespace loom::kernels::q::fast {
 
 // Zeroes the padding lanes of `positions` consecutive positions starting at `out`.
-inline void ZeroPaddingLanes(int8_t* out, size_t positions, uint32_t B, uint32_t C,
-                             uint32_t real_b, uint32_t real_c) {
+inline void ZeroPaddingLanes(int8_t* out, size_t positions, uint32_t B, uint32_t C, uint32_t real_b,
+                             uint32_t real_c) {
   if (real_b == B && real_c == C) return;
   for (size_t pos = 0; pos < positions; ++pos, out += size_t{B} * C) {
     for (uint32_t bi = 0; bi < B; ++bi) {
