@@ -6,8 +6,21 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <set>
 #include <variant>
@@ -380,6 +393,111 @@ TEST_P(Objects, DefineEveryOpAndImportOnlyWhatTheRuntimeProvides) {
 INSTANTIATE_TEST_SUITE_P(Triples, Objects,
                          ::testing::Values("x86_64", "x86_64:cascadelake", "x86_64:x86-64",
                                            "aarch64", "armv7"));
+
+// The functions of an x86-64 object whose names contain `part`, each as its instructions in AT&T
+// syntax, one per line (LLVM's own disassembler, for the CPU the object was built for).
+std::map<std::string, std::vector<std::string>> DisassembleX86(const std::vector<uint8_t>& object,
+                                                               const std::string& cpu,
+                                                               const std::string& part) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86Disassembler();
+  const std::string triple = "x86_64-unknown-linux-gnu";
+  std::string err;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, err);
+  EXPECT_NE(t, nullptr) << err;
+  if (t == nullptr) return {};
+  std::unique_ptr<llvm::MCRegisterInfo> mri(t->createMCRegInfo(triple));
+  llvm::MCTargetOptions mco;
+  std::unique_ptr<llvm::MCAsmInfo> mai(t->createMCAsmInfo(*mri, triple, mco));
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(t->createMCSubtargetInfo(triple, cpu, ""));
+  std::unique_ptr<llvm::MCInstrInfo> mii(t->createMCInstrInfo());
+  llvm::MCContext ctx{llvm::Triple(triple), mai.get(), mri.get(), sti.get()};
+  std::unique_ptr<llvm::MCDisassembler> dis(t->createMCDisassembler(*sti, ctx));
+  std::unique_ptr<llvm::MCInstPrinter> printer(
+      t->createMCInstPrinter(llvm::Triple(triple), /*AT&T*/ 0, *mai, *mii, *mri));
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(
+      llvm::StringRef(reinterpret_cast<const char*>(object.data()), object.size()), "", false);
+  auto file = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+  EXPECT_TRUE(static_cast<bool>(file));
+  if (!file) return {};
+  std::map<std::string, std::vector<std::string>> out;
+  for (const llvm::object::ELFSymbolRef sym :
+       llvm::cast<llvm::object::ELFObjectFileBase>(**file).symbols()) {
+    auto name = sym.getName();
+    auto type = sym.getType();
+    auto section = sym.getSection();
+    auto value = sym.getValue();
+    if (!name || !type || !section || !value || *type != llvm::object::SymbolRef::ST_Function ||
+        name->find(part) == llvm::StringRef::npos) {
+      continue;
+    }
+    auto contents = (*section)->getContents();
+    if (!contents) continue;
+    const auto bytes = llvm::arrayRefFromStringRef(contents->substr(*value, sym.getSize()));
+    std::vector<std::string>& lines = out[name->str()];
+    for (uint64_t at = 0; at < bytes.size();) {
+      llvm::MCInst inst;
+      uint64_t size = 0;
+      if (dis->getInstruction(inst, size, bytes.slice(at), at, llvm::nulls()) !=
+          llvm::MCDisassembler::Success) {
+        lines.push_back("<undecodable>");
+        size = std::max<uint64_t>(size, 1);
+      } else {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        printer->printInst(&inst, at, "", *sti, os);
+        lines.push_back(os.str());
+      }
+      at += size;
+    }
+  }
+  return out;
+}
+
+// The VNNI rows keep their 24 accumulators, two weight vectors and one broadcast in the 32 zmm
+// registers: no vector moves to or from the stack between the first and the last vpdpbusd (the
+// reduction loop). LLVM's x86 machine scheduler, left on, hoisted every broadcast above the
+// multiply-adds and spilled accumulators there (codegen.cc MachineSchedulerOff).
+TEST(Objects, VnniRowsKeepTheirAccumulatorsInRegisters) {
+  HwConfig config;
+  ASSERT_TRUE(LoadHwConfig("1x16x16", &config).ok());
+  testing::ConvModelOptions mo;
+  mo.c = 40;
+  mo.hw = 24;  // rows of 24 positions: two calls of 12
+  mo.o = 48;   // three output blocks: a pair, then one
+  mo.o2 = 32;
+  package::PackageSpec spec;
+  ASSERT_TRUE(testing::BuildConvModel(config, mo, &spec).ok());
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(package::SerializePackage(spec, &bytes).ok());
+  std::unique_ptr<runtime::Package> p;
+  ASSERT_TRUE(runtime::Package::LoadMemory(bytes.data(), bytes.size(), &p).ok());
+  std::vector<CpuTarget> targets;
+  ASSERT_TRUE(ParseCpuTargets("x86_64:cascadelake", &targets).ok());
+  package::NativeCodeSpec code;
+  const Status s = CompileNative(*p, targets[0], CodegenOptions{}, &code);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const auto functions = DisassembleX86(code.object, "cascadelake", "4vnni4Rows");
+  ASSERT_FALSE(functions.empty());
+  bool pair_rows = false;
+  for (const auto& [name, lines] : functions) {
+    pair_rows |= name.find("ILj16ELj12ELj2E") != std::string::npos;  // Rows<16, 12, 2>
+    size_t first = lines.size(), last = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].find("vpdpbusd") == std::string::npos) continue;
+      first = std::min(first, i);
+      last = i;
+    }
+    ASSERT_LT(first, lines.size()) << name << " has no vpdpbusd";
+    for (size_t i = first; i <= last; ++i) {
+      const bool vector = lines[i].find("%zmm") != std::string::npos;
+      const bool stack = lines[i].find("(%rsp") != std::string::npos;
+      EXPECT_FALSE(vector && stack) << name << " spills in its reduction: " << lines[i];
+    }
+  }
+  EXPECT_TRUE(pair_rows) << "no Rows<16, 12, 2>: the model no longer exercises the widest rows";
+}
 
 TEST(AddNativeCode, AppendsOneEntryPerTargetThatTheLoaderAccepts) {
   package::PackageSpec spec;
