@@ -1,9 +1,10 @@
-// fast::Add (fast.h): qops.h's Add, sixteen lanes at a time on x86. A block with padding lanes
-// (channels past c, batch rows past n) runs the same way over all its lanes, and the padding
-// lanes are then written 0, as add.cc writes them. a * mult_a + b * mult_b is one vpmaddwd on
-// interleaved int16 pairs: each product is at most 128 * 32768 = 2^22, so the pair sum cannot
-// overflow and equals the reference's int32. ShrRnd, the clip and the narrowing are those of the
-// requantization (x86_requant.h).
+// fast::Add (fast.h): qops.h's Add, sixteen lanes at a time on x86 and NEON. A block with padding
+// lanes (channels past c, batch rows past n) runs the same way over all its lanes, and the padding
+// lanes are then written 0, as add.cc writes them. Each product is at most 128 * 32768 = 2^22, so
+// a * mult_a + b * mult_b cannot overflow int32 and equals the reference's sum: on x86 one
+// vpmaddwd on interleaved int16 pairs, on NEON a widening vmull + vmlal of the int16 values by
+// the int16 multipliers. ShrRnd, the clip and the narrowing are those of the requantization
+// (x86_requant.h, neon_requant.h).
 #include <algorithm>
 #include <cstring>
 
@@ -13,6 +14,8 @@
 
 #if defined(__x86_64__)
 #include "runtime/kernels/int8/fast/x86_requant.h"
+#elif defined(__ARM_NEON)
+#include "runtime/kernels/int8/fast/neon_requant.h"
 #endif
 
 namespace loom::kernels::q::fast {
@@ -46,6 +49,31 @@ __attribute__((target("avx2"))) size_t AddAvx2(const AddParams& p, const int8_t*
   }
   return i;
 }
+#elif defined(__ARM_NEON)
+// out[i] for i in [0, count rounded down to 16). Returns the elements done.
+size_t AddNeon(const AddParams& p, const int8_t* a, const int8_t* b, size_t count, int8_t* out) {
+  const int16x4_t ma = vdup_n_s16(static_cast<int16_t>(p.mult_a));
+  const int16x4_t mb = vdup_n_s16(static_cast<int16_t>(p.mult_b));
+  const int32x4_t lo = vdupq_n_s32(p.clip_lo), hi = vdupq_n_s32(p.clip_hi);
+  const int32_t shift = p.shift;  // a copy: the int8 stores could alias p, so it would be reloaded
+  // Four lanes: ShrRnd(a * mult_a + b * mult_b, shift), clipped. Forced inline, as neon_requant.h's
+  // helpers are: -Os (the bare-metal build) would make it a call that reloads every constant.
+  auto quarter = [&](int16x4_t a4, int16x4_t b4) __attribute__((always_inline)) {
+    const int32x4_t s = vmlal_s16(vmull_s16(a4, ma), b4, mb);
+    return vminq_s32(vmaxq_s32(ShrRndNeon(s, shift), lo), hi);
+  };
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const int8x16_t a8 = vld1q_s8(a + i), b8 = vld1q_s8(b + i);
+    const int16x8_t a0 = vmovl_s8(vget_low_s8(a8)), a1 = vmovl_s8(vget_high_s8(a8));
+    const int16x8_t b0 = vmovl_s8(vget_low_s8(b8)), b1 = vmovl_s8(vget_high_s8(b8));
+    const int32x4_t s[4] = {
+        quarter(vget_low_s16(a0), vget_low_s16(b0)), quarter(vget_high_s16(a0), vget_high_s16(b0)),
+        quarter(vget_low_s16(a1), vget_low_s16(b1)), quarter(vget_high_s16(a1), vget_high_s16(b1))};
+    StoreClipped<4>(s, out + i);
+  }
+  return i;
+}
 #endif
 
 // The elements [0, count) of one fully real block run.
@@ -55,6 +83,10 @@ void AddRun(KernelPath path, const AddParams& p, const int8_t* a, const int8_t* 
 #if defined(__x86_64__)
   if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
     i = AddAvx2(p, a, b, count, out);
+  }
+#elif defined(__ARM_NEON)
+  if ((path == KernelPath::kNeon || path == KernelPath::kNeonDot) && PathSupported(path)) {
+    i = AddNeon(p, a, b, count, out);
   }
 #endif
   (void)path;

@@ -1,7 +1,7 @@
 // fast::Add on every path this CPU runs against the reference Add, byte for byte: random shapes
-// and blockings (channels that do and do not fill their blocks, batch blocks past n), shifts over
-// [-31, 31], clips, multipliers at the ends of the 16-bit range with -128 / 127 everywhere, and
-// the reference's refusals.
+// and blockings (channels that do and do not fill their blocks, batch blocks past n, runs that
+// leave a tail past the last 16 lanes), shifts over [-31, 31], clips, multipliers at the ends of
+// the 16-bit range with -128 / 127 everywhere, and the reference's refusals.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -55,21 +55,28 @@ TEST(FastAdd, RandomShapesAndParameters) {
   }
 }
 
+// -128 / 127 with the multipliers at the ends of their range, alike and opposite, under blocks 16,
+// 8 and 32, batch blocks past n, and 12 lanes a position (runs of 420 bytes: a 4-byte tail).
 TEST(FastAdd, WorstCaseValues) {
-  Blocking b;
-  b.batch = 1;
-  b.block = 16;
   AddParams p;
-  p.shape = {1, 48, 5, 7};
-  const size_t bytes = BlockedBytes(b, p.shape);
-  for (int8_t va : {int8_t{-128}, int8_t{127}}) {
-    for (int8_t vb : {int8_t{-128}, int8_t{127}}) {
-      for (int32_t m : {-32768, 32767}) {
-        for (int32_t shift : {-31, -1, 0, 1, 15, 22, 23, 31}) {
-          p.mult_a = m;
-          p.mult_b = m;
-          p.shift = shift;
-          ExpectSameBytes(b, p, std::vector<int8_t>(bytes, va), std::vector<int8_t>(bytes, vb));
+  p.shape = {2, 48, 5, 7};
+  int round = 0;
+  for (const Blocking& b :
+       {Blocking{1, 16}, Blocking{1, 8}, Blocking{1, 32}, Blocking{3, 16}, Blocking{3, 4}}) {
+    const size_t bytes = BlockedBytes(b, p.shape);
+    for (int8_t va : {int8_t{-128}, int8_t{127}}) {
+      for (int8_t vb : {int8_t{-128}, int8_t{127}}) {
+        for (int32_t ma : {-32768, 32767}) {
+          for (int32_t mb : {-32768, 32767}) {
+            for (int32_t shift : {-31, -1, 0, 1, 15, 22, 23, 31}) {
+              p.mult_a = ma;
+              p.mult_b = mb;
+              p.shift = shift;
+              p.clip_lo = ++round % 3 ? -128 : 0;
+              p.clip_hi = round % 5 ? 127 : 6;
+              ExpectSameBytes(b, p, std::vector<int8_t>(bytes, va), std::vector<int8_t>(bytes, vb));
+            }
+          }
         }
       }
     }

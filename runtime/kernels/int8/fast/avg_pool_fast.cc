@@ -2,11 +2,13 @@
 // max_pool_fast.cc does for the max: in the blocked layout one position's B x c bytes are
 // contiguous, so a window's sums are vector adds of whole positions, where the reference walks the
 // window once per lane. The reference's wrapping sum of (x + x_offset) equals sum(x) + real *
-// x_offset mod 2^32 (real: the window's real positions), so x_offset is added once. On x86 the
-// sums run in int16 (256 values of int8 cannot leave it) and are widened to int32 every 256
-// positions; the requantization, with the output offset, is x86_requant.h's. Elsewhere the lanes
-// run in chunks of int32 sums the compiler vectorizes, requantized one at a time. Padding lanes
-// are written 0, as the reference writes them.
+// x_offset mod 2^32 (real: the window's real positions), so x_offset is added once. On x86 and
+// NEON the sums run in int16 (256 values of int8 lie in [-32768, 32512], so they cannot leave it)
+// and are widened every 256 positions into int32 sums that start at that bias and wrap like the
+// reference's (NEON: vaddw.s8 into int16, vaddw.s16 into int32); the requantization, with the
+// output offset, is x86_requant.h's or neon_requant.h's. Elsewhere the lanes run in chunks of
+// int32 sums the compiler vectorizes, requantized one at a time. Padding lanes are written 0, as
+// the reference writes them.
 #include <algorithm>
 #include <cstring>
 
@@ -16,6 +18,8 @@
 
 #if defined(__x86_64__)
 #include "runtime/kernels/int8/fast/x86_requant.h"
+#elif defined(__ARM_NEON)
+#include "runtime/kernels/int8/fast/neon_requant.h"
 #endif
 
 namespace loom::kernels::q::fast {
@@ -121,6 +125,76 @@ LOOM_AVX2 void AvgAvx2(const Window& w, const AvgPoolParams& p, size_t lanes, in
   rest.first += l;
   AvgPortable(rest, p, lanes - l, out + l);
 }
+#elif defined(__ARM_NEON)
+// acc[2e] += lanes 0-3 of part[e], acc[2e + 1] += lanes 4-7, and part restarts at 0.
+template <int kE>
+LOOM_NEON_INLINE void WidenNeon(int16x8_t (&part)[kE], int32x4_t (&acc)[2 * kE]) {
+  LOOM_NEON_UNROLL
+  for (int e = 0; e < kE; ++e) {
+    acc[2 * e] = vaddw_s16(acc[2 * e], vget_low_s16(part[e]));
+    acc[2 * e + 1] = vaddw_s16(acc[2 * e + 1], vget_high_s16(part[e]));
+    part[e] = vdupq_n_s16(0);
+  }
+}
+
+// Lanes [0, 8 * kE) from `first` (a window position's lane 0 plus the chunk's offset), kE 1, 2 or
+// 4: kE int16 sums of 8 lanes, widened into 2 * kE int32 sums of 4.
+template <int kE>
+void AvgSumsNeon(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+  static_assert(kE == 1 || kE == 2 || kE == 4, "8, 16 or 32 lanes");
+  int32x4_t acc[2 * kE];
+  int16x8_t part[kE];
+  LOOM_NEON_UNROLL
+  for (int e = 0; e < kE; ++e) {
+    acc[2 * e] = acc[2 * e + 1] = vdupq_n_s32(static_cast<int32_t>(w.bias));
+    part[e] = vdupq_n_s16(0);
+  }
+  uint32_t k = 0;  // values in part since the last widening
+  for (uint32_t y = 0; y < w.rows; ++y) {
+    const int8_t* row = first + y * w.row_step;
+    for (uint32_t x = 0; x < w.cols; ++x) {
+      const int8_t* v = row + x * w.pos_step;
+      if constexpr (kE == 1) {
+        part[0] = vaddw_s8(part[0], vld1_s8(v));
+      } else {
+        LOOM_NEON_UNROLL
+        for (int g = 0; g < kE / 2; ++g) {
+          const int8x16_t b = vld1q_s8(v + 16 * g);
+          part[2 * g] = vaddw_s8(part[2 * g], vget_low_s8(b));
+          part[2 * g + 1] = vaddw_s8(part[2 * g + 1], vget_high_s8(b));
+        }
+      }
+      if (++k == 256) {
+        WidenNeon<kE>(part, acc);
+        k = 0;
+      }
+    }
+  }
+  WidenNeon<kE>(part, acc);
+  const int32x4_t mult = vdupq_n_s32(w.mult), offset = vdupq_n_s32(p.out_offset);
+  const int32x4_t lo = vdupq_n_s32(p.rq.clip_lo), hi = vdupq_n_s32(p.rq.clip_hi);
+  LOOM_NEON_UNROLL
+  for (int j = 0; j < 2 * kE; ++j) acc[j] = RequantClipNeon(acc[j], mult, p.rq, offset, lo, hi);
+  if constexpr (kE == 1) {
+    StoreClipped<2>(acc, out);
+  } else {
+    LOOM_NEON_UNROLL
+    for (int g = 0; g < kE / 2; ++g) StoreClipped<4>(acc + 4 * g, out + 16 * g);
+  }
+}
+
+// Lanes in chunks of 32 (four int16 sums held over the window), then 16, then 8, then the rest as
+// the portable loop.
+void AvgNeon(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
+  size_t l = 0;
+  for (; l + 32 <= lanes; l += 32) AvgSumsNeon<4>(w, w.first + l, p, out + l);
+  for (; l + 16 <= lanes; l += 16) AvgSumsNeon<2>(w, w.first + l, p, out + l);
+  for (; l + 8 <= lanes; l += 8) AvgSumsNeon<1>(w, w.first + l, p, out + l);
+  if (l == lanes) return;
+  Window rest = w;
+  rest.first += l;
+  AvgPortable(rest, p, lanes - l, out + l);
+}
 #endif
 
 }  // namespace
@@ -133,6 +207,10 @@ Status AvgPool(KernelPath path, const Blocking& b, const AvgPoolParams& p,
 #if defined(__x86_64__)
   if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
     avg = AvgAvx2;
+  }
+#elif defined(__ARM_NEON)
+  if ((path == KernelPath::kNeon || path == KernelPath::kNeonDot) && PathSupported(path)) {
+    avg = AvgNeon;
   }
 #endif
   const PoolParams& pp = p.pool;

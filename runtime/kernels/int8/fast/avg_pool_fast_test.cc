@@ -89,20 +89,22 @@ TEST(FastAvgPool, RandomShapesWindowsAndParameters) {
 }
 
 // Global average pools: ResNet-18's 7x7 on 512 channels, and planes whose window passes 256
-// positions (the int16 sums of the x86 path must be widened before -128 * 257 leaves int16).
+// positions (the int16 sums of the x86 and NEON paths must be widened before -128 * 257 leaves
+// int16): exactly 256 and 512, and past 512 (two widenings and a rest).
 TEST(FastAvgPool, GlobalPools) {
   struct Case {
     uint32_t c, h, w;
   };
-  for (const Case& k :
-       {Case{512, 7, 7}, Case{40, 16, 16}, Case{40, 17, 17}, Case{24, 1, 300}, Case{33, 23, 19}}) {
+  for (const Case& k : {Case{512, 7, 7}, Case{40, 16, 16}, Case{40, 17, 17}, Case{24, 1, 300},
+                        Case{33, 23, 19}, Case{16, 16, 32}, Case{20, 24, 25}}) {
     AvgPoolParams p;
     p.pool.in = {1, k.c, k.h, k.w};
     p.pool.kh = k.h;
     p.pool.kw = k.w;
     const std::vector<int32_t> mults = DivisorMults(k.h * k.w);
     p.rq.post_shift = 16;
-    for (const Blocking& b : {Blocking{1, 16}, Blocking{1, 32}, Blocking{1, 8}, Blocking{2, 16}}) {
+    for (const Blocking& b :
+         {Blocking{1, 16}, Blocking{1, 32}, Blocking{1, 8}, Blocking{2, 16}, Blocking{3, 4}}) {
       ExpectSameBytes(b, p, mults, testing::RandomI8(BlockedBytes(b, p.pool.in), k.c + k.h));
       for (int v : {-128, 127}) {
         for (int32_t x_offset : {-255, 0, 255}) {
@@ -140,8 +142,9 @@ TEST(FastAvgPool, ThreeByThreeWithPadding) {
 TEST(FastAvgPool, WorstCaseValues) {
   std::mt19937 rng(52);
   const int32_t extreme[] = {INT32_MIN, INT32_MAX, -1, 1, 65536, -32768};
+  const Blocking blockings[] = {{1, 16}, {2, 32}, {1, 8}, {3, 4}};
   for (int t = 0; t < 60; ++t) {
-    const Blocking b = t % 2 ? Blocking{1, 16} : Blocking{2, 32};
+    const Blocking b = blockings[t % 4];
     AvgPoolParams p = RandomParams(rng);
     const std::vector<int32_t> mults(p.pool.kh * p.pool.kw, extreme[t % 6]);
     p.rq.pre_shift = t % 3 == 0 ? -31 : (t % 3 == 1 ? 31 : 1);

@@ -65,21 +65,21 @@ Status Conv2d(KernelPath path, const Blocking& b, const Conv2dParams& p, const i
 Status QuantizeF32(KernelPath path, const float* x, size_t count, float scale, int32_t zero_point,
                    int8_t* q);
 
-// qops.h's Add on `path` (vector code on the x86 paths), with the same checks and bytes.
+// qops.h's Add on `path` (vector code on the x86 and NEON paths), with the same checks and bytes.
 Status Add(KernelPath path, const Blocking& b, const AddParams& p, const int8_t* a,
            const int8_t* bb, int8_t* out);
 
-// qops.h's Mul on `path` (vector code on the x86 paths), with the same checks and bytes.
+// qops.h's Mul on `path` (vector code on the x86 and NEON paths), with the same checks and bytes.
 Status Mul(KernelPath path, const Blocking& b, const MulParams& p, const int8_t* a,
            const int8_t* bb, int8_t* out);
 
-// qops.h's MaxPool on `path` (every lane of a position at once: AVX2 on the x86 paths, a plain
-// loop the compiler vectorizes elsewhere), with the same checks and bytes.
+// qops.h's MaxPool on `path` (every lane of a position at once: AVX2 on the x86 paths, NEON on the
+// NEON paths, a plain loop the compiler vectorizes elsewhere), with the same checks and bytes.
 Status MaxPool(KernelPath path, const Blocking& b, const PoolParams& p, const int8_t* in,
                int8_t* out);
 
-// qops.h's AvgPool on `path` (every lane of a position at once: AVX2 on the x86 paths, a plain
-// loop the compiler vectorizes elsewhere), with the same checks and bytes.
+// qops.h's AvgPool on `path` (every lane of a position at once: AVX2 on the x86 paths, NEON on the
+// NEON paths, a plain loop the compiler vectorizes elsewhere), with the same checks and bytes.
 Status AvgPool(KernelPath path, const Blocking& b, const AvgPoolParams& p,
                const int32_t* mult_by_count, const int8_t* in, int8_t* out);
 

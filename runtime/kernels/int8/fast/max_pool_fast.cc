@@ -1,10 +1,10 @@
 // fast::MaxPool (fast.h): qops.h's MaxPool with every lane of a position at once. In the blocked
 // layout one position's B x c bytes are contiguous, and a window's max is the same per lane, so
 // the output position starts as a copy of its window's first real position and takes the max
-// with the others 32 (AVX2 vpmaxsb) or 16 bytes at a time; the reference walks the window once
-// per lane. Max is exact, so only the order of comparisons changes and the bytes stay the same.
-// Padding lanes (channels past C, batch rows past N) are written as 0, as the reference writes
-// them, whatever the input holds there.
+// with the others 32 (AVX2 vpmaxsb, or two NEON vmax.s8) or 16 bytes at a time (NEON also 8); the
+// reference walks the window once per lane. Max is exact, so only the order of comparisons changes
+// and the bytes stay the same. Padding lanes (channels past C, batch rows past N) are written as 0,
+// as the reference writes them, whatever the input holds there.
 #include <algorithm>
 #include <cstring>
 
@@ -14,6 +14,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
 #endif
 
 namespace loom::kernels::q::fast {
@@ -67,6 +69,45 @@ LOOM_AVX2 void MaxAvx2(const Window& w, size_t lanes, int8_t* out) {
     out[l] = m;
   }
 }
+#elif defined(__ARM_NEON)
+// Lanes in chunks of 32 bytes held in two q registers across the window, then 16, then 8, then
+// the rest as the portable loop.
+void MaxNeon(const Window& w, size_t lanes, int8_t* out) {
+  size_t l = 0;
+  for (; l + 32 <= lanes; l += 32) {
+    int8x16_t m0 = vld1q_s8(w.first + l), m1 = vld1q_s8(w.first + l + 16);
+    for (uint32_t y = 0; y < w.rows; ++y) {
+      const int8_t* row = w.first + y * w.row_step + l;
+      for (uint32_t x = 0; x < w.cols; ++x) {
+        const int8_t* v = row + x * w.pos_step;
+        m0 = vmaxq_s8(m0, vld1q_s8(v));
+        m1 = vmaxq_s8(m1, vld1q_s8(v + 16));
+      }
+    }
+    vst1q_s8(out + l, m0);
+    vst1q_s8(out + l + 16, m1);
+  }
+  for (; l + 16 <= lanes; l += 16) {
+    int8x16_t m = vld1q_s8(w.first + l);
+    for (uint32_t y = 0; y < w.rows; ++y) {
+      const int8_t* row = w.first + y * w.row_step + l;
+      for (uint32_t x = 0; x < w.cols; ++x) m = vmaxq_s8(m, vld1q_s8(row + x * w.pos_step));
+    }
+    vst1q_s8(out + l, m);
+  }
+  for (; l + 8 <= lanes; l += 8) {
+    int8x8_t m = vld1_s8(w.first + l);
+    for (uint32_t y = 0; y < w.rows; ++y) {
+      const int8_t* row = w.first + y * w.row_step + l;
+      for (uint32_t x = 0; x < w.cols; ++x) m = vmax_s8(m, vld1_s8(row + x * w.pos_step));
+    }
+    vst1_s8(out + l, m);
+  }
+  if (l == lanes) return;
+  Window rest = w;
+  rest.first += l;
+  MaxPortable(rest, lanes - l, out + l);
+}
 #endif
 
 }  // namespace
@@ -79,6 +120,10 @@ Status MaxPool(KernelPath path, const Blocking& b, const PoolParams& p, const in
 #if defined(__x86_64__)
   if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
     max = MaxAvx2;
+  }
+#elif defined(__ARM_NEON)
+  if ((path == KernelPath::kNeon || path == KernelPath::kNeonDot) && PathSupported(path)) {
+    max = MaxNeon;
   }
 #endif
   const size_t lanes = size_t{b.batch} * b.block;

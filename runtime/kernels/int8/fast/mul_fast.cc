@@ -1,10 +1,12 @@
-// fast::Mul (fast.h): qops.h's Mul, sixteen lanes at a time on x86. Both products are one
-// vpmaddwd on interleaved int16 pairs, exact as in the reference: t = b * b_mult + 1 * b_offset
-// (|b * b_mult| <= 2^22), clamped in int32 to [b_lo, b_hi], whose 16-bit bounds make the narrowing
-// to int16 exact; then (a + a_offset) * t as a * t + a_offset * t (|each| < 2^23). The
-// requantization, with the output offset, is x86_requant.h's. A per-channel b is one B x c vector
-// per (batch block, channel block), read again at every position (one pass over the whole run).
-// Padding lanes run like the others and are then written 0, as mul.cc writes them.
+// fast::Mul (fast.h): qops.h's Mul, sixteen lanes at a time on x86 and NEON, exact as in the
+// reference: t = b * b_mult + b_offset (|b * b_mult| <= 2^22) in int32, clamped to [b_lo, b_hi],
+// whose 16-bit bounds make the narrowing to int16 exact; then |(a + a_offset) * t| < 2^24. On x86
+// both are one vpmaddwd on interleaved int16 pairs, the second as a * t + a_offset * t (|each| <
+// 2^23). On NEON t is a widening vmlal of b by b_mult onto b_offset, and a + a_offset (in [-383,
+// 382]) an int16 add before a widening vmull by t. The requantization, with the output offset, is
+// x86_requant.h's or neon_requant.h's. A per-channel b is one B x c vector per (batch block,
+// channel block), read again at every position (one pass over the whole run). Padding lanes run
+// like the others and are then written 0, as mul.cc writes them.
 #include <algorithm>
 #include <cstring>
 
@@ -14,6 +16,8 @@
 
 #if defined(__x86_64__)
 #include "runtime/kernels/int8/fast/x86_requant.h"
+#elif defined(__ARM_NEON)
+#include "runtime/kernels/int8/fast/neon_requant.h"
 #endif
 
 namespace loom::kernels::q::fast {
@@ -25,9 +29,12 @@ int8_t MulOne(const MulParams& p, int8_t a, int8_t b) {
   return Requantize((int32_t{a} + p.a_offset) * t, p.mult, p.rq, p.out_offset);
 }
 
+// A vector kernel: out[i] for i in [0, count rounded down to 16), with b[j] for a[i] where
+// j = i mod b_len when b_len (a multiple of 16) is not 0, else j = i. Returns the elements done.
+using MulVector = size_t (*)(const MulParams& p, const int8_t* a, const int8_t* b, size_t b_len,
+                             size_t count, int8_t* out);
+
 #if defined(__x86_64__)
-// out[i] for i in [0, count rounded down to 16), with b[j] for a[i] where j = i mod b_len when
-// b_len (a multiple of 16) is not 0, else j = i. Returns the elements done.
 __attribute__((target("avx2"))) size_t MulAvx2(const MulParams& p, const int8_t* a, const int8_t* b,
                                                size_t b_len, size_t count, int8_t* out) {
   const __m256i b_mo = _mm256_set1_epi32(static_cast<int32_t>(
@@ -62,39 +69,68 @@ __attribute__((target("avx2"))) size_t MulAvx2(const MulParams& p, const int8_t*
   }
   return i;
 }
+#elif defined(__ARM_NEON)
+size_t MulNeon(const MulParams& p, const int8_t* a, const int8_t* b, size_t b_len, size_t count,
+               int8_t* out) {
+  const int16x4_t b_mult = vdup_n_s16(static_cast<int16_t>(p.b_mult));
+  const int32x4_t b_offset = vdupq_n_s32(p.b_offset);
+  const int32x4_t b_lo = vdupq_n_s32(p.b_lo), b_hi = vdupq_n_s32(p.b_hi);
+  const int16x8_t a_offset = vdupq_n_s16(static_cast<int16_t>(p.a_offset));
+  const int32x4_t mult = vdupq_n_s32(p.mult), offset = vdupq_n_s32(p.out_offset);
+  const int32x4_t lo = vdupq_n_s32(p.rq.clip_lo), hi = vdupq_n_s32(p.rq.clip_hi);
+  const Requant rq = p.rq;  // a copy: the int8 stores could alias p, whose shifts would be reloaded
+  // Four lanes: (a + a_offset) * clamp(b * b_mult + b_offset, b_lo, b_hi), requantized. Forced
+  // inline, as in add_fast.cc: -Os would make it a call that reloads every constant.
+  auto quarter = [&](int16x4_t a4, int16x4_t b4) __attribute__((always_inline)) {
+    const int32x4_t t = vminq_s32(vmaxq_s32(vmlal_s16(b_offset, b4, b_mult), b_lo), b_hi);
+    return RequantClipNeon(vmull_s16(a4, vmovn_s32(t)), mult, rq, offset, lo, hi);
+  };
+  size_t i = 0, j = 0;
+  for (; i + 16 <= count; i += 16) {
+    const int8x16_t b8 = vld1q_s8(b + j);
+    j += 16;
+    if (j == b_len) j = 0;
+    const int8x16_t a8 = vld1q_s8(a + i);
+    const int16x8_t b0 = vmovl_s8(vget_low_s8(b8)), b1 = vmovl_s8(vget_high_s8(b8));
+    const int16x8_t a0 = vaddq_s16(vmovl_s8(vget_low_s8(a8)), a_offset);
+    const int16x8_t a1 = vaddq_s16(vmovl_s8(vget_high_s8(a8)), a_offset);
+    const int32x4_t s[4] = {
+        quarter(vget_low_s16(a0), vget_low_s16(b0)), quarter(vget_high_s16(a0), vget_high_s16(b0)),
+        quarter(vget_low_s16(a1), vget_low_s16(b1)), quarter(vget_high_s16(a1), vget_high_s16(b1))};
+    StoreClipped<4>(s, out + i);
+  }
+  return i;
+}
 #endif
 
-// The elements [0, count) of one block run, b of the same shape.
-void MulRun(bool avx2, const MulParams& p, const int8_t* a, const int8_t* b, size_t count,
+// The elements [0, count) of one block run, b of the same shape; `vec` null runs the plain loop.
+void MulRun(MulVector vec, const MulParams& p, const int8_t* a, const int8_t* b, size_t count,
             int8_t* out) {
-  size_t i = 0;
-#if defined(__x86_64__)
-  if (avx2) i = MulAvx2(p, a, b, 0, count, out);
-#endif
-  (void)avx2;
+  size_t i = vec != nullptr ? vec(p, a, b, 0, count, out) : 0;
   for (; i < count; ++i) out[i] = MulOne(p, a[i], b[i]);
 }
 
 // The elements [0, count) of one block run, b one vector of `lanes` (B x c) for every position.
-void MulBroadcastRun(bool avx2, const MulParams& p, const int8_t* a, const int8_t* b, size_t lanes,
-                     size_t count, int8_t* out) {
+void MulBroadcastRun(MulVector vec, const MulParams& p, const int8_t* a, const int8_t* b,
+                     size_t lanes, size_t count, int8_t* out) {
   size_t i = 0;
-#if defined(__x86_64__)
   // The vector loop reads b in steps of 16: b itself when lanes is a multiple of 16, else b
   // repeated to lcm(lanes, 16) bytes on the stack when that is at most 256 (else the plain loop).
   constexpr size_t kMaxRepeat = 256;
   int8_t repeat[kMaxRepeat];
   size_t len = lanes;
   while (len % 16 != 0) len += lanes;
-  if (avx2 && len == lanes) {
-    i = MulAvx2(p, a, b, lanes, count, out);
-  } else if (avx2 && len <= kMaxRepeat) {
+  if (vec != nullptr && len == lanes) {
+    i = vec(p, a, b, lanes, count, out);
+  } else if (vec != nullptr && len <= kMaxRepeat) {
     for (size_t l = 0; l < len; ++l) repeat[l] = b[l % lanes];
-    i = MulAvx2(p, a, repeat, len, count, out);
+    i = vec(p, a, repeat, len, count, out);
   }
-#endif
-  (void)avx2;
-  for (; i < count; ++i) out[i] = MulOne(p, a[i], b[i % lanes]);
+  // j = i mod lanes, kept by a wrap, not a division per element (armv7 has no divider).
+  for (size_t j = i % lanes; i < count; ++i) {
+    out[i] = MulOne(p, a[i], b[j]);
+    if (++j == lanes) j = 0;
+  }
 }
 
 }  // namespace
@@ -103,9 +139,15 @@ Status Mul(KernelPath path, const Blocking& b, const MulParams& p, const int8_t*
            const int8_t* bb, int8_t* out) {
   if (path == KernelPath::kReference) return q::Mul(b, p, a, bb, out);
   LOOM_RETURN_IF_ERROR(internal::CheckMulCall(b, p, a, bb, out));
-  bool avx2 = false;
+  MulVector vec = nullptr;
 #if defined(__x86_64__)
-  avx2 = (path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path);
+  if ((path == KernelPath::kAvx2 || path == KernelPath::kAvx512Vnni) && PathSupported(path)) {
+    vec = MulAvx2;
+  }
+#elif defined(__ARM_NEON)
+  if ((path == KernelPath::kNeon || path == KernelPath::kNeonDot) && PathSupported(path)) {
+    vec = MulNeon;
+  }
 #endif
   const uint32_t B = b.batch, C = b.block;
   const uint32_t nbs = CeilDiv(p.shape.n, B), cbs = CeilDiv(p.shape.c, C);
@@ -117,9 +159,9 @@ Status Mul(KernelPath path, const Blocking& b, const MulParams& p, const int8_t*
       const uint32_t real_c = std::min(C, p.shape.c - cb * C);
       const size_t blk = size_t{nb} * cbs + cb, at = blk * run;
       if (p.b_per_channel) {
-        MulBroadcastRun(avx2, p, a + at, bb + blk * lanes, lanes, run, out + at);
+        MulBroadcastRun(vec, p, a + at, bb + blk * lanes, lanes, run, out + at);
       } else {
-        MulRun(avx2, p, a + at, bb + at, run, out + at);
+        MulRun(vec, p, a + at, bb + at, run, out + at);
       }
       ZeroPaddingLanes(out + at, run / lanes, B, C, real_b, real_c);
     }

@@ -120,7 +120,9 @@ TEST(FastMul, WorstCaseValues) {
   p.b_lo = -32768;
   p.b_hi = 32767;
   int round = 0;
-  for (const Blocking& b : {Blocking{1, 16}, Blocking{2, 8}}) {
+  // Blocks 16, 8 and 32, batch blocks past n, and 12 lanes a position (runs of 180 bytes: a
+  // 4-byte tail, and a per-channel b repeated to 48 bytes).
+  for (const Blocking& b : {Blocking{1, 16}, Blocking{2, 8}, Blocking{1, 32}, Blocking{3, 4}}) {
     for (bool per_channel : {false, true}) {
       p.b_per_channel = per_channel;
       for (int8_t va : {int8_t{-128}, int8_t{127}}) {

@@ -15,6 +15,10 @@ namespace loom::kernels::q::fast {
 // Forced: the row kernels call these on accumulators held in registers, and -Os (the bare-metal
 // build) would otherwise make them calls, spilling the accumulators around each.
 #define LOOM_NEON_INLINE inline __attribute__((always_inline))
+// Before a loop over a few vectors (a compile-time trip count): fully unrolled, an array of them
+// is registers. GCC 12 otherwise keeps such loops rolled and the array on the stack, one load and
+// one store per use (as rows_body.h's LOOM_UNROLL does for the row kernels).
+#define LOOM_NEON_UNROLL _Pragma("GCC unroll 8")
 
 // ShrRnd in one instruction: SRSHL by -n adds 2^(n-1) and shifts right with the sum held at full
 // precision (a + 2^(n-1) cannot overflow, unlike in int32), and for n < 0 it shifts left keeping
@@ -23,12 +27,21 @@ LOOM_NEON_INLINE int32x4_t ShrRndNeon(int32x4_t a, int32_t n) {
   return vrshlq_s32(a, vdupq_n_s32(-n));
 }
 
-// Requantize of four accumulators, clip bounds broadcast in lo and hi. MUL keeps the low 32 bits
-// of the product, which is what vmulq_s32 computes.
+// Requantize of four accumulators up to the clip, as int32 in [clip_lo, clip_hi] (bounds broadcast
+// in lo and hi). MUL keeps the low 32 bits of the product, which is what vmulq_s32 computes;
+// `offset` (Mul's and AvgPool's output zero point, broadcast) is added wrapping after the last
+// shift, as in Requantize, and vaddq_s32 wraps.
+LOOM_NEON_INLINE int32x4_t RequantClipNeon(int32x4_t a, int32x4_t mult, const Requant& rq,
+                                           int32x4_t offset, int32x4_t lo, int32x4_t hi) {
+  a = vmulq_s32(ShrRndNeon(a, rq.pre_shift), mult);
+  a = vaddq_s32(ShrRndNeon(a, rq.post_shift), offset);
+  return vminq_s32(vmaxq_s32(a, lo), hi);
+}
+
+// RequantClipNeon without an offset (a convolution's is in its bias).
 LOOM_NEON_INLINE int32x4_t RequantNeon(int32x4_t a, int32x4_t mult, const Requant& rq, int32x4_t lo,
                                        int32x4_t hi) {
-  a = vmulq_s32(ShrRndNeon(a, rq.pre_shift), mult);
-  return vminq_s32(vmaxq_s32(ShrRndNeon(a, rq.post_shift), lo), hi);
+  return RequantClipNeon(a, mult, rq, vdupq_n_s32(0), lo, hi);  // the add of 0 folds away
 }
 
 // Stores the 4 * kV clipped lanes of v as int8 (exact: the clip bounds lie in [-128, 127]).
