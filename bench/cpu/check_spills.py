@@ -5,7 +5,9 @@ Reads `objdump -d -C` of rows_neon.cc.o (aarch64-linux-gnu-objdump, arm-linux-gn
 arm-none-eabi-objdump) and prints, per kernel (`Smlal<W>::Run<P>`, `Dot`, `SmlalDw`, `DotDw`), its
 multiply-accumulates and the vector loads and stores on `sp` between the first and the last of
 them: the reduction loop, where a spilled accumulator costs a store and a load per use. Exits 1
-when any kernel has one.
+when any kernel has one. The ARM objects native code carries (`loom compile --cpu-targets
+armv7,aarch64`, docs/cpu.md "Native code") hold the same kernels: cut an object out of the package
+at its ELF header and read its `objdump -d -C` the same way.
 
   aarch64-linux-gnu-objdump -d --no-show-raw-insn -C \\
       build-firmware/aarch64/runtime/kernels/int8/CMakeFiles/loom_kernels_int8.dir/fast/rows_neon.cc.o \\
