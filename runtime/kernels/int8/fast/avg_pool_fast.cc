@@ -63,30 +63,26 @@ LOOM_AVX2 inline void Widen(__m256i* part, __m256i* acc) {
   }
 }
 
-// Lanes [0, 16 * kG) from `first` (a window position's lane 0 plus the chunk's offset): kG int16
-// sums of 16 lanes, widened into 2 * kG int32 sums of 8.
+// Lanes [lane, lane + 16 * kG) of the window's positions: kG int16 sums of 16 lanes, widened into
+// 2 * kG int32 sums of 8.
 template <int kG>
-LOOM_AVX2 void Avg16(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+LOOM_AVX2 void Avg16(const Window& w, size_t lane, const AvgPoolParams& p, int8_t* out) {
   __m256i acc[2 * kG], part[kG];
   for (int g = 0; g < kG; ++g) {
     acc[2 * g] = acc[2 * g + 1] = _mm256_set1_epi32(static_cast<int32_t>(w.bias));
     part[g] = _mm256_setzero_si256();
   }
   uint32_t k = 0;  // values in part since the last widening
-  for (uint32_t y = 0; y < w.rows; ++y) {
-    const int8_t* row = first + y * w.row_step;
-    for (uint32_t x = 0; x < w.cols; ++x) {
-      const int8_t* v = row + x * w.pos_step;
-      for (int g = 0; g < kG; ++g) {
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16 * g));
-        part[g] = _mm256_add_epi16(part[g], _mm256_cvtepi8_epi16(b));
-      }
-      if (++k == 256) {
-        Widen<kG>(part, acc);
-        k = 0;
-      }
+  ForEachWindowPosition(w, lane, [&](const int8_t* v) LOOM_AVX2 {
+    for (int g = 0; g < kG; ++g) {
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16 * g));
+      part[g] = _mm256_add_epi16(part[g], _mm256_cvtepi8_epi16(b));
     }
-  }
+    if (++k == 256) {
+      Widen<kG>(part, acc);
+      k = 0;
+    }
+  });
   Widen<kG>(part, acc);
   const __m256i mult = _mm256_set1_epi32(w.mult), offset = _mm256_set1_epi32(p.out_offset);
   const __m256i lo = _mm256_set1_epi32(p.rq.clip_lo), hi = _mm256_set1_epi32(p.rq.clip_hi);
@@ -97,16 +93,13 @@ LOOM_AVX2 void Avg16(const Window& w, const int8_t* first, const AvgPoolParams& 
   }
 }
 
-// Lanes [0, 8) from `first`, summed in int32 directly.
-LOOM_AVX2 void Avg8(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+// Lanes [lane, lane + 8), summed in int32 directly.
+LOOM_AVX2 void Avg8(const Window& w, size_t lane, const AvgPoolParams& p, int8_t* out) {
   __m256i acc = _mm256_set1_epi32(static_cast<int32_t>(w.bias));
-  for (uint32_t y = 0; y < w.rows; ++y) {
-    const int8_t* row = first + y * w.row_step;
-    for (uint32_t x = 0; x < w.cols; ++x) {
-      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + x * w.pos_step));
-      acc = _mm256_add_epi32(acc, _mm256_cvtepi8_epi32(b));
-    }
-  }
+  ForEachWindowPosition(w, lane, [&](const int8_t* v) LOOM_AVX2 {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v));
+    acc = _mm256_add_epi32(acc, _mm256_cvtepi8_epi32(b));
+  });
   const __m256i r =
       RequantClipAvx2(acc, _mm256_set1_epi32(w.mult), p.rq, _mm256_set1_epi32(p.out_offset),
                       _mm256_set1_epi32(p.rq.clip_lo), _mm256_set1_epi32(p.rq.clip_hi));
@@ -117,9 +110,9 @@ LOOM_AVX2 void Avg8(const Window& w, const int8_t* first, const AvgPoolParams& p
 // as the portable loop.
 LOOM_AVX2 void AvgAvx2(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
   size_t l = 0;
-  for (; l + 32 <= lanes; l += 32) Avg16<2>(w, w.first + l, p, out + l);
-  for (; l + 16 <= lanes; l += 16) Avg16<1>(w, w.first + l, p, out + l);
-  for (; l + 8 <= lanes; l += 8) Avg8(w, w.first + l, p, out + l);
+  for (; l + 32 <= lanes; l += 32) Avg16<2>(w, l, p, out + l);
+  for (; l + 16 <= lanes; l += 16) Avg16<1>(w, l, p, out + l);
+  for (; l + 8 <= lanes; l += 8) Avg8(w, l, p, out + l);
   if (l == lanes) return;
   Window rest = w;
   rest.first += l;
@@ -137,10 +130,10 @@ LOOM_NEON_INLINE void WidenNeon(int16x8_t (&part)[kE], int32x4_t (&acc)[2 * kE])
   }
 }
 
-// Lanes [0, 8 * kE) from `first` (a window position's lane 0 plus the chunk's offset), kE 1, 2 or
+// Lanes [lane, lane + 8 * kE) of the window's positions, kE 1, 2 or
 // 4: kE int16 sums of 8 lanes, widened into 2 * kE int32 sums of 4.
 template <int kE>
-void AvgSumsNeon(const Window& w, const int8_t* first, const AvgPoolParams& p, int8_t* out) {
+void AvgSumsNeon(const Window& w, size_t lane, const AvgPoolParams& p, int8_t* out) {
   static_assert(kE == 1 || kE == 2 || kE == 4, "8, 16 or 32 lanes");
   int32x4_t acc[2 * kE];
   int16x8_t part[kE];
@@ -150,26 +143,23 @@ void AvgSumsNeon(const Window& w, const int8_t* first, const AvgPoolParams& p, i
     part[e] = vdupq_n_s16(0);
   }
   uint32_t k = 0;  // values in part since the last widening
-  for (uint32_t y = 0; y < w.rows; ++y) {
-    const int8_t* row = first + y * w.row_step;
-    for (uint32_t x = 0; x < w.cols; ++x) {
-      const int8_t* v = row + x * w.pos_step;
-      if constexpr (kE == 1) {
-        part[0] = vaddw_s8(part[0], vld1_s8(v));
-      } else {
-        LOOM_NEON_UNROLL
-        for (int g = 0; g < kE / 2; ++g) {
-          const int8x16_t b = vld1q_s8(v + 16 * g);
-          part[2 * g] = vaddw_s8(part[2 * g], vget_low_s8(b));
-          part[2 * g + 1] = vaddw_s8(part[2 * g + 1], vget_high_s8(b));
+  ForEachWindowPosition(
+      w, lane, [&](const int8_t* v) __attribute__((always_inline)) {
+        if constexpr (kE == 1) {
+          part[0] = vaddw_s8(part[0], vld1_s8(v));
+        } else {
+          LOOM_NEON_UNROLL
+          for (int g = 0; g < kE / 2; ++g) {
+            const int8x16_t b = vld1q_s8(v + 16 * g);
+            part[2 * g] = vaddw_s8(part[2 * g], vget_low_s8(b));
+            part[2 * g + 1] = vaddw_s8(part[2 * g + 1], vget_high_s8(b));
+          }
         }
-      }
-      if (++k == 256) {
-        WidenNeon<kE>(part, acc);
-        k = 0;
-      }
-    }
-  }
+        if (++k == 256) {
+          WidenNeon<kE>(part, acc);
+          k = 0;
+        }
+      });
   WidenNeon<kE>(part, acc);
   const int32x4_t mult = vdupq_n_s32(w.mult), offset = vdupq_n_s32(p.out_offset);
   const int32x4_t lo = vdupq_n_s32(p.rq.clip_lo), hi = vdupq_n_s32(p.rq.clip_hi);
@@ -187,9 +177,9 @@ void AvgSumsNeon(const Window& w, const int8_t* first, const AvgPoolParams& p, i
 // the portable loop.
 void AvgNeon(const Window& w, const AvgPoolParams& p, size_t lanes, int8_t* out) {
   size_t l = 0;
-  for (; l + 32 <= lanes; l += 32) AvgSumsNeon<4>(w, w.first + l, p, out + l);
-  for (; l + 16 <= lanes; l += 16) AvgSumsNeon<2>(w, w.first + l, p, out + l);
-  for (; l + 8 <= lanes; l += 8) AvgSumsNeon<1>(w, w.first + l, p, out + l);
+  for (; l + 32 <= lanes; l += 32) AvgSumsNeon<4>(w, l, p, out + l);
+  for (; l + 16 <= lanes; l += 16) AvgSumsNeon<2>(w, l, p, out + l);
+  for (; l + 8 <= lanes; l += 8) AvgSumsNeon<1>(w, l, p, out + l);
   if (l == lanes) return;
   Window rest = w;
   rest.first += l;

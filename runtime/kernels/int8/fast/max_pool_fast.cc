@@ -41,31 +41,21 @@ LOOM_AVX2 void MaxAvx2(const Window& w, size_t lanes, int8_t* out) {
   size_t l = 0;
   for (; l + 32 <= lanes; l += 32) {
     __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.first + l));
-    for (uint32_t y = 0; y < w.rows; ++y) {
-      const int8_t* row = w.first + y * w.row_step + l;
-      for (uint32_t x = 0; x < w.cols; ++x) {
-        const auto* v = reinterpret_cast<const __m256i*>(row + x * w.pos_step);
-        m = _mm256_max_epi8(m, _mm256_loadu_si256(v));
-      }
-    }
+    ForEachWindowPosition(w, l, [&](const int8_t* v) LOOM_AVX2 {
+      m = _mm256_max_epi8(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v)));
+    });
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l), m);
   }
   for (; l + 16 <= lanes; l += 16) {
     __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.first + l));
-    for (uint32_t y = 0; y < w.rows; ++y) {
-      const int8_t* row = w.first + y * w.row_step + l;
-      for (uint32_t x = 0; x < w.cols; ++x) {
-        const auto* v = reinterpret_cast<const __m128i*>(row + x * w.pos_step);
-        m = _mm_max_epi8(m, _mm_loadu_si128(v));
-      }
-    }
+    ForEachWindowPosition(w, l, [&](const int8_t* v) LOOM_AVX2 {
+      m = _mm_max_epi8(m, _mm_loadu_si128(reinterpret_cast<const __m128i*>(v)));
+    });
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + l), m);
   }
   for (; l < lanes; ++l) {
     int8_t m = w.first[l];
-    for (uint32_t y = 0; y < w.rows; ++y)
-      for (uint32_t x = 0; x < w.cols; ++x)
-        m = std::max(m, w.first[y * w.row_step + x * w.pos_step + l]);
+    ForEachWindowPosition(w, l, [&](const int8_t* v) { m = std::max(m, *v); });
     out[l] = m;
   }
 }
@@ -76,31 +66,21 @@ void MaxNeon(const Window& w, size_t lanes, int8_t* out) {
   size_t l = 0;
   for (; l + 32 <= lanes; l += 32) {
     int8x16_t m0 = vld1q_s8(w.first + l), m1 = vld1q_s8(w.first + l + 16);
-    for (uint32_t y = 0; y < w.rows; ++y) {
-      const int8_t* row = w.first + y * w.row_step + l;
-      for (uint32_t x = 0; x < w.cols; ++x) {
-        const int8_t* v = row + x * w.pos_step;
-        m0 = vmaxq_s8(m0, vld1q_s8(v));
-        m1 = vmaxq_s8(m1, vld1q_s8(v + 16));
-      }
-    }
+    ForEachWindowPosition(w, l, [&](const int8_t* v) {
+      m0 = vmaxq_s8(m0, vld1q_s8(v));
+      m1 = vmaxq_s8(m1, vld1q_s8(v + 16));
+    });
     vst1q_s8(out + l, m0);
     vst1q_s8(out + l + 16, m1);
   }
   for (; l + 16 <= lanes; l += 16) {
     int8x16_t m = vld1q_s8(w.first + l);
-    for (uint32_t y = 0; y < w.rows; ++y) {
-      const int8_t* row = w.first + y * w.row_step + l;
-      for (uint32_t x = 0; x < w.cols; ++x) m = vmaxq_s8(m, vld1q_s8(row + x * w.pos_step));
-    }
+    ForEachWindowPosition(w, l, [&](const int8_t* v) { m = vmaxq_s8(m, vld1q_s8(v)); });
     vst1q_s8(out + l, m);
   }
   for (; l + 8 <= lanes; l += 8) {
     int8x8_t m = vld1_s8(w.first + l);
-    for (uint32_t y = 0; y < w.rows; ++y) {
-      const int8_t* row = w.first + y * w.row_step + l;
-      for (uint32_t x = 0; x < w.cols; ++x) m = vmax_s8(m, vld1_s8(row + x * w.pos_step));
-    }
+    ForEachWindowPosition(w, l, [&](const int8_t* v) { m = vmax_s8(m, vld1_s8(v)); });
     vst1_s8(out + l, m);
   }
   if (l == lanes) return;

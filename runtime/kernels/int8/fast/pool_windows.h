@@ -22,6 +22,18 @@ struct PoolWindow {
   uint32_t rows = 0, cols = 0;    // real positions of the window
 };
 
+// Calls fn(v) for each of w's real positions in row order, v pointing at lane `lane` of it. Forced
+// inline, as the vector kernels hold their sums in registers across the calls; an fn that uses
+// an instruction set's intrinsics carries that set's target attribute itself.
+template <typename Fn>
+inline __attribute__((always_inline)) void ForEachWindowPosition(const PoolWindow& w, size_t lane,
+                                                                 Fn&& fn) {
+  for (uint32_t y = 0; y < w.rows; ++y) {
+    const int8_t* row = w.first + y * w.row_step + lane;
+    for (uint32_t x = 0; x < w.cols; ++x) fn(row + x * w.pos_step);
+  }
+}
+
 // Calls fn(window, out) for every output position in layout order, `out` pointing at its B x c
 // lanes, then writes the padding lanes (channels past C, batch rows past N) as 0, as the
 // reference writes them, whatever fn left there. The caller has checked p (CheckPool: every
