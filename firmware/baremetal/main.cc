@@ -26,7 +26,9 @@
 #include "runtime/core/platform.h"
 #include "runtime/drivers/cpu/cpu_driver.h"
 #include "runtime/exec/executor.h"
+#include "runtime/exec/native_ops.h"
 #include "runtime/io/npy.h"
+#include "runtime/native/loader.h"
 #include "runtime/package/format.h"
 #include "runtime/package/package.h"
 #ifdef LOOM_BAREMETAL_MMIO
@@ -112,6 +114,15 @@ Status Run(uint32_t* allocations) {
       runtime::Executor::Create(std::move(package), std::move(device), options, &executor));
   Print("device " + device_name + ", " + std::to_string(executor->package().num_segments()) +
         " segments");
+  // Which code runs the CPU ops: the package's armv7 native code (loaded into the code memory of
+  // code_memory_a9.cc) or the portable kernels; build --test requires the former for images
+  // whose package carries armv7 code.
+  if (const runtime::NativeOps* code = executor->native()) {
+    Print("native code: " + std::string(runtime::native::HostTriple()) + " (" + code->cpu() + "), " +
+          std::to_string(code->num_functions()) + " op functions");
+  } else {
+    Print("native code: none, the kernels run every CPU op");
+  }
 
   // The first run sizes the outputs; the second must allocate nothing and give the same bytes.
   std::vector<HostTensor> outputs, first;
