@@ -118,8 +118,8 @@ Status Run(uint32_t* allocations) {
   // code_memory_a9.cc) or the portable kernels; build --test requires the former for images
   // whose package carries armv7 code.
   if (const runtime::NativeOps* code = executor->native()) {
-    Print("native code: " + std::string(runtime::native::HostTriple()) + " (" + code->cpu() + "), " +
-          std::to_string(code->num_functions()) + " op functions");
+    Print("native code: " + std::string(runtime::native::HostTriple()) + " (" + code->cpu() +
+          "), " + std::to_string(code->num_functions()) + " op functions");
   } else {
     Print("native code: none, the kernels run every CPU op");
   }
