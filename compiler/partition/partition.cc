@@ -14,6 +14,7 @@
 #include "compiler/tensorize/resize.h"
 #include "runtime/core/blocked_layout.h"
 #include "runtime/core/checked_math.h"
+#include "runtime/core/conv_groups.h"
 
 namespace loom::partition {
 namespace {
@@ -72,10 +73,9 @@ bool ConvLowers(const ir::Graph& g, const ir::Node& n, const HwConfig& c, std::s
   const uint64_t group = static_cast<uint64_t>(n.GetInt("group", 1));
   uint32_t gc = x[1], go = y[1];
   if (group != 1) {
-    const uint64_t C = c.block_in, wc = static_cast<uint64_t>(g.value(n.input(1)).shape[1]);
-    const uint64_t wo = wc * y[1] / x[1];
-    if (x[0] > c.batch || wc % C != 0 || wo % C != 0 || group * wc > (x[1] + C - 1) / C * C ||
-        group * wo > (y[1] + C - 1) / C * C) {
+    const uint64_t wc = static_cast<uint64_t>(g.value(n.input(1)).shape[1]);
+    const uint64_t wo = GroupOutChannels(x[1], y[1], wc);
+    if (x[0] > c.batch || !GroupsOfWholeBlocks(group, x[1], y[1], wc, c.block_in)) {
       *why = "grouped convolution (group " + std::to_string(group) +
              "): the accelerator runs groups of whole channel blocks over one batch block";
       return false;

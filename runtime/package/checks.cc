@@ -5,6 +5,7 @@
 #include <set>
 
 #include "runtime/core/checked_math.h"
+#include "runtime/core/conv_groups.h"
 
 namespace loom::runtime {
 namespace {
@@ -422,12 +423,9 @@ Status PackageChecker::CheckOp(const pkg::Op& op, const std::string& where, Floa
           return InvalidArgument("{}: weights {} have {} input channels, input has {}", where,
                                  TensorName(w), Dim(w, 1), c);
         }
-        // Groups of gc input and go = gc * o / c output channels, the last one possibly short
-        // (the kernels' rule, qops.h Conv2dParams::GroupsCover, which this layer cannot include).
-        const uint64_t g = groups, gc = Dim(w, 1);
-        const uint64_t go = c != 0 && gc * o % c == 0 ? gc * o / c : 0;
-        if (g > 1 &&
-            !(go != 0 && (g - 1) * gc < c && c <= g * gc && (g - 1) * go < o && o <= g * go)) {
+        // Groups of gc input and gc * o / c output channels, the last one possibly short (the
+        // kernels' rule: runtime/core/conv_groups.h).
+        if (groups > 1 && !GroupsCover(groups, c, o, Dim(w, 1))) {
           return InvalidArgument(
               "{}: {} groups of {} input channels (the weights {}) do not cover the input's {} "
               "channels and the {} outputs with at most a short last group",

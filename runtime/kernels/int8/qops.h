@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/core/conv_groups.h"
 #include "runtime/core/status.h"
 
 namespace loom::kernels::q {
@@ -151,18 +152,11 @@ struct Conv2dParams {
   uint32_t GroupChannels() const { return group_c != 0 ? group_c : in.c / groups; }
   // Output channels per group; 0 where gc * out_c is not a multiple of in.c (refused).
   uint32_t GroupOutChannels() const {
-    const uint64_t t = uint64_t{GroupChannels()} * out_c;
-    return in.c != 0 && t % in.c == 0 ? static_cast<uint32_t>(t / in.c) : 0;
+    return static_cast<uint32_t>(loom::GroupOutChannels(in.c, out_c, GroupChannels()));
   }
-  // Whether the groups cover the channels: groups 1 with gc == in.c, or groups of gc input and go
-  // output channels with at most a short last group.
-  bool GroupsCover() const {
-    if (groups == 0) return false;
-    const uint64_t g = groups, gc = GroupChannels(), go = GroupOutChannels();
-    if (g == 1) return gc == in.c;
-    return gc != 0 && go != 0 && (g - 1) * gc < in.c && in.c <= g * gc && (g - 1) * go < out_c &&
-           out_c <= g * go;
-  }
+  // Whether the groups cover the channels (runtime/core/conv_groups.h, the rule the package
+  // loader and the partitioner apply too).
+  bool GroupsCover() const { return loom::GroupsCover(groups, in.c, out_c, GroupChannels()); }
 };
 // bias may be null (no bias); mult is required.
 Status Conv2d(const Blocking& b, const Conv2dParams& p, const int8_t* in, const int8_t* weights,

@@ -68,10 +68,7 @@ size_t PadSumBytes(const Blocking& b, const Conv2dParams& p, const RowKernels* r
 // lanes for its missing channels (zeros, as the reference's missing channels), with as many
 // blocks as the others. Other grouped convolutions run the reference kernel.
 bool GroupsByBlocks(const Blocking& b, const Conv2dParams& p) {
-  if (p.groups <= 1 || b.block == 0 || !p.GroupsCover()) return false;
-  const uint64_t C = b.block, gc = p.GroupChannels(), go = p.GroupOutChannels();
-  return gc % C == 0 && go % C == 0 && p.groups * gc <= CeilDiv(p.in.c, b.block) * C &&
-         p.groups * go <= CeilDiv(p.out_c, b.block) * C;
+  return GroupsOfWholeBlocks(p.groups, p.in.c, p.out_c, p.GroupChannels(), b.block);
 }
 // One (full) group's convolution over (at most) one batch block.
 Conv2dParams OneGroup(const Blocking& b, const Conv2dParams& p) {
