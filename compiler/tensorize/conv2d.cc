@@ -62,8 +62,10 @@ class Emitter {
  private:
   // Micro-ops of a reduction step: for each (oc, ic, kh, kw) one GEMM step into acc plane oc; in
   // window form, for each oc one per input column of a row.
+  // `last_apart`: each block's last micro-op goes after every block's others (block oc's at
+  // first + oc_n * (steps - 1) + oc), for the GEMM epilogue's split of the last step.
   uint32_t GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
-                    uint32_t a);
+                    uint32_t a, bool last_apart = false);
   // One micro-op per output-channel block: dst = acc plane, src = src_base + oc.
   uint32_t PlaneUops(uint32_t oc_n, uint32_t a, uint32_t src_base);
   // REQUANT's and RQPARAM's micro-ops: block oc's acc plane, or its bias and multiplier elements,
@@ -74,6 +76,8 @@ class Emitter {
                    uint32_t ow0, uint32_t ow_n, uint32_t r, bool pop);
   void Alu(AluOp op, bool imm, int32_t value, uint32_t uops, uint32_t oc_n, uint32_t oh_n,
            uint32_t ow_n);
+  // The layer's fused REQUANT over `uops` micro-ops with loops oh_n x ow_n.
+  Insn Requant(uint32_t uop, uint32_t uops, uint32_t oh_n, uint32_t ow_n) const;
 
   const HwConfig& c_;
   const Conv2dLayer& l_;
@@ -83,13 +87,14 @@ class Emitter {
   const bool window_;  // depthwise in the GEMM's depthwise mode
   AccelCode body_;  // instructions after the LOAD UOP
   std::vector<isa::Uop> uops_;
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> gemm_sets_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>, uint32_t>
+      gemm_sets_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> plane_sets_;
 };
 
 uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
-                           uint32_t a) {
-  const auto key = std::make_tuple(oc_n, ic_n, iw, plane, r, a);
+                           uint32_t a, bool last_apart) {
+  const auto key = std::make_tuple(oc_n, ic_n, iw, plane, r, a, last_apart);
   if (auto it = gemm_sets_.find(key); it != gemm_sets_.end()) return it->second;
   const uint32_t first = static_cast<uint32_t>(uops_.size());
   if (window_) {
@@ -110,23 +115,43 @@ uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t p
     gemm_sets_[key] = first;
     return first;
   }
-  if (l_.depthwise) {  // block oc's own input plane and diagonal weights; ic_n == oc_n
-    for (uint32_t oc = 0; oc < oc_n; ++oc)
+  std::vector<isa::Uop> last;  // with last_apart
+  for (uint32_t oc = 0; oc < oc_n; ++oc) {
+    const uint32_t begin = static_cast<uint32_t>(uops_.size());
+    if (l_.depthwise) {  // block oc's own input plane and diagonal weights; ic_n == oc_n
       for (uint32_t y = 0; y < l_.kh; ++y)
         for (uint32_t x = 0; x < l_.kw; ++x)
           uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, r * fp_.inp + oc * plane + y * iw + x,
                            r * fp_.wgt + oc * l_.kh * l_.kw + y * l_.kw + x});
-    gemm_sets_[key] = first;
-    return first;
+    } else {
+      for (uint32_t ic = 0; ic < ic_n; ++ic)
+        for (uint32_t y = 0; y < l_.kh; ++y)
+          for (uint32_t x = 0; x < l_.kw; ++x)
+            uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow,
+                             r * fp_.inp + ic * plane + y * iw + x,
+                             r * fp_.wgt + (oc * ic_n + ic) * l_.kh * l_.kw + y * l_.kw + x});
+    }
+    if (last_apart && uops_.size() > begin) {
+      last.push_back(uops_.back());
+      uops_.pop_back();
+    }
   }
-  for (uint32_t oc = 0; oc < oc_n; ++oc)
-    for (uint32_t ic = 0; ic < ic_n; ++ic)
-      for (uint32_t y = 0; y < l_.kh; ++y)
-        for (uint32_t x = 0; x < l_.kw; ++x)
-          uops_.push_back({a * fp_.acc + oc * t_.oh * t_.ow, r * fp_.inp + ic * plane + y * iw + x,
-                           r * fp_.wgt + (oc * ic_n + ic) * l_.kh * l_.kw + y * l_.kw + x});
+  uops_.insert(uops_.end(), last.begin(), last.end());
   gemm_sets_[key] = first;
   return first;
+}
+
+Insn Emitter::Requant(uint32_t uop, uint32_t uops, uint32_t oh_n, uint32_t ow_n) const {
+  Insn rq = Loop(Opcode::kAlu, uop, uops, oh_n, ow_n);
+  rq.alu_op = AluOp::kRequant;
+  rq.dst_factor_out = ow_n;
+  rq.dst_factor_in = 1;
+  rq.pre_shift = l_.pre_shift;
+  rq.post_shift = l_.post_shift;
+  rq.clip_lo = std::max(l_.clip_lo, -128);
+  rq.clip_hi = std::min(l_.clip_hi, 127);
+  rq.clear = true;  // the tile's last reader of its accumulators
+  return rq;
 }
 
 uint32_t Emitter::RequantUops(uint32_t oc_n, uint32_t a) {
@@ -266,6 +291,7 @@ Status Emitter::Run(AccelCode* code) {
             body_.Emit(reset);
             zeroed.Cleared(a, oc_n, oh_n * ow_n);
           }
+          const bool epilogue = fused && UsesGemmEpilogue(c_, l_, t_, oh_n * ow_n);
           for (uint32_t step = 0; step < n_ic; ++step, ++s) {
             const uint32_t ic0 = l_.depthwise ? oc0 : step * t_.ic;
             const uint32_t ic_n = l_.depthwise ? oc_n : std::min(t_.ic, l_.c_blocks - ic0);
@@ -293,7 +319,8 @@ Status Emitter::Run(AccelCode* code) {
             body_.last().deps.push_next = true;  // region r is ready for compute
             const uint32_t iw = (ow_n - 1) * l_.stride_w + l_.kw;
             const uint32_t plane = l_.in_rows(oh_n) * iw;
-            const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a);
+            const bool split = epilogue && step + 1 == n_ic;
+            const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a, split);
             Insn g;
             if (window_) {  // rows of the tile x filter rows; the micro-ops walk the columns
               g = Loop(Opcode::kGemm, uops, oc_n * iw, oh_n, l_.kh);
@@ -309,23 +336,34 @@ Status Emitter::Run(AccelCode* code) {
               g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = l_.stride_w;
             }
-            g.deps.pop_prev = true;
-            g.deps.pop_next = zero && step == 0 && drained;
-            g.deps.push_prev = s + V_ < S;
-            body_.Emit(g);
+            std::vector<Insn> group = {g};
+            if (split) {
+              // Every block's steps but its last, then per block its last step as a GEMM of its
+              // own behind the REQUANT that arms its epilogue (parameter entry oc).
+              const uint32_t steps = g.uop_end - g.uop_bgn, rest = steps - oc_n;
+              group.clear();
+              if (rest > 0) {
+                group.push_back(g);
+                group.back().uop_end = g.uop_bgn + rest;
+              }
+              const uint32_t rq = RequantUops(oc_n, a);
+              for (uint32_t oc = 0; oc < oc_n; ++oc) {
+                group.push_back(Requant(rq + oc, 1, 1, 1));
+                group.back().dst_factor_out = group.back().dst_factor_in = 0;
+                group.back().fuse = true;
+                group.push_back(g);
+                group.back().uop_bgn = g.uop_bgn + rest + oc;
+                group.back().uop_end = group.back().uop_bgn + 1;
+              }
+            }
+            group.front().deps.pop_prev = true;
+            group.front().deps.pop_next = zero && step == 0 && drained;
+            group.back().deps.push_prev = s + V_ < S;
+            for (const Insn& i : group) body_.Emit(i);
           }
-          if (fused) {
-            Insn rq = Loop(Opcode::kAlu, RequantUops(oc_n, a), oc_n, oh_n, ow_n);
-            rq.alu_op = AluOp::kRequant;
-            rq.dst_factor_out = ow_n;
-            rq.dst_factor_in = 1;
-            rq.pre_shift = l_.pre_shift;
-            rq.post_shift = l_.post_shift;
-            rq.clip_lo = std::max(l_.clip_lo, -128);
-            rq.clip_hi = std::min(l_.clip_hi, 127);
-            rq.clear = true;  // the tile's last reader of its accumulators
-            body_.Emit(rq);
-          } else {
+          if (fused && !epilogue) {
+            body_.Emit(Requant(RequantUops(oc_n, a), oc_n, oh_n, ow_n));
+          } else if (!fused) {
             if (l_.has_bias)
               Alu(AluOp::kAdd, false, 0, PlaneUops(oc_n, a, bias_base), oc_n, oh_n, ow_n);
             const uint32_t plain = PlaneUops(oc_n, a, 0);
@@ -354,6 +392,12 @@ Status Emitter::Run(AccelCode* code) {
 }
 
 }  // namespace
+
+bool UsesGemmEpilogue(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
+                      uint32_t vectors) {
+  return UsesFusedRequant(layer, tiling) && !UsesDepthwiseWindow(config, layer) &&
+         vectors >= kEpilogueMinVectors;
+}
 
 bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling) {
   // Clip bounds beyond int8 change nothing (every OUT write saturates), so they clamp to it.

@@ -105,6 +105,16 @@ struct Conv2dTiling {
 // runs, with the same results.
 bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
 
+// Whether a tile of `vectors` output vectors per channel block runs its fused REQUANT as the
+// epilogue of its last GEMM steps (docs/isa.md §3.4.2) instead of as a pass of its own: the last
+// step of each output-channel block becomes a GEMM of its own, armed by `alu.requant ... fuse`,
+// which requantizes every sum as the GEMM writes it. That saves the pass's cycle per vector and
+// costs two more instructions per block (about 10 cycles on fsim's model), so it pays from 10
+// vectors up. Not in window form, whose GEMM updates each output several times.
+inline constexpr uint32_t kEpilogueMinVectors = 10;
+bool UsesGemmEpilogue(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
+                      uint32_t vectors);
+
 // Emits the layer's code (ending without FINISH, so layers can be chained; every token it pushes
 // is popped within the layer). Fails if the tiling does not fit the buffers. A depthwise layer is
 // one program too: its tiles run over channel blocks and rows like a convolution's, each with one

@@ -76,7 +76,7 @@ bool Insn::operator==(const Insn& o) const {
          wgt_factor_in == o.wgt_factor_in && depthwise == o.depthwise && alu_op == o.alu_op &&
          use_imm == o.use_imm && imm == o.imm && pre_shift == o.pre_shift &&
          post_shift == o.post_shift && clip_lo == o.clip_lo && clip_hi == o.clip_hi &&
-         clear == o.clear;
+         clear == o.clear && fuse == o.fuse;
 }
 
 Module Insn::module() const {
@@ -265,8 +265,8 @@ FieldDefs FormatDefs(const Layout& l, Opcode op, bool requant = false) {
         defs.Append({LOOM_U32_FIELD(pre_shift, Layout::kRqShiftBits),
                      LOOM_U32_FIELD(post_shift, Layout::kRqShiftBits),
                      LOOM_S32_FIELD(clip_lo, Layout::kRqClipBits),
-                     LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits),
-                     LOOM_BOOL_FIELD(clear, i.clear)});
+                     LOOM_S32_FIELD(clip_hi, Layout::kRqClipBits), LOOM_BOOL_FIELD(clear, i.clear),
+                     LOOM_BOOL_FIELD(fuse, i.fuse)});
         break;
       }
       defs.Append(LoopDefs(l, l.acc_idx_bits));
@@ -534,6 +534,10 @@ Status Verify(const Layout& layout, const Insn& insn) {
       if (insn.clip_lo > insn.clip_hi) {
         return Bad(insn, "clip_lo {} is above clip_hi {}", insn.clip_lo, insn.clip_hi);
       }
+      // A fused REQUANT is its GEMM's last reader of every sum it requantizes: it leaves ACC zero,
+      // so the epilogue never has to write a requantized value back into the accumulators.
+      if (insn.fuse && !insn.clear)
+        return Bad(insn, "fuse needs clear (the epilogue leaves ACC zero)");
     }
   }
   if (insn.opcode == Opcode::kFinish && (insn.deps.push_prev || insn.deps.push_next)) {

@@ -77,6 +77,12 @@ struct Deps {
 };
 
 // One decoded instruction. Fields that do not belong to the opcode must stay zero (Encode checks).
+// The error every device reports when a fused REQUANT's epilogue meets an ALU instruction or
+// FINISH before its GEMM (docs/isa.md §3.4.2).
+inline constexpr const char* kEpilogueWithoutGemm =
+    "a fused REQUANT (alu.requant ... fuse) is still waiting for its GEMM: the compute module's "
+    "next GEMM must come before any other ALU instruction or FINISH";
+
 struct Insn {
   Opcode opcode = Opcode::kFinish;
   Deps deps;
@@ -128,6 +134,11 @@ struct Insn {
   // REQUANT only: leave ACC[d] zero instead of the clipped value (OUT[d] is written as ever), so
   // the next tile that accumulates into the region needs no reset pass (docs/isa.md §3.4.1).
   bool clear = false;
+  // REQUANT only, with `clear`: run as the epilogue of the compute module's next GEMM instead of
+  // as a pass of its own (docs/isa.md §3.4.2). The instruction writes nothing; its last
+  // iteration's parameter entry and its shifts and clip arm the epilogue, and every iteration of
+  // the next GEMM then writes OUT[d] = REQUANT of its new sum and leaves ACC[d] zero.
+  bool fuse = false;
 
   bool operator==(const Insn& o) const;
   bool operator!=(const Insn& o) const { return !(*this == o); }

@@ -51,6 +51,7 @@ std::string Disassemble(const Insn& i) {
       if (i.alu_op == AluOp::kRequant) {
         FormatTo(&s, " shift={},{} clip={},{}", i.pre_shift, i.post_shift, i.clip_lo, i.clip_hi);
         if (i.clear) s += " clear";
+        if (i.fuse) s += " fuse";
       } else if (i.use_imm) {
         FormatTo(&s, " imm={}", i.imm);
       } else {
@@ -261,6 +262,7 @@ Status ParseInsn(LineParser& p, const std::string& mnemonic, Insn* i) {
       i->clip_lo = static_cast<int32_t>(v[0]);
       i->clip_hi = static_cast<int32_t>(v[1]);
       i->clear = p.Word("clear");
+      i->fuse = p.Word("fuse");
       return p.Finish(&i->deps);
     }
     if (p.Has("imm") == p.Has("src")) {

@@ -125,6 +125,8 @@ class Scheduler {
   Machine& machine_;
   sim::Dram& dram_;
   const bool timing_only_;
+  // A fused REQUANT has armed the next GEMM's epilogue (the compute module runs in order).
+  bool epilogue_armed_ = false;
   const uint64_t max_cycles_;
   sim::Deadline deadline_;
   Stats* stats_;
@@ -287,8 +289,16 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
     case Opcode::kStore:
       cycles = timing_.DmaCycles(insn, machine_.elem_bytes(insn.buffer));
       break;
-    case Opcode::kGemm: cycles = timing_.GemmCycles(insn); break;
-    case Opcode::kAlu: cycles = timing_.AluCycles(insn); break;
+    case Opcode::kGemm:
+      cycles = timing_.GemmCycles(insn, epilogue_armed_);
+      epilogue_armed_ = false;
+      break;
+    case Opcode::kAlu:
+      cycles = timing_.AluCycles(insn);
+      if (insn.alu_op == isa::AluOp::kRequant && insn.fuse && insn.loop_out && insn.loop_in) {
+        epilogue_armed_ = true;
+      }
+      break;
     case Opcode::kFinish: cycles = TimingModel::kIssueCycles; break;
   }
   const uint64_t end = begin + cycles;

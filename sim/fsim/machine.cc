@@ -126,7 +126,9 @@ Status Machine::Execute(const Insn& insn, sim::Dram& dram, sim::Deadline* deadli
       return Gemm(insn, deadline);
     case isa::Opcode::kAlu:
       return Alu(insn, deadline);
-    case isa::Opcode::kFinish: return Status::Ok();
+    case isa::Opcode::kFinish:
+      if (epilogue_armed_) return FailedPrecondition(isa::kEpilogueWithoutGemm);
+      return Status::Ok();
   }
   return Internal("unknown opcode");
 }
@@ -240,6 +242,7 @@ Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
         if (insn.reset) {
           std::fill_n(acc, lanes_, 0);
           std::fill_n(out, lanes_, 0);
+          if (epilogue_armed_) ApplyEpilogue(acc, out);
           continue;
         }
         if (s >= layout_.inp_depth) return OutOfRange(Index("inp", s, layout_.inp_depth));
@@ -253,6 +256,7 @@ Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
             DepthwiseRow(window_.data() + size_t{b} * bin, inp_eb, wt, bin, acc + b * bout,
                          out + b * bout);
           }
+          if (epilogue_armed_) ApplyEpilogue(acc, out);
           continue;
         }
         for (uint32_t b = 0; b < batch; ++b) {
@@ -264,13 +268,24 @@ Status Machine::Gemm(const Insn& insn, sim::Deadline* deadline) {
             default: DotRows<0>(x, wt, bin, bout, acc + b * bout, out + b * bout); break;
           }
         }
+        if (epilogue_armed_) ApplyEpilogue(acc, out);
       }
     }
   }
+  epilogue_armed_ = false;  // one GEMM's worth
   return Status::Ok();
 }
 
+void Machine::ApplyEpilogue(int32_t* acc, int8_t* out) const {
+  const size_t p = size_t{epilogue_entry_} * lanes_;
+  for (uint32_t l = 0; l < lanes_; ++l) {
+    out[l] = Saturate8(Requant(epilogue_, acc[l], rq_bias_[p + l], rq_mult_[p + l]));
+    acc[l] = 0;  // fuse implies clear (isa::Verify)
+  }
+}
+
 Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
+  if (epilogue_armed_) return FailedPrecondition(isa::kEpilogueWithoutGemm);
   for (uint32_t i0 = 0; i0 < insn.loop_out; ++i0) {
     for (uint32_t i1 = 0; i1 < insn.loop_in; ++i1) {
       if (Expired(deadline, insn.uop_end - insn.uop_bgn)) return Interrupted(insn, i0, i1);
@@ -296,6 +311,10 @@ Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
           std::copy(src, src + lanes_, rq_mult_.begin() + p);
           continue;
         }
+        if (requant && insn.fuse) {  // arms the next GEMM's epilogue; writes nothing
+          epilogue_entry_ = uop.wgt;
+          continue;
+        }
         if (requant) {
           for (uint32_t l = 0; l < lanes_; ++l) {
             const int32_t v = Requant(insn, dst[l], rq_bias_[p + l], rq_mult_[p + l]);
@@ -311,6 +330,11 @@ Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
         }
       }
     }
+  }
+  // A fused REQUANT without iterations has no last parameter entry and arms nothing.
+  if (insn.alu_op == isa::AluOp::kRequant && insn.fuse && insn.loop_out && insn.loop_in) {
+    epilogue_armed_ = true;
+    epilogue_ = insn;
   }
   return Status::Ok();
 }

@@ -57,6 +57,13 @@ class Machine {
   // written by RQPARAM, read by REQUANT.
   std::vector<int32_t> rq_bias_;
   std::vector<int32_t> rq_mult_;
+  // The GEMM epilogue a fused REQUANT armed (docs/isa.md §3.4.2): its shifts and clip, and the
+  // parameter entry of its last iteration. The next GEMM consumes it.
+  bool epilogue_armed_ = false;
+  isa::Insn epilogue_;
+  uint32_t epilogue_entry_ = 0;
+  // OUT[d] = REQUANT of ACC[d] by the armed epilogue, then ACC[d] = 0, on the lanes at `acc`.
+  void ApplyEpilogue(int32_t* acc, int8_t* out) const;
 };
 
 }  // namespace loom::fsim

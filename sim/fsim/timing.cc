@@ -41,9 +41,9 @@ uint64_t TimingModel::DmaCycles(const isa::Insn& insn, uint32_t elem_bytes) cons
   return cycles;
 }
 
-uint64_t TimingModel::GemmCycles(const isa::Insn& insn) const {
+uint64_t TimingModel::GemmCycles(const isa::Insn& insn, bool epilogue) const {
   const uint64_t iters = uint64_t{insn.loop_out} * insn.loop_in * (insn.uop_end - insn.uop_bgn);
-  return kIssueCycles + kGemmPipeline + iters;
+  return kIssueCycles + kGemmPipeline + (epilogue ? 1 : 0) + iters;
 }
 
 uint64_t TimingModel::AluCycles(const isa::Insn& insn) const {
@@ -51,7 +51,9 @@ uint64_t TimingModel::AluCycles(const isa::Insn& insn) const {
   // REQUANT reads one ACC operand; its others come from the parameter register's own port.
   const bool one_read = insn.use_imm || insn.alu_op == isa::AluOp::kRequant;
   // RQPARAM writes the parameter buffer in the ALU stage and has no ACC write stage after it.
-  const uint64_t pipeline = insn.alu_op == isa::AluOp::kRqParam ? kAluPipeline - 1 : kAluPipeline;
+  const bool no_write =
+      insn.alu_op == isa::AluOp::kRqParam || (insn.alu_op == isa::AluOp::kRequant && insn.fuse);
+  const uint64_t pipeline = no_write ? kAluPipeline - 1 : kAluPipeline;
   return kIssueCycles + pipeline + iters * (one_read ? 1 : 2);
 }
 

@@ -25,10 +25,12 @@ struct TimingModel {
   // elements written or read), bursts are issued one at a time; padding costs one cycle per
   // element; contiguous rows (x_stride == x_size) merge into one transfer.
   uint64_t DmaCycles(const isa::Insn& insn, uint32_t elem_bytes) const;
-  // GEMM: one micro-op iteration per cycle.
-  uint64_t GemmCycles(const isa::Insn& insn) const;
+  // GEMM: one micro-op iteration per cycle; with a fused REQUANT's epilogue (docs/isa.md §3.4.2)
+  // its OUT writes come one stage later.
+  uint64_t GemmCycles(const isa::Insn& insn, bool epilogue = false) const;
   // ALU: one iteration per cycle with an immediate or REQUANT, two with a register operand (the
-  // acc buffer has one read port); RQPARAM ends a stage early (it writes RQP, not ACC).
+  // acc buffer has one read port); RQPARAM and a fused REQUANT end a stage early (they write RQP
+  // or the epilogue's registers, not ACC).
   uint64_t AluCycles(const isa::Insn& insn) const;
   // Fetch: cycles to read `count` consecutive instructions in one burst.
   uint64_t FetchBurstCycles(uint32_t count) const;

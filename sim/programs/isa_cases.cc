@@ -10,6 +10,7 @@
 #include "sim/programs/isa_cases.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <random>
 #include <utility>
@@ -81,9 +82,11 @@ int32_t RefRequant(const Insn& q, int32_t a, int32_t bias, int32_t mult) {
 
 // The GEMM loop nest of §3.3 on plain arrays: acc holds int32 [element][batch][block_out], inp
 // int8 [element][batch][block_in], wgt int8 [element][block_out][block_in].
+// `after`, if set, runs after every iteration's update with the ACC element's index (a fused
+// REQUANT's epilogue, §3.4.2).
 void RefGemm(const HwConfig& c, const std::vector<Uop>& uops, const Insn& g,
              const std::vector<int8_t>& inp, const std::vector<int8_t>& wgt,
-             std::vector<int32_t>* acc) {
+             std::vector<int32_t>* acc, const std::function<void(size_t)>& after = nullptr) {
   const size_t B = c.batch, BI = c.block_in, BO = c.block_out;
   for (size_t i0 = 0; i0 < g.loop_out; ++i0)
     for (size_t i1 = 0; i1 < g.loop_in; ++i1)
@@ -103,6 +106,7 @@ void RefGemm(const HwConfig& c, const std::vector<Uop>& uops, const Insn& g,
               sum += inp[(s * B + b) * BI + i] * wgt[(w * BO + o) * BI + i];
             a = Wrap32(int64_t{a} + sum);
           }
+        if (after) after(d);
       }
 }
 
@@ -707,6 +711,97 @@ Status RequantClear(const HwConfig& c, std::vector<IsaCase>* out) {
   return b.Done(out);
 }
 
+// A fused REQUANT as a GEMM's epilogue (§3.4.2): every iteration of the armed GEMM writes OUT[d] =
+// REQUANT(its new sum) and leaves ACC[d] zero. Entries 0 and 31 (the last) hold the parameters.
+//   P = [0, n)    ACC starts nonzero; armed with entry 31, then a LOAD ACC into U (which neither
+//                 consumes nor disturbs the arming), then the GEMM: OUT shows rq(a + X·W).
+//   Q = [n, 2n)   armed with entry 0, GEMM (rq of X·W1 over ACC that started zero); then at once a
+//                 plain GEMM, last element first (its first read is on the forwarding path of
+//                 the epilogue's zero): OUT shows sat(X·W), so ACC was left zero.
+//   R = [2n, 3n)  one armed GEMM whose two micro-ops both name the element: the second adds onto
+//                 the first one's zero, so OUT shows rq(X·W) and not rq(a + 2·X·W).
+//   S = [3n, 4n)  an armed reset: OUT shows rq(0).
+//   U = [4n, 5n)  loaded while P's epilogue was armed, copied to OUT by an ADD of 0.
+Status GemmEpilogue(const HwConfig& c, std::vector<IsaCase>* out) {
+  Builder b(c, "gemm_epilogue", 881);
+  const uint32_t n = 4, N = 5 * n, last = isa::kRqParamDepth - 1;
+  std::vector<int32_t> acc(size_t{N} * b.L, 0), bias(size_t{2} * b.L), mult(size_t{2} * b.L);
+  for (size_t i = 0; i < size_t{n} * b.L; ++i) acc[i] = b.Rand(-(1 << 20), 1 << 20);  // P
+  for (size_t i = 2 * size_t{n} * b.L; i < 3 * size_t{n} * b.L; ++i) acc[i] = b.Rand(-999, 999);
+  for (int32_t& v : bias) v = b.Rand(-9999, 9999);
+  for (int32_t& v : mult) v = b.Rand(-(1 << 16), 1 << 16);
+  const std::vector<int32_t> u_data = b.I32(size_t{n} * b.L, -200, 200);
+  const std::vector<int8_t> inp = b.I8(size_t{n} * b.IL), wgt = b.I8(size_t{2} * b.WL, -4, 4);
+  b.Emit(LoadInsn(Buffer::kInp, 0, b.Inp(inp), 1, n, n));
+  b.Emit(LoadInsn(Buffer::kWgt, 0, b.Wgt(wgt), 1, 2, 2)).deps.push_next = true;
+  b.Emit(LoadInsn(Buffer::kAcc, 0, b.Acc(acc), 1, 4 * n, 4 * n));
+  b.Emit(LoadInsn(Buffer::kAcc, N, b.Acc(bias), 1, 2, 2));
+  b.Emit(LoadInsn(Buffer::kAcc, N + 2, b.Acc(mult), 1, 2, 2));
+  Insn p = Nest(Opcode::kAlu, b.Uops({{N, N + 2, 0}, {N + 1, N + 3, last}}), 2, 1, 1, 0, 0);
+  p.alu_op = AluOp::kRqParam;
+  b.Emit(p);
+  // Arms with entry `entry`: one iteration, whose micro-op's wgt field names it.
+  auto arm = [&](uint32_t entry, int32_t pre, int32_t post, int32_t lo, int32_t hi) {
+    Insn q = Nest(Opcode::kAlu, b.Uops({{0, 0, entry}}), 1, 1, 1, 0, 0);
+    q.alu_op = AluOp::kRequant;
+    q.pre_shift = pre;
+    q.post_shift = post;
+    q.clip_lo = lo;
+    q.clip_hi = hi;
+    q.clear = q.fuse = true;
+    return b.Emit(q);
+  };
+  std::vector<int32_t> r(acc.size());
+  // The expected OUT of an armed GEMM: rq of every new sum, which ACC then forgets.
+  auto epilogue = [&](const Insn& g, const Insn& q, uint32_t entry) {
+    RefGemm(c, b.uops(), g, inp, wgt, &acc, [&](size_t d) {
+      for (size_t l = 0; l < b.L; ++l) {
+        int32_t& a = acc[d * b.L + l];
+        r[d * b.L + l] = RefRequant(q, a, bias[entry * b.L + l], mult[entry * b.L + l]);
+        a = 0;
+      }
+    });
+  };
+  // P, with a LOAD ACC between the arming and its GEMM.
+  const Insn qp = arm(last, 3, 12, -100, 110);
+  b.Emit(LoadInsn(Buffer::kAcc, 4 * n, b.Acc(u_data), 1, n, n));
+  Insn g = Nest(Opcode::kGemm, b.Uops({{0, 0, 0}}), 1, 1, n, 0, 1);
+  g.src_factor_in = 1;
+  g.deps.pop_prev = true;
+  b.Emit(g);
+  epilogue(g, qp, 1);
+  // Q: armed GEMM, then a plain one in reverse order.
+  const Insn qq = arm(0, 0, 9, -128, 127);
+  g.uop_bgn = b.Uops({{n, 0, 1}});
+  g.uop_end = g.uop_bgn + 1;
+  g.deps.pop_prev = false;
+  b.Emit(g);
+  epilogue(g, qq, 0);
+  std::vector<Uop> rev;
+  for (uint32_t k = n; k-- > 0;) rev.push_back({n + k, k, 0});
+  Insn plain = Nest(Opcode::kGemm, b.Uops(rev), n, 1, 1, 0, 0);
+  b.Emit(plain);
+  RefGemm(c, b.uops(), plain, inp, wgt, &acc);
+  for (size_t i = size_t{n} * b.L; i < size_t{2} * n * b.L; ++i) r[i] = acc[i];
+  // R: two micro-ops on each element.
+  const Insn qr = arm(last, 1, 14, -50, 60);
+  Insn twice = Nest(Opcode::kGemm, b.Uops({{2 * n, 0, 1}, {2 * n, 0, 1}}), 2, 1, n, 0, 1);
+  twice.src_factor_in = 1;
+  b.Emit(twice);
+  epilogue(twice, qr, 1);
+  // S: an armed reset.
+  const Insn qs = arm(0, 2, 3, -7, 9);
+  const Insn reset = Reset(b.Uops({{3 * n, 0, 0}}), 1, n, 0, 1);
+  b.Emit(reset);
+  epilogue(reset, qs, 0);
+  // U: what the LOAD ACC brought, through OUT.
+  b.Emit(AluI(AluOp::kAdd, 0, b.Uops({{4 * n, 0, 0}}), 1, 1, n, 0, 1)).deps.push_next = true;
+  for (size_t i = 0; i < u_data.size(); ++i) r[size_t{4} * n * b.L + i] = u_data[i];
+  const int o = b.OutRegion(N, "P: rq(a + X·W), Q: X·W over the zero, R: rq(X·W), S: rq(0), U");
+  b.Store(o, 0, 0, 1, N, N, SatBytes(r)).deps.pop_prev = true;
+  return b.Done(out);
+}
+
 // Zero-size LOAD and STORE as pure token carriers (§3.1): their pops and pushes order the real
 // transfers, and they move no data although x_size is nonzero.
 //   load.inp  X; load.wgt W; load.inp y=0 @push_next      (carrier: releases both loads)
@@ -1014,6 +1109,7 @@ Status BuildIsaCases(const HwConfig& c, std::vector<IsaCase>* out) {
   LOOM_RETURN_IF_ERROR(RequantRelu(c, out));
   LOOM_RETURN_IF_ERROR(FusedRequant(c, out));
   LOOM_RETURN_IF_ERROR(RequantClear(c, out));
+  LOOM_RETURN_IF_ERROR(GemmEpilogue(c, out));
   LOOM_RETURN_IF_ERROR(TokenCarrier(c, out));
   if (c.block_in != c.block_out) return Status::Ok();  // no depthwise mode (§3.3.1)
   // name, seed, H, W, pad, KH, KW, stride, pad_value, extremes, acc_init

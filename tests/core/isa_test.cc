@@ -1453,9 +1453,9 @@ TEST_P(IsaShape, RandomMicroOpsRoundTrip) {
 // REQUANT's own format (docs/isa.md §2.7.1): its four fields round-trip at their extremes (shifts
 // 0..31, clips signed), a shift outside 0..31 is refused whether encoded or decoded, fields of the
 // other ALU format must be 0, clip_lo may not exceed clip_hi, and the bits above its last field
-// are reserved.
+// are reserved. `fuse` (§3.4.2) is one more bit, and needs `clear`.
 TEST_P(IsaShape, RequantFormat) {
-  EXPECT_EQ(l_.requant_bits(), 69 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
+  EXPECT_EQ(l_.requant_bits(), 70 + 2 * l_.uop_idx_bits + 2 * l_.acc_idx_bits);
   Insn q = Alu(AluOp::kRequant, false);
   q.uop_end = 1;
   q.loop_out = q.loop_in = 3;
@@ -1469,11 +1469,26 @@ TEST_P(IsaShape, RequantFormat) {
       for (bool clear : {false, true}) {
         q.clear = clear;
         EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
+        q.fuse = clear;
+        EXPECT_TRUE(RoundTrips(l_, q)) << Disassemble(q);
+        q.fuse = false;
       }
     }
   }
   q.clear = false;
   Insn bad = q;
+  bad.fuse = true;
+  EXPECT_THAT(EncodeStatus(l_, bad).message(), HasSubstr("fuse needs clear"));
+  {
+    // A decoded word with fuse but not clear is refused the same way.
+    Insn fused = q;
+    fused.clear = fused.fuse = true;
+    Word128 w = EncodeOrDie(l_, fused);
+    for (const FieldSpec& f : RequantFields(l_)) {
+      if (f.name == std::string("clear")) SetBit(&w, f.lsb, false);
+    }
+    EXPECT_THAT(DecodeStatus(l_, w).message(), HasSubstr("fuse needs clear"));
+  }
   bad.pre_shift = 32;
   EXPECT_THAT(EncodeStatus(l_, bad).message(),
               HasSubstr("'pre_shift' = 32 is outside [0, 31] (REQUANT shifts right only)"));

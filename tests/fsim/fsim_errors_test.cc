@@ -308,6 +308,31 @@ TEST_P(FsimErrorsTest, GemmAndAluIndexOutOfRange) {
   }
 }
 
+// A fused REQUANT arms the next GEMM's epilogue (docs/isa.md §3.4.2): an ALU instruction or
+// FINISH before that GEMM is refused, naming the instruction; without iterations the REQUANT
+// arms nothing; a GEMM consumes the arming, so a second one runs as a plain GEMM.
+TEST_P(FsimErrorsTest, FusedRequantNeedsItsGemmNext) {
+  const std::string load = "load.uop sram=0 dram=0 y=1 x=1 stride=1\n";
+  const std::string arm = "alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=0,0 clear fuse\n";
+  const std::string add = "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\n";
+  const std::string gemm = "gemm uop=0:1 loop=1x1 dst=0,0 src=0,0 wgt=0,0\n";
+  for (const auto& [text, at] :
+       {std::pair{load + arm + add + "finish", 2}, std::pair{load + arm + "finish", 2},
+        std::pair{load + arm + arm + gemm + "finish", 2}}) {
+    const Status s = Run(text);
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << text << s.ToString();
+    EXPECT_THAT(s.message(), HasSubstr("instruction " + std::to_string(at) + " ("));
+    EXPECT_THAT(s.message(), HasSubstr("is still waiting for its GEMM")) << text;
+  }
+  const std::string empty = "alu.requant uop=0:1 loop=0x1 dst=0,0 shift=0,0 clip=0,0 clear fuse\n";
+  EXPECT_TRUE(Run(load + empty + add + "finish").ok());
+  EXPECT_TRUE(Run(load + arm + gemm + gemm + add + "finish").ok());
+  // The parameter entry is range-checked like REQUANT's own.
+  const Status s = Run(load + arm + gemm + "finish", "uop dst=0 src=0 wgt=33");
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("rqp index 33"));
+}
+
 // (i) DMAs outside the 64 KiB DRAM; dram= counts elements of the buffer.
 TEST_P(FsimErrorsTest, DmaOutsideDram) {
   const uint32_t inp_end = kDramBytes / config_.inp_elem_bytes();

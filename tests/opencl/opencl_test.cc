@@ -226,6 +226,16 @@ std::vector<BadProgram> BadPrograms(const HwConfig& c) {
        StatusCode::kInvalidArgument},
       {"finish_not_last", "finish\nalu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n",
        "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kInvalidArgument},
+      // A fused REQUANT (docs/isa.md §3.4.2) whose GEMM never comes: an ALU, or FINISH, first.
+      {"epilogue_then_alu",
+       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+       "alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=0,0 clear fuse\n"
+       "alu.add uop=0:1 loop=1x1 dst=0,0 imm=0\nfinish\n",
+       "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kFailedPrecondition},
+      {"epilogue_then_finish",
+       "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"
+       "alu.requant uop=0:1 loop=1x1 dst=0,0 shift=0,0 clip=0,0 clear fuse\nfinish\n",
+       "uop dst=0 src=0 wgt=0", nullptr, StatusCode::kFailedPrecondition},
       // Sets `depthwise` (bit 117 of a 1x8x8 GEMM word, docs/isa.md §2.6) on the reset GEMM.
       {"depthwise_with_reset",
        "load.uop sram=0 dram=0 y=1 x=1 stride=1\n"

@@ -152,13 +152,20 @@ TEST_P(DepthwiseProgramTest, MatchesInt8KernelOnFsim) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   // Window form: one `gemm depthwise` per tile; diagonal: none. A tile's first store pops the
   // compute token. A fused REQUANT leaves its accumulators zero, so after each region's first tile
-  // the resets are gone (unless a larger tile follows a remainder tile).
+  // the resets are gone (unless a larger tile follows a remainder tile). It runs as a pass of its
+  // own or as the epilogue of the tile's last GEMM steps (docs/isa.md §3.4.2), one per block.
   size_t dw_gemms = 0, tiles = 0, resets = 0, clearing = 0;
+  bool cleared = false;
   for (const isa::Insn& i : code.insns) {
     dw_gemms += i.opcode == isa::Opcode::kGemm && i.depthwise;
     resets += i.opcode == isa::Opcode::kGemm && i.reset && i.dst_factor_in == 1;
-    tiles += i.opcode == isa::Opcode::kStore && i.deps.pop_prev;
-    clearing += i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant && i.clear;
+    cleared =
+        cleared || (i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant && i.clear);
+    if (i.opcode == isa::Opcode::kStore && i.deps.pop_prev) {
+      ++tiles;
+      clearing += cleared;
+      cleared = false;
+    }
   }
   EXPECT_EQ(dw_gemms, k.form == Form::kWindow ? tiles : 0u);
   EXPECT_LE(resets, tiles);

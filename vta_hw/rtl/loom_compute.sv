@@ -191,11 +191,10 @@ module loom_compute #(
     .acc_we_o   (loop_acc_we),
     .acc_waddr_o(loop_acc_waddr),
     .acc_wdata_o(loop_acc_wdata),
+    .out_we_o,
+    .out_waddr_o,
     .out_wdata_o
   );
-
-  assign out_we_o    = loop_acc_we;
-  assign out_waddr_o = loop_acc_waddr;
 
   // ---------------------------------------------------------------------------------------------
   // The UOP and ACC buffers. LOAD ACC and the loop never run at the same time.

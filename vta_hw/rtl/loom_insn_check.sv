@@ -40,7 +40,9 @@ module loom_insn_check (
   logic requant_shifts_ok;
   assign requant_shifts_ok =
       !insn_i[loom_hw_pkg::REQUANT_PRE_SHIFT_LSB + loom_hw_pkg::REQUANT_PRE_SHIFT_W - 1] &&
-      !insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB + loom_hw_pkg::REQUANT_POST_SHIFT_W - 1];
+      !insn_i[loom_hw_pkg::REQUANT_POST_SHIFT_LSB + loom_hw_pkg::REQUANT_POST_SHIFT_W - 1] &&
+      // fuse needs clear (docs/isa.md §3.4.2)
+      !(insn_i[loom_hw_pkg::REQUANT_FUSE_LSB] && !insn_i[loom_hw_pkg::REQUANT_CLEAR_LSB]);
 
   always_comb begin
     valid_o  = 1'b0;

@@ -11,8 +11,12 @@
 //   S2   GEMM: products (loom_gemm_core), read ACC[d];   ALU: result of the op -> S3
 //   S2b  GEMM: ACC[d] + dot products (or 0 with reset) -> S3
 //   S3   write ACC[d] and OUT[d] = saturate_int8(ACC[d])
-// so a GEMM takes 1 + 4 + iterations cycles from its start, an ALU 1 + 3 + iterations (x2 with a
-// register operand).
+//   S4   GEMM with a fused REQUANT's epilogue (§3.4.2) only: OUT[d] = REQUANT of the sum S3 held,
+//        on the ALU lanes' requantization datapath, which a GEMM does not otherwise use; S3 wrote
+//        ACC[d] zero
+// so a GEMM takes 1 + 4 + iterations cycles from its start (1 + 5 with the epilogue), an ALU
+// 1 + 3 + iterations (x2 with a register operand; 1 + 2 for RQPARAM and a fused REQUANT, which
+// write no buffer).
 //
 // Sequential semantics: an iteration reads ACC after the writes of the iterations before it. A
 // read issued in cycle t returns the buffer as it was before the write of cycle t, so the two
@@ -48,9 +52,12 @@ module loom_loop_exec #(
   output logic                                  acc_re_o,
   output logic [loom_hw_pkg::ACC_IDX_BITS-1:0]  acc_raddr_o,
   input  logic [AccW-1:0]                       acc_rdata_i,
-  output logic                                  acc_we_o,     // also the OUT write enable
+  output logic                                  acc_we_o,
   output logic [loom_hw_pkg::ACC_IDX_BITS-1:0]  acc_waddr_o,
   output logic [AccW-1:0]                       acc_wdata_o,
+  // OUT buffer: with ACC's write in S3, or in S4 under a fused REQUANT's epilogue
+  output logic                                  out_we_o,
+  output logic [loom_hw_pkg::ACC_IDX_BITS-1:0]  out_waddr_o,
   output logic [OutW-1:0]                       out_wdata_o
 );
 
@@ -77,6 +84,7 @@ module loom_loop_exec #(
   logic [ShiftW-1:0]                 pre_shift, post_shift;  // REQUANT
   logic [ClipW-1:0]                  clip_lo, clip_hi;
   logic                              rq_clear;  // REQUANT: leave ACC zero (§3.4.1)
+  logic                              rq_fuse;   // REQUANT: arm the next GEMM's epilogue (§3.4.2)
   logic [UopBgnW-1:0]                uop_bgn;
   logic [UopEndW-1:0]                uop_end;
   logic [LoopOutW-1:0]               loop_out;
@@ -98,6 +106,7 @@ module loom_loop_exec #(
   assign clip_lo    = insn_i[loom_hw_pkg::REQUANT_CLIP_LO_LSB +: ClipW];
   assign clip_hi    = insn_i[loom_hw_pkg::REQUANT_CLIP_HI_LSB +: ClipW];
   assign rq_clear   = insn_i[loom_hw_pkg::REQUANT_CLEAR_LSB];  // an imm bit in other ALU formats
+  assign rq_fuse    = insn_i[loom_hw_pkg::REQUANT_FUSE_LSB];
   always_comb begin
     if (is_alu) begin
       uop_bgn  = insn_i[loom_hw_pkg::ALU_UOP_BGN_LSB +: UopBgnW];
@@ -130,7 +139,7 @@ module loom_loop_exec #(
   logic [loom_hw_pkg::ALU_IMM_W-1:0] imm_q;
   logic [ShiftW-1:0]                 pre_shift_q, post_shift_q;
   logic [ClipW-1:0]                  clip_lo_q, clip_hi_q;
-  logic                              rq_clear_q;
+  logic                              rq_clear_q, rq_fuse_q;
   logic [UopBgnW-1:0]                uop_bgn_q;
   logic [UopEndW-1:0]                uop_end_q;
   logic [LoopOutW-1:0]               loop_out_q;
@@ -139,10 +148,19 @@ module loom_loop_exec #(
   logic [SW-1:0]                     src_fo_q, src_fi_q;
   logic [WW-1:0]                     wgt_fo_q, wgt_fi_q;
   logic                              two_cycle;  // ALU with a second ACC operand
-  logic                              requant_q, rqparam_q;
-  assign requant_q = is_alu_q && alu_op_q == loom_hw_pkg::ALU_REQUANT;
-  assign rqparam_q = is_alu_q && alu_op_q == loom_hw_pkg::ALU_RQPARAM;
-  assign two_cycle = is_alu_q && !use_imm_q && !requant_q;
+  logic                              requant_q, rqparam_q, arm_q, no_write_q;
+  assign requant_q  = is_alu_q && alu_op_q == loom_hw_pkg::ALU_REQUANT && !rq_fuse_q;
+  assign rqparam_q  = is_alu_q && alu_op_q == loom_hw_pkg::ALU_RQPARAM;
+  assign arm_q      = is_alu_q && alu_op_q == loom_hw_pkg::ALU_REQUANT && rq_fuse_q;
+  assign no_write_q = rqparam_q || arm_q;  // write RQP or the epilogue's registers, not ACC
+  assign two_cycle  = is_alu_q && !use_imm_q && alu_op_q != loom_hw_pkg::ALU_REQUANT;
+
+  // The epilogue a fused REQUANT armed: its shifts, clip and last iteration's RQP entry, kept
+  // until the next GEMM, which runs with epi_q set.
+  logic              epi_armed_q, epi_q;
+  logic [ShiftW-1:0] epi_pre_q, epi_post_q;
+  logic [ClipW-1:0]  epi_lo_q, epi_hi_q;
+  logic [RqpW-1:0]   epi_p_q;
 
   // ---------------------------------------------------------------------------------------------
   // S0: loop counters.
@@ -179,6 +197,7 @@ module loom_loop_exec #(
       clip_lo_q    <= '0;
       clip_hi_q    <= '0;
       rq_clear_q   <= 1'b0;
+      rq_fuse_q    <= 1'b0;
       uop_bgn_q  <= '0;
       uop_end_q  <= '0;
       loop_out_q <= '0;
@@ -216,6 +235,7 @@ module loom_loop_exec #(
       clip_lo_q    <= clip_lo;
       clip_hi_q    <= clip_hi;
       rq_clear_q   <= rq_clear;
+      rq_fuse_q    <= rq_fuse;
       uop_bgn_q  <= uop_bgn;
       uop_end_q  <= uop_end;
       loop_out_q <= loop_out;
@@ -267,6 +287,32 @@ module loom_loop_exec #(
           end
         end
       end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      epi_armed_q <= 1'b0;
+      epi_q       <= 1'b0;
+      epi_pre_q   <= '0;
+      epi_post_q  <= '0;
+      epi_lo_q    <= '0;
+      epi_hi_q    <= '0;
+      epi_p_q     <= '0;
+    end else if (abort_i) begin
+      epi_armed_q <= 1'b0;
+      epi_q       <= 1'b0;
+    end else if (start_i) begin
+      // A GEMM takes the armed epilogue; any other instruction runs without one.
+      epi_q <= !is_alu && epi_armed_q;
+      if (!is_alu) epi_armed_q <= 1'b0;
+    end else if (v2_q && arm_q) begin
+      epi_armed_q <= 1'b1;
+      epi_pre_q   <= pre_shift_q;
+      epi_post_q  <= post_shift_q;
+      epi_lo_q    <= clip_lo_q;
+      epi_hi_q    <= clip_hi_q;
+      epi_p_q     <= w2_q;
     end
   end
 
@@ -345,6 +391,12 @@ module loom_loop_exec #(
     else fwd = ram;
   endfunction
 
+  // What ACC holds for the writes in S3 and S4: under the epilogue, zero (data3_q and data4_q keep
+  // the sums, which S4 requantizes).
+  logic [AccW-1:0] acc3, acc4;
+  assign acc3 = epi_q ? '0 : data3_q;
+  assign acc4 = epi_q ? '0 : data4_q;
+
   // ---------------------------------------------------------------------------------------------
   // S2.
   logic [AccW-1:0] a2_q;  // ALU register form: ACC[d], read in S1's first cycle
@@ -368,7 +420,7 @@ module loom_loop_exec #(
         w2_q    <= w1[RqpW-1:0];
       end
       if (v1_q && two_cycle && ph1_q) begin
-        a2_q <= fwd(d1, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+        a2_q <= fwd(d1, acc_rdata_i, v3_q, d3_q, acc3, v4_q, d4_q, acc4);
       end
     end
   end
@@ -378,9 +430,9 @@ module loom_loop_exec #(
   always_comb begin
     if (two_cycle) begin
       alu_a = a2_q;
-      alu_x = fwd(s2_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+      alu_x = fwd(s2_q, acc_rdata_i, v3_q, d3_q, acc3, v4_q, d4_q, acc4);
     end else begin
-      alu_a = fwd(d2_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+      alu_a = fwd(d2_q, acc_rdata_i, v3_q, d3_q, acc3, v4_q, d4_q, acc4);
       alu_x = {Lanes{32'(signed'(imm_q))}};
     end
   end
@@ -395,8 +447,8 @@ module loom_loop_exec #(
     .we_i   (rqp_we),
     .waddr_i(w2_q),
     .wdata_i(alu_a),
-    .re_i   (v1_q && requant_q),
-    .raddr_i(w1[RqpW-1:0]),
+    .re_i   (v1_q && requant_q || epi_q),
+    .raddr_i(epi_q ? epi_p_q : w1[RqpW-1:0]),
     .rdata_o(rq_bias_q)
   );
   loom_ram_1r1w #(.Width(AccW), .Depth(RqpDepth)) u_rqp_mult (
@@ -404,18 +456,29 @@ module loom_loop_exec #(
     .we_i   (rqp_we),
     .waddr_i(w2_q),
     .wdata_i(alu_x),
-    .re_i   (v1_q && requant_q),
-    .raddr_i(w1[RqpW-1:0]),
+    .re_i   (v1_q && requant_q || epi_q),
+    .raddr_i(epi_q ? epi_p_q : w1[RqpW-1:0]),
     .rdata_o(rq_mult_q)
   );
 
   // REQUANT multiplies on the ALU lane's own multiplier (no DSP slices of its own): the lane gets
   // MUL of the pre-shifted value and the multiplier, and its product goes on to the post-shift.
-  logic [AccW-1:0] lane_a, lane_x, rq_pre;
-  logic [2:0]      lane_op;
-  assign lane_op = requant_q ? 3'(loom_hw_pkg::ALU_MUL) : alu_op_q;
-  assign lane_a  = requant_q ? rq_pre : alu_a;
-  assign lane_x  = requant_q ? rq_mult_q : alu_x;
+  // Under a GEMM's epilogue the same datapath requantizes the sum in S3 (data3_q), with the
+  // armed epilogue's fields.
+  logic [AccW-1:0]   lane_a, lane_x, rq_pre, rq_in;
+  logic [2:0]        lane_op;
+  logic              rq_mode;
+  logic [ShiftW-1:0] rq_pre_shift, rq_post_shift;
+  logic [ClipW-1:0]  rq_lo, rq_hi;
+  assign rq_mode       = requant_q || epi_q;
+  assign rq_in         = epi_q ? data3_q : alu_a;
+  assign rq_pre_shift  = epi_q ? epi_pre_q : pre_shift_q;
+  assign rq_post_shift = epi_q ? epi_post_q : post_shift_q;
+  assign rq_lo         = epi_q ? epi_lo_q : clip_lo_q;
+  assign rq_hi         = epi_q ? epi_hi_q : clip_hi_q;
+  assign lane_op = rq_mode ? 3'(loom_hw_pkg::ALU_MUL) : alu_op_q;
+  assign lane_a  = rq_mode ? rq_pre : alu_a;
+  assign lane_x  = rq_mode ? rq_mult_q : alu_x;
   for (genvar l = 0; l < Lanes; l++) begin : g_alu
     loom_alu_lane u_lane (
       .op_i(lane_op),
@@ -424,14 +487,14 @@ module loom_loop_exec #(
       .y_o (op_y[l*32 +: 32])
     );
     loom_requant_lane u_requant (
-      .a_i         (alu_a[l*32 +: 32]),
+      .a_i         (rq_in[l*32 +: 32]),
       .bias_i      (rq_bias_q[l*32 +: 32]),
-      .pre_shift_i (pre_shift_q),
+      .pre_shift_i (rq_pre_shift),
       .pre_o       (rq_pre[l*32 +: 32]),
       .prod_i      (op_y[l*32 +: 32]),
-      .post_shift_i(post_shift_q),
-      .clip_lo_i   (clip_lo_q),
-      .clip_hi_i   (clip_hi_q),
+      .post_shift_i(rq_post_shift),
+      .clip_lo_i   (rq_lo),
+      .clip_hi_i   (rq_hi),
       .y_o         (rq_y[l*32 +: 32])
     );
   end
@@ -457,7 +520,7 @@ module loom_loop_exec #(
   logic [AW-1:0]   db_q;
   logic [AccW-1:0] acc_old, acc_new;
 
-  assign acc_old = fwd(db_q, acc_rdata_i, v3_q, d3_q, data3_q, v4_q, d4_q, data4_q);
+  assign acc_old = fwd(db_q, acc_rdata_i, v3_q, d3_q, acc3, v4_q, d4_q, acc4);
   for (genvar l = 0; l < Lanes; l++) begin : g_acc
     assign acc_new[l*32 +: 32] = reset_q ? 32'd0 : acc_old[l*32 +: 32] + dot[l*32 +: 32];
   end
@@ -481,7 +544,7 @@ module loom_loop_exec #(
   // data differ only for REQUANT with clear, which writes OUT and leaves ACC zero (data3_q is
   // always what ACC holds, so forwarding sees the zero).
   logic s3_from_alu;
-  assign s3_from_alu = v2_q && is_alu_q && !rqparam_q;  // RQPARAM writes no buffer
+  assign s3_from_alu = v2_q && is_alu_q && !no_write_q;
   logic [Lanes*8-1:0] out3_q;
   function automatic logic [Lanes*8-1:0] sat_lanes(logic [AccW-1:0] v);
     for (int l = 0; l < Lanes; l++) sat_lanes[l*8 +: 8] = loom_pkg::sat8(v[l*32 +: 32]);
@@ -525,12 +588,37 @@ module loom_loop_exec #(
     end
   end
 
+  // S4 of the epilogue: the requantized sums, one cycle behind ACC's zero.
+  logic               ow4_q, olast4_q;
+  logic [AW-1:0]      od4_q;
+  logic [Lanes*8-1:0] out4_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ow4_q    <= 1'b0;
+      olast4_q <= 1'b0;
+      od4_q    <= '0;
+      out4_q   <= '0;
+    end else if (abort_i || start_i) begin
+      ow4_q <= 1'b0;
+    end else begin
+      ow4_q <= v3_q && epi_q;
+      if (v3_q && epi_q) begin
+        olast4_q <= last3_q;
+        od4_q    <= d3_q;
+        out4_q   <= sat_lanes(rq_y);
+      end
+    end
+  end
+
   assign acc_we_o    = v3_q;
   assign acc_waddr_o = d3_q;
-  assign acc_wdata_o = data3_q;
-  assign out_wdata_o = out3_q;
+  assign acc_wdata_o = acc3;
+  assign out_we_o    = epi_q ? ow4_q : v3_q;
+  assign out_waddr_o = epi_q ? od4_q : d3_q;
+  assign out_wdata_o = epi_q ? out4_q : out3_q;
   assign gemm_iter_o = v3_q && gemm3_q;
-  assign done_o      = (v3_q && last3_q) || empty_q || (v2_q && rqparam_q && last2_q);
+  assign done_o      = (epi_q ? ow4_q && olast4_q : v3_q && last3_q) || empty_q ||
+                       (v2_q && no_write_q && last2_q);
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

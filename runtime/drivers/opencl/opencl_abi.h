@@ -54,6 +54,8 @@
 #define S_BYTES_STORED 34
 #define S_MACS 35
 #define S_FINISH_INSN 36
+#define S_EPI_INSN 37  /* a fused REQUANT armed the next GEMM's epilogue: its index + 1, else 0 */
+#define S_EPI_ENTRY 38 /* and its last iteration's parameter entry */
 #define S_WORDS 40
 
 #define PHASE_START 0 /* nothing decoded yet */
@@ -71,6 +73,7 @@
 #define ERR_UOP 7          /* A: the micro-op word with reserved bits set */
 #define ERR_DEADLOCK 8     /* no module can make progress */
 #define ERR_DEPTHWISE 9    /* a depthwise GEMM on a config with block_in != block_out */
+#define ERR_EPILOGUE 10    /* an ALU or FINISH while a fused REQUANT waits for its GEMM */
 
 /* One decoded instruction (32-bit words). */
 #define P_OP 0
@@ -108,6 +111,7 @@
 #define P_PAD_VALUE 32 /* LOAD/STORE: sign-extended; nonzero only on INP loads */
 #define P_DEPTHWISE 33 /* GEMM */
 #define P_CLEAR 34     /* REQUANT: leave ACC zero */
-#define P_WORDS 35
+#define P_FUSE 35      /* REQUANT: arm the next GEMM's epilogue (needs P_CLEAR) */
+#define P_WORDS 36
 
 #endif /* LOOM_RUNTIME_DRIVERS_OPENCL_OPENCL_ABI_H_ */

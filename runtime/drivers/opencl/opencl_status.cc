@@ -127,6 +127,8 @@ Status StreamReport::KernelError(const RunState& st) const {
       return InvalidArgument(in + "gemm depthwise needs block_in == block_out, even (config " +
                              config_.name + " has " + std::to_string(config_.block_in) + "x" +
                              std::to_string(config_.block_out) + ")");
+    case ERR_EPILOGUE:
+      return FailedPrecondition(in + isa::kEpilogueWithoutGemm);
     case ERR_DEADLOCK:
       return Deadlock(st);
     default:

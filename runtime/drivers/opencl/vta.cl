@@ -107,8 +107,10 @@ bool decode(ulong lo, ulong hi, global uint* p) {
       p[P_CLIP_LO] = (uint)sign_extend(take(&w, 8), 8);
       p[P_CLIP_HI] = (uint)sign_extend(take(&w, 8), 8);
       p[P_CLEAR] = take(&w, 1);
+      p[P_FUSE] = take(&w, 1);
       if (!reserved_clear(&w)) return false;
       if (p[P_USE_IMM] || (int)p[P_CLIP_LO] > (int)p[P_CLIP_HI]) return false;
+      if (p[P_FUSE] && !p[P_CLEAR]) return false;
       if (p[P_UOP_BGN] >= p[P_UOP_END] || p[P_UOP_END] > LOOM_UOP_DEPTH) return false;
       p[P_MODULE] = MOD_COMPUTE;  // every flag exists on compute: no other check applies
       return true;
@@ -354,10 +356,35 @@ void depthwise_step(global char* window, global const char* in, global const cha
   }
 }
 
+// REQUANT of `a` (isa.md §3.4.1) with instruction p's shifts and clip.
+int requant(global const uint* p, int a, int bias, int mult) {
+  int v = alu_apply(ALU_ADD, a, bias);
+  v = alu_apply(ALU_SHR_RND, v, (int)p[P_PRE_SHIFT]);
+  v = alu_apply(ALU_MUL, v, mult);
+  v = alu_apply(ALU_SHR_RND, v, (int)p[P_POST_SHIFT]);
+  return clamp(v, (int)p[P_CLIP_LO], (int)p[P_CLIP_HI]);
+}
+
+// The fused REQUANT's epilogue (isa.md §3.4.2) on ACC element `acc` after a GEMM update: OUT gets
+// the requantized sum, ACC is left zero. `rq` is the arming instruction, `entry` its parameters.
+void epilogue(const Machine* m, global const uint* rq, ulong entry, global int* acc,
+              global char* out) {
+  global const int* bias = m->acc + (LOOM_ACC_DEPTH + entry) * LANES;
+  global const int* mult = bias + RQP_DEPTH * LANES;
+  for (uint l = 0; l < LANES; ++l) {
+    out[l] = saturate8(requant(rq, acc[l], bias[l], mult[l]));
+    acc[l] = 0;
+  }
+}
+
 // GEMM and ALU run their loop nest from iteration `*iter` (i0 * loop_in + i1) and stop early,
 // returning with *iter at the next iteration, once `*budget` is spent. Returns false after fail().
-bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, long* budget) {
+bool exec_gemm(const Machine* m, uint insn, global const uint* p, global const uint* prog,
+               ulong* iter, long* budget) {
   const ulong total = (ulong)p[P_LOOP_OUT] * p[P_LOOP_IN];
+  // A fused REQUANT's epilogue, armed before this GEMM (finish_insn disarms it when it completes).
+  const ulong epi = m->state[S_EPI_INSN], entry = m->state[S_EPI_ENTRY];
+  global const uint* rq = epi ? prog + (epi - 1) * P_WORDS : 0;
   const uint ubgn = p[P_UOP_BGN], uend = p[P_UOP_END];
   const bool depthwise = p[P_DEPTHWISE];
   // The depthwise window lives past INP, so that it survives a launch that runs out of budget
@@ -386,6 +413,7 @@ bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, l
       global char* out = m->out + d * LANES;
       if (p[P_RESET]) {
         for (uint l = 0; l < LANES; ++l) acc[l] = 0, out[l] = 0;
+        if (rq) epilogue(m, rq, entry, acc, out);
         continue;
       }
       if (s >= LOOM_INP_DEPTH) {
@@ -400,6 +428,7 @@ bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, l
       global const char* wt = m->wgt + w * WGT_ELEM;
       if (depthwise) {
         depthwise_step(window, in, wt, acc, out);
+        if (rq) epilogue(m, rq, entry, acc, out);
         continue;
       }
       for (uint b = 0; b < LOOM_BATCH; ++b) {
@@ -413,6 +442,7 @@ bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, l
           out[l] = saturate8(acc[l]);
         }
       }
+      if (rq) epilogue(m, rq, entry, acc, out);
     }
   }
   return true;
@@ -420,6 +450,10 @@ bool exec_gemm(const Machine* m, uint insn, global const uint* p, ulong* iter, l
 
 bool exec_alu(const Machine* m, uint insn, global const uint* p, ulong* iter, long* budget) {
   const ulong total = (ulong)p[P_LOOP_OUT] * p[P_LOOP_IN];
+  if (m->state[S_EPI_INSN]) {
+    fail(m, ERR_EPILOGUE, insn, 0, 0);
+    return false;
+  }
   const uint ubgn = p[P_UOP_BGN], uend = p[P_UOP_END], op = p[P_ALU_OP];
   const bool use_imm = p[P_USE_IMM];
   const int imm = (int)p[P_IMM];
@@ -452,13 +486,13 @@ bool exec_alu(const Machine* m, uint insn, global const uint* p, ulong* iter, lo
         for (uint l = 0; l < LANES; ++l) bias[l] = dst[l], mult[l] = src[l];
         continue;
       }
+      if (op == ALU_REQUANT && p[P_FUSE]) {  // arms the epilogue (finish_insn); writes nothing
+        m->state[S_EPI_ENTRY] = uop[2];
+        continue;
+      }
       if (op == ALU_REQUANT) {
         for (uint l = 0; l < LANES; ++l) {
-          int v = alu_apply(ALU_ADD, dst[l], bias[l]);
-          v = alu_apply(ALU_SHR_RND, v, (int)p[P_PRE_SHIFT]);
-          v = alu_apply(ALU_MUL, v, mult[l]);
-          v = alu_apply(ALU_SHR_RND, v, (int)p[P_POST_SHIFT]);
-          v = clamp(v, (int)p[P_CLIP_LO], (int)p[P_CLIP_HI]);
+          const int v = requant(p, dst[l], bias[l], mult[l]);
           out[l] = saturate8(v);
           dst[l] = p[P_CLEAR] ? 0 : v;
         }
@@ -524,10 +558,16 @@ bool finish_insn(const Machine* m, global const uint* prog, uint mod, long* budg
       if (ok) st[S_BYTES_STORED] += (ulong)p[P_Y] * p[P_X] * OUT_ELEM;
       break;
     case OP_GEMM:
-      ok = exec_gemm(m, i, p, &iter, budget);
+      ok = exec_gemm(m, i, p, prog, &iter, budget);
       break;
     case OP_ALU:
       ok = exec_alu(m, i, p, &iter, budget);
+      break;
+    case OP_FINISH:
+      if (st[S_EPI_INSN]) {
+        fail(m, ERR_EPILOGUE, i, 0, 0);
+        ok = false;
+      }
       break;
     default:
       break;
@@ -537,6 +577,11 @@ bool finish_insn(const Machine* m, global const uint* prog, uint mod, long* budg
       iter < (ulong)p[P_LOOP_OUT] * p[P_LOOP_IN]) {
     st[S_BUSY_ITER] = iter;
     return false;  // budget spent; resume here next launch
+  }
+  if (p[P_OP] == OP_GEMM) st[S_EPI_INSN] = 0;  // the epilogue served one GEMM
+  // A fused REQUANT with iterations arms the next GEMM's epilogue (without, it has no entry).
+  if (p[P_OP] == OP_ALU && p[P_ALU_OP] == ALU_REQUANT && p[P_FUSE] && iter > 0) {
+    st[S_EPI_INSN] = (ulong)i + 1;
   }
   if (p[P_OP] == OP_GEMM && !p[P_RESET]) {
     st[S_MACS] += iter * (p[P_UOP_END] - p[P_UOP_BGN]) * LOOM_BATCH * LOOM_BLOCK_IN *
