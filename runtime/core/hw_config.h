@@ -49,6 +49,11 @@ struct HwConfig {
   // --- derived ---
   static constexpr uint32_t kUopBytes = 4;
   static constexpr uint32_t kInsnBytes = 16;
+  // Read bursts the accelerator keeps in flight on its AXI read port: a LOAD issues the next
+  // burst's address while earlier bursts' data still come back (in order), so the burst latency
+  // is paid once per run of bursts instead of once per burst. Four cover the latency of every
+  // shipped config's rows; Zynq's HP ports accept 8 reads, ZynqMP's and Alveo's more.
+  static constexpr uint32_t kDmaReadsInFlight = 4;
 
   uint32_t inp_elem_bytes() const { return batch * block_in * inp_bits / 8; }
   uint32_t wgt_elem_bytes() const { return block_out * block_in * wgt_bits / 8; }

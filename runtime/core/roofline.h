@@ -2,9 +2,11 @@
 // than its MACs need on the GEMM core or its DRAM bytes need on the DMA ports. Profiles and the
 // tiling benchmark divide measured cycles by this bound to show how far a layer is from the limit.
 //
-// The DRAM rate is the one fsim's timing model (sim/fsim/timing.h) sustains: full-length bursts,
-// issued one at a time, each paying the burst latency before its beats. Loads and stores use
-// separate ports (read and write), so the two directions bound the time separately.
+// The DRAM rates are the ones fsim's timing model (sim/fsim/timing.h) and the RTL sustain. Reads
+// keep HwConfig::kDmaReadsInFlight bursts in flight, which hides the burst latency behind the
+// beats of the bursts before: a full bus word per cycle. Writes go one full-length burst at a time,
+// each paying the burst latency before its beats. Loads and stores use separate ports (read and
+// write), so the two directions bound the time separately.
 #ifndef LOOM_RUNTIME_CORE_ROOFLINE_H_
 #define LOOM_RUNTIME_CORE_ROOFLINE_H_
 
@@ -14,12 +16,14 @@
 
 namespace loom {
 
-// Bytes per cycle one DMA port moves in back-to-back full bursts.
+// Bytes per cycle the read port moves (bursts in flight) and the write port moves (one full burst
+// at a time).
 double DramBytesPerCycle(const HwConfig& config);
+double DramWriteBytesPerCycle(const HwConfig& config);
 
 struct RooflineBound {
   uint64_t compute_cycles = 0;  // MACs / MACs per cycle
-  uint64_t dram_cycles = 0;     // max(read bytes, write bytes) / bytes per cycle
+  uint64_t dram_cycles = 0;     // max(read bytes / read rate, write bytes / write rate)
   uint64_t cycles() const { return compute_cycles > dram_cycles ? compute_cycles : dram_cycles; }
   bool dram_bound() const { return dram_cycles > compute_cycles; }
   // measured / bound (>= 1 for any real schedule); 0 when the bound is 0.

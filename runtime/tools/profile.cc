@@ -319,6 +319,7 @@ std::string ProfileToJson(const ProfileReport& r) {
          {"gemm_utilization", Utilization(r.device_macs, r.cycles, c)},
          {"real_mac_utilization", Utilization(r.device_model_macs, r.cycles, c)},
          {"dram_bytes_per_cycle", DramBytesPerCycle(c)},
+         {"dram_write_bytes_per_cycle", DramWriteBytesPerCycle(c)},
          {"bound_cycles", r.bound_cycles},
          {"segments", json::array()},
          {"layers", json::array()}};

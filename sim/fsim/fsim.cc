@@ -139,7 +139,7 @@ class Scheduler {
   std::vector<uint32_t>& pos_in_module_;
   uint32_t fetch_next_ = 0;
   uint64_t fetch_time_ = 0;
-  uint64_t read_port_free_ = 0;
+  ReadPort read_port_{c_.dma_burst_latency};
   uint64_t write_port_free_ = 0;
 };
 
@@ -280,12 +280,14 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
   const uint32_t i = m.insns[m.next];
   const Insn& insn = insns_[i];
   uint64_t* port = nullptr;
-  if (insn.opcode == Opcode::kLoad) port = &read_port_free_;
+  // Reads queue their bursts on the read port; a STORE waits for the write port.
   if (insn.opcode == Opcode::kStore) port = &write_port_free_;
   const uint64_t begin = port ? std::max(cand.start, *port) : cand.start;
   uint64_t cycles = 1;
   switch (insn.opcode) {
     case Opcode::kLoad:
+      cycles = timing_.LoadEnd(insn, machine_.elem_bytes(insn.buffer), begin, &read_port_) - begin;
+      break;
     case Opcode::kStore:
       cycles = timing_.DmaCycles(insn, machine_.elem_bytes(insn.buffer));
       break;
@@ -299,7 +301,9 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
         epilogue_armed_ = true;
       }
       break;
-    case Opcode::kFinish: cycles = TimingModel::kIssueCycles; break;
+    case Opcode::kFinish:
+      cycles = TimingModel::kIssueCycles;
+      break;
   }
   const uint64_t end = begin + cycles;
   // Before any state changes, so the report shows the machine as it stood.

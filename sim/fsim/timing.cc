@@ -4,10 +4,23 @@
 
 namespace loom::fsim {
 
-uint64_t TimingModel::TransferCycles(uint64_t addr, uint64_t bytes, uint32_t elem_bytes) const {
+uint64_t ReadPort::Burst(uint64_t earliest, uint64_t n) {
+  const size_t k = count_ % HwConfig::kDmaReadsInFlight;
+  uint64_t addr = count_ == 0 ? earliest : std::max(earliest, addr_ + 1);
+  if (count_ >= HwConfig::kDmaReadsInFlight) addr = std::max(addr, end_[k] + 1);
+  const uint64_t first = std::max(addr + latency_, count_ == 0 ? 0 : last_ + 1);
+  ++count_;
+  addr_ = addr;
+  last_ = first + (n == 0 ? 0 : n - 1);
+  end_[k] = last_;
+  return last_;
+}
+
+template <typename F>
+void TimingModel::ForEachBurst(uint64_t addr, uint64_t bytes, uint32_t elem_bytes,
+                               F&& burst) const {
   const uint64_t axi = c_.axi_bytes();
   const uint64_t max_burst_bytes = uint64_t{c_.dma_max_burst_beats} * axi;
-  uint64_t cycles = 0;
   while (bytes > 0) {
     // A burst ends at the burst-length limit or the next 4 KiB boundary, whichever comes first.
     const uint64_t to_boundary = kAxi4kBoundary - (addr % kAxi4kBoundary);
@@ -16,29 +29,42 @@ uint64_t TimingModel::TransferCycles(uint64_t addr, uint64_t bytes, uint32_t ele
     const uint64_t n = std::min(bytes, limit);
     const uint64_t beats = (addr + n + axi - 1) / axi - first_beat / axi;
     const uint64_t elems = (n + elem_bytes - 1) / elem_bytes;
-    cycles += c_.dma_burst_latency + std::max(beats, elems);
+    burst(std::max(beats, elems));
     addr += n;
     bytes -= n;
   }
-  return cycles;
 }
 
 uint64_t TimingModel::DmaCycles(const isa::Insn& insn, uint32_t elem_bytes) const {
+  if (insn.opcode == isa::Opcode::kLoad) {
+    ReadPort idle(c_.dma_burst_latency);
+    return LoadEnd(insn, elem_bytes, 0, &idle);
+  }
   uint64_t cycles = kIssueCycles;
-  if (insn.y_size == 0 || insn.x_size == 0) return cycles;
+  ForEachRow(insn, elem_bytes, [&](uint64_t n) { cycles += c_.dma_burst_latency + n; });
+  return cycles;  // a STORE has no padding
+}
+
+uint64_t TimingModel::LoadEnd(const isa::Insn& insn, uint32_t elem_bytes, uint64_t start,
+                              ReadPort* port) const {
+  uint64_t end = start + kIssueCycles;
+  ForEachRow(insn, elem_bytes, [&](uint64_t n) { end = port->Burst(start + kIssueCycles, n) + 1; });
+  if (insn.y_size == 0 || insn.x_size == 0) return end;
+  return end + insn.sram_extent() - uint64_t{insn.y_size} * insn.x_size;  // padding
+}
+
+template <typename F>
+void TimingModel::ForEachRow(const isa::Insn& insn, uint32_t elem_bytes, F&& burst) const {
+  if (insn.y_size == 0 || insn.x_size == 0) return;
   const uint64_t row_bytes = uint64_t{insn.x_size} * elem_bytes;
   const uint64_t base = uint64_t{insn.dram_base} * elem_bytes;
   if (insn.x_stride == insn.x_size || insn.y_size == 1) {
-    cycles += TransferCycles(base, row_bytes * insn.y_size, elem_bytes);
+    ForEachBurst(base, row_bytes * insn.y_size, elem_bytes, burst);
   } else {
     for (uint32_t y = 0; y < insn.y_size; ++y) {
-      cycles += TransferCycles(base + uint64_t{y} * insn.x_stride * elem_bytes, row_bytes,
-                               elem_bytes);
+      ForEachBurst(base + uint64_t{y} * insn.x_stride * elem_bytes, row_bytes, elem_bytes, burst);
     }
   }
-  const uint64_t padded = insn.sram_extent();
-  cycles += padded - uint64_t{insn.y_size} * insn.x_size;
-  return cycles;
 }
 
 uint64_t TimingModel::GemmCycles(const isa::Insn& insn, bool epilogue) const {

@@ -14,7 +14,7 @@ constexpr uint64_t k4K = 4096;
 
 AxiDram::AxiDram(sim::Dram& dram, uint32_t axi_bytes, uint32_t latency)
     : dram_(dram), axi_bytes_(axi_bytes), latency_(std::max<uint32_t>(latency, 1)) {
-  reads_.Reserve(2);
+  reads_.Reserve(HwConfig::kDmaReadsInFlight + 1);
   writes_.Reserve(2);
   early_beats_.Reserve(256);  // a whole burst's data may come before its address
   responses_.Reserve(2);
@@ -97,7 +97,12 @@ void AxiDram::WriteBeat(const Beat& beat, uint64_t cycle) {
 void AxiDram::Sample(const Ports& p, uint64_t cycle) {
   // Read address, then data.
   if (p.arvalid && p.arready) {
-    Check(reads_.empty(), "a second read burst while one is outstanding", cycle);
+    // Reads pipeline (HwConfig::kDmaReadsInFlight): each burst's first beat comes the latency
+    // after its address, and after the beats of the bursts before it (AXI returns one ID in order).
+    Check(reads_.size() < HwConfig::kDmaReadsInFlight,
+          "more read bursts in flight than the "
+          "accelerator's limit (HwConfig::kDmaReadsInFlight)",
+          cycle);
     Burst b = Accept(p.araddr, p.arlen, p.arsize, p.arburst, "read", cycle);
     b.ready = cycle + latency_;
     reads_.push_back(b);

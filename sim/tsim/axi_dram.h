@@ -4,9 +4,9 @@
 // ready; the response of a write burst comes `latency` cycles after its last data beat.
 //
 // It also checks what the RTL promises about its bus use (docs/rtl.md): INCR bursts of full-width
-// beats, aligned, at most 256 beats, never crossing 4 KiB, at most one read and one write burst
-// outstanding. The first violation is kept in error(). An access outside DRAM gets SLVERR (and a
-// write writes nothing).
+// beats, aligned, at most 256 beats, never crossing 4 KiB, at most HwConfig::kDmaReadsInFlight
+// read bursts and one write burst outstanding. The first violation is kept in error(). An access
+// outside DRAM gets SLVERR (and a write writes nothing).
 #ifndef LOOM_SIM_TSIM_AXI_DRAM_H_
 #define LOOM_SIM_TSIM_AXI_DRAM_H_
 
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/hw_config.h"
 #include "sim/common/dram.h"
 #include "sim/common/ring.h"
 #include "sim/tsim/sim_ctrl.h"

@@ -123,6 +123,7 @@ std::string GenerateSvPackage(const HwConfig& c) {
   w.Param("AXI_BYTES", c.axi_bytes());
   w.Param("DMA_BURST_LATENCY", c.dma_burst_latency);
   w.Param("DMA_MAX_BURST_BEATS", c.dma_max_burst_beats);
+  w.Param("DMA_READS_IN_FLIGHT", HwConfig::kDmaReadsInFlight);
   // An integer, because real parameters are not synthesizable in every tool; kHz keeps a
   // fractional clock such as 133.33 MHz precise enough for timers.
   w.Param("CLOCK_KHZ", static_cast<uint64_t>(std::llround(c.clock_mhz * 1000.0)));

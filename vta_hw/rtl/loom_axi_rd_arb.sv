@@ -1,6 +1,8 @@
-// Shares the AXI4 read channel among the units that read DRAM (fetch, load, compute). One burst
-// is outstanding at a time: a client wins the address channel, then receives every data beat of
-// its burst, and the channel is free again after the beat with RLAST.
+// Shares the AXI4 read channel among the units that read DRAM (fetch, load, compute). Up to
+// DMA_READS_IN_FLIGHT bursts are outstanding: a client wins the address channel for one burst, and
+// the data beats, which the slave returns in address order, go to the owners of the bursts in that
+// order (a FIFO of owners), each burst's up to the beat with RLAST. With the FIFO full no address
+// goes out.
 //
 // Clients are served first come, first served: requests queue in the order they were raised
 // (lower client index first within a cycle), which is the order fsim's timing model gives the
@@ -35,11 +37,14 @@ module loom_axi_rd_arb #(
   input  logic                        m_rlast_i
 );
 
-  typedef enum logic [1:0] {
-    ArbIdle,  // nobody owns the channel; the oldest request is presented
-    ArbAddr,  // the owner's address is presented and not yet accepted
-    ArbData   // the owner's burst is in flight
+  typedef enum logic {
+    ArbIdle,  // no address held; the oldest request is presented if a burst may go out
+    ArbAddr   // the owner's address is presented and not yet accepted
   } arb_state_e;
+
+  localparam int unsigned Depth = loom_hw_pkg::DMA_READS_IN_FLIGHT;
+  localparam int unsigned PtrW = Depth > 1 ? $clog2(Depth) : 1;
+  localparam int unsigned FillW = $clog2(Depth + 1);
 
   arb_state_e      state_q, state_d;
   logic [IdxW-1:0] grant_q, grant_d, owner;
@@ -69,6 +74,15 @@ module loom_axi_rd_arb #(
   assign any_req = count_q != '0 || any_new;
   assign owner   = state_q != ArbIdle ? grant_q : (count_q != '0 ? order_q[IdxW-1:0] : first_new);
 
+  // The owners of the bursts in flight, oldest (the one receiving data) first.
+  logic [IdxW-1:0]  fifo_q[Depth];
+  logic [PtrW-1:0]  head_q, tail_q;
+  logic [FillW-1:0] fill_q;
+  logic             full, r_end;
+  logic [IdxW-1:0]  r_owner;
+  assign full    = fill_q == FillW'(Depth);
+  assign r_owner = fifo_q[head_q];
+
   logic ar_hs;
   always_comb begin
     m_arvalid_o = 1'b0;
@@ -85,24 +99,21 @@ module loom_axi_rd_arb #(
     m_rready_o  = 1'b0;
     state_d     = state_q;
     grant_d     = grant_q;
-    unique case (state_q)
-      ArbIdle, ArbAddr: begin
-        m_arvalid_o = state_q == ArbAddr || any_req;
-        ar_ready_o[owner] = m_arready_i && m_arvalid_o;
-        if (m_arvalid_o) begin
-          grant_d = owner;
-          state_d = m_arready_i ? ArbData : ArbAddr;
-        end
-      end
-      ArbData: begin
-        r_valid_o[grant_q] = m_rvalid_i;
-        m_rready_o         = r_ready_i[grant_q];
-        if (m_rvalid_i && m_rready_o && m_rlast_i) state_d = ArbIdle;
-      end
-      default: state_d = ArbIdle;
-    endcase
+    // Address channel.
+    m_arvalid_o = state_q == ArbAddr || (any_req && !full);
+    ar_ready_o[owner] = m_arready_i && m_arvalid_o;
+    if (m_arvalid_o) begin
+      grant_d = owner;
+      state_d = m_arready_i ? ArbIdle : ArbAddr;
+    end
+    // Data channel: the oldest burst's owner.
+    if (fill_q != '0) begin
+      r_valid_o[r_owner] = m_rvalid_i;
+      m_rready_o         = r_ready_i[r_owner];
+    end
   end
   assign ar_hs = m_arvalid_o && m_arready_i;
+  assign r_end = m_rvalid_i && m_rready_o && m_rlast_i;
 
   // The queue: append the fresh requests in client order, then drop the accepted one (always the
   // oldest entry, or with an empty queue the one appended first).
@@ -138,12 +149,22 @@ module loom_axi_rd_arb #(
       count_q  <= '0;
       queued_q <= '0;
       order_q  <= '0;
+      head_q   <= '0;
+      tail_q   <= '0;
+      fill_q   <= '0;
+      for (int unsigned k = 0; k < Depth; k++) fifo_q[k] <= '0;
     end else begin
       state_q  <= state_d;
       grant_q  <= grant_d;
       count_q  <= count_d;
       queued_q <= queued_d;
       order_q  <= order_d;
+      if (ar_hs) begin
+        fifo_q[tail_q] <= owner;
+        tail_q         <= PtrW'(tail_q + 1'b1);
+      end
+      if (r_end) head_q <= PtrW'(head_q + 1'b1);
+      fill_q <= fill_q + FillW'(ar_hs) - FillW'(r_end);
     end
   end
 

@@ -2,19 +2,24 @@
 // on-chip buffers, with padding. The load module drives it for INP and WGT, the compute
 // module for UOP and ACC; `sel_i` picks buffer B over buffer A for one instruction.
 //
-// Order of work, which is also its timing (docs/fsim.md: one burst at a time, each costing the
-// burst latency plus its beats or elements, then one cycle per padding element):
+// Order of work, which is also its timing (docs/fsim.md: bursts pipelined up to
+// DMA_READS_IN_FLIGHT deep, each one's data the burst latency after its address and after the
+// data of the bursts before it, taking max(beats, elements) cycles; then one cycle per padding
+// element):
 //   1. data: the rows go out as transfers (all rows as one transfer when they are contiguous in
 //      DRAM), each split into bursts of at most DMA_MAX_BURST_BEATS beats that never cross a
-//      4 KiB boundary; a loom_beat_unpack per buffer turns beats into elements, written at
+//      4 KiB boundary. The address side issues the bursts while fewer than DMA_READS_IN_FLIGHT
+//      are in flight; the data side takes their beats in the same order, and a loom_beat_unpack
+//      per buffer turns beats into elements, written at
 //      sram_base + (y_pad_top + y) * PW + x_pad_left + x;
 //   2. padding, one element per cycle: the top rows, the left and right margins of every data
 //      row, then the bottom rows. A padding element of buffer A has the instruction's pad_value in
 //      every byte lane, one of buffer B is zero: in the load module A is INP, whose padding carries
 //      the activations' zero point (docs/isa.md §3.1); in the compute module A is UOP, which is
 //      never padded, and pad_value is 0 on every load but INP (a static error otherwise).
-// Bursts follow each other without a gap: the next address goes out the cycle after the last
-// beat of the previous burst.
+// The two sides keep their own row counters: the address side marks each burst that ends a row in
+// a FIFO as deep as the bursts in flight, and the data side moves to the next row when that
+// burst's last beat comes.
 module loom_dma_rd #(
   localparam int unsigned AxiW = loom_hw_pkg::AXI_DATA_BITS,
   localparam int unsigned AddrW = loom_pkg::AXI_ADDR_W,
@@ -30,7 +35,7 @@ module loom_dma_rd #(
   input  logic                start_i,
   input  logic                sel_i,       // 0: buffer A, 1: buffer B
   input  logic [InsnBits-1:0] insn_i,      // a LOAD or STORE
-  input  logic                abort_i,     // stop after the burst in flight
+  input  logic                abort_i,     // stop after the bursts in flight
   output logic                done_o,      // the instruction's last write is done (pulse)
   output logic                idle_o,
   output logic                err_o,       // a data beat came back with an error response
@@ -67,14 +72,16 @@ module loom_dma_rd #(
   localparam int unsigned YSizeW = loom_hw_pkg::MEM_Y_SIZE_W;
   localparam int unsigned BeatMask = loom_hw_pkg::AXI_BYTES - 1;
 
+  localparam int unsigned Depth = loom_hw_pkg::DMA_READS_IN_FLIGHT;
+  localparam int unsigned PtrW = Depth > 1 ? $clog2(Depth) : 1;
+  localparam int unsigned FillW = $clog2(Depth + 1);
+
   typedef enum logic [2:0] {
     DmaIdle,
-    DmaAddr,    // presenting the next burst's address
-    DmaData,    // receiving the burst
-    DmaTail,    // all bursts done; the unpacker writes its last elements
+    DmaRun,     // issuing bursts and receiving their data, until the last element is written
     DmaPad,     // writing zero elements
     DmaEmpty,   // y_size or x_size is 0: nothing to move
-    DmaDrain    // aborted: swallowing the rest of the burst in flight
+    DmaDrain    // aborted: finishing the address held on the bus, swallowing the bursts in flight
   } dma_state_e;
 
   typedef enum logic [1:0] {
@@ -126,15 +133,21 @@ module loom_dma_rd #(
   logic [31:0]                              xfer_elems_q;
   logic [AW-1:0]                            xfer_bytes_q, row_step_q;
 
-  // Address side.
-  // Transfers not yet started, the current one included.
+  // Address side: transfers whose bursts are not all issued, the current one included.
   logic [YSizeW-1:0] xfers_left_q;
   logic [AW-1:0]     row_addr_q, cur_addr_q, bytes_left_q;
-  logic              pend_start_q;  // the unpacker is yet to be told of it
+  logic              issued_q;      // every burst has gone out
+  logic              hold_q;        // an address is on the bus, not yet taken: AXI keeps it there
+  logic [FillW-1:0]  flight_q;      // bursts issued whose last beat has not come
+  logic              row_end_q[Depth];  // per burst in flight: it ends a transfer
+  logic [PtrW-1:0]   ar_ptr_q, r_ptr_q;
+
+  // Data side: transfers not yet fully received, the current one included.
+  logic [YSizeW-1:0] d_xfers_left_q;
+  logic [AW-1:0]     d_row_addr_q;
+  logic              pend_start_q;  // the unpacker is yet to be told of the current transfer
   logic [SlotWA-1:0] offset_a_q;
   logic [SlotWB-1:0] offset_b_q;
-
-  // Data side.
   logic [IdxW-1:0]   data_idx_q;
   logic [XSizeW-1:0] col_q;
 
@@ -176,7 +189,8 @@ module loom_dma_rd #(
     if (room < burst_bytes) burst_bytes = room;
   end
   assign beats      = (AW'(beat_off) + burst_bytes + AW'(BeatMask)) >> AxiShift;
-  assign ar_valid_o = state_q == DmaAddr;
+  assign ar_valid_o = (state_q == DmaRun && !issued_q && flight_q != FillW'(Depth) && !abort_i) ||
+                      hold_q;
   assign ar_addr_o  = {cur_addr_q[AW-1:AxiShift], {AxiShift{1'b0}}};
   assign ar_len_o   = 8'(beats - 1'b1);
 
@@ -194,22 +208,24 @@ module loom_dma_rd #(
   assign beat_ready = sel_q ? beat_ready_b : beat_ready_a;
   assign elem_valid = sel_q ? elem_valid_b : elem_valid_a;
   assign up_last    = sel_q ? last_b : last_a;
-  assign fire_start = pend_start_q && up_ready && state_q != DmaDrain && !abort_i;
+  assign fire_start = pend_start_q && up_ready && state_q == DmaRun && !abort_i;
   assign up_start_a = fire_start && !sel_q;
   assign up_start_b = fire_start && sel_q;
   assign up_clr     = abort_i;
 
-  // Beats of a transfer go to its unpacker once that has been started.
-  // On abort the rest of the burst is taken and dropped.
+  // Beats of a transfer go to its unpacker once that has been started. On abort the rest of the
+  // bursts in flight is taken and dropped.
+  logic rx;  // a beat of ours may come now
+  assign rx = state_q == DmaRun && flight_q != '0;
   always_comb begin
     r_ready_o = 1'b0;
-    if (state_q == DmaData && !pend_start_q) r_ready_o = beat_ready;
-    if (state_q == DmaData && abort_i) r_ready_o = 1'b1;
+    if (rx && !pend_start_q) r_ready_o = beat_ready;
+    if (rx && abort_i) r_ready_o = 1'b1;
     if (state_q == DmaDrain) r_ready_o = 1'b1;
   end
   assign r_hs         = r_valid_i && r_ready_o;
-  assign beat_valid_a = state_q == DmaData && !pend_start_q && !abort_i && !sel_q && r_valid_i;
-  assign beat_valid_b = state_q == DmaData && !pend_start_q && !abort_i && sel_q && r_valid_i;
+  assign beat_valid_a = rx && !pend_start_q && !abort_i && !sel_q && r_valid_i;
+  assign beat_valid_b = rx && !pend_start_q && !abort_i && sel_q && r_valid_i;
   assign err_o        = r_hs && r_resp_i != 2'b00;
 
   loom_beat_unpack #(
@@ -293,18 +309,23 @@ module loom_dma_rd #(
   assign idle_o      = state_q == DmaIdle;
 
   // The last element of the last transfer is written in this cycle: the data phase is over, and
-  // without padding the instruction too.
-  logic tail_done, has_pads;
+  // without padding the instruction too. (Its beat was the last of the last burst.)
+  logic tail_done, has_pads, ar_hs, r_end, drained;
   assign has_pads  = top_pw_q != '0 || lr_q != '0 || bottom_pw_q != '0;
-  assign tail_done = (state_q == DmaData || state_q == DmaTail) && up_last && !pend_start_q &&
-                     xfers_left_q == 16'd1 && bytes_left_q == '0 && !abort_i;
+  assign tail_done = state_q == DmaRun && up_last && !pend_start_q && d_xfers_left_q == 16'd1 &&
+                     !abort_i;
+  assign ar_hs     = ar_valid_o && ar_ready_i;
+  assign r_end     = r_hs && r_last_i;
+  // Nothing left on the bus after this cycle: no held address, no burst in flight.
+  assign drained   = !(ar_valid_o && !ar_ready_i) &&
+                     flight_q + FillW'(ar_hs) - FillW'(r_end) == '0;
   always_comb begin
     done_o = 1'b0;
     unique case (state_q)
-      DmaEmpty:         done_o = 1'b1;
-      DmaData, DmaTail: done_o = tail_done && !has_pads;
-      DmaPad:           done_o = pad_last;
-      default:          done_o = 1'b0;
+      DmaEmpty: done_o = 1'b1;
+      DmaRun:   done_o = tail_done && !has_pads;
+      DmaPad:   done_o = pad_last;
+      default:  done_o = 1'b0;
     endcase
     if (abort_i) done_o = 1'b0;
   end
@@ -314,26 +335,14 @@ module loom_dma_rd #(
   always_comb begin
     state_d = state_q;
     unique case (state_q)
-      DmaIdle:  if (start_i && !abort_i) state_d = empty ? DmaEmpty : DmaAddr;
-      DmaAddr: begin
-        if (ar_ready_i) state_d = abort_i ? DmaDrain : DmaData;
-      end
-      DmaData: begin
-        if (abort_i) begin
-          state_d = r_hs && r_last_i ? DmaIdle : DmaDrain;
-        end else if (r_hs && r_last_i) begin
-          if (bytes_left_q != '0 || xfers_left_q != 16'd1) state_d = DmaAddr;
-          else if (tail_done) state_d = has_pads ? DmaPad : DmaIdle;
-          else state_d = DmaTail;
-        end
-      end
-      DmaTail: begin
-        if (abort_i) state_d = DmaIdle;
+      DmaIdle:  if (start_i && !abort_i) state_d = empty ? DmaEmpty : DmaRun;
+      DmaRun: begin
+        if (abort_i) state_d = drained ? DmaIdle : DmaDrain;
         else if (tail_done) state_d = has_pads ? DmaPad : DmaIdle;
       end
       DmaPad:   if (abort_i || pad_last) state_d = DmaIdle;
       DmaEmpty: state_d = DmaIdle;
-      DmaDrain: if (r_hs && r_last_i) state_d = DmaIdle;
+      DmaDrain: if (drained) state_d = DmaIdle;
       default:  state_d = DmaIdle;
     endcase
   end
@@ -358,6 +367,14 @@ module loom_dma_rd #(
       row_addr_q   <= '0;
       cur_addr_q   <= '0;
       bytes_left_q <= '0;
+      issued_q     <= 1'b0;
+      hold_q       <= 1'b0;
+      flight_q     <= '0;
+      ar_ptr_q     <= '0;
+      r_ptr_q      <= '0;
+      for (int unsigned k = 0; k < Depth; k++) row_end_q[k] <= 1'b0;
+      d_xfers_left_q <= '0;
+      d_row_addr_q   <= '0;
       pend_start_q <= 1'b0;
       offset_a_q   <= '0;
       offset_b_q   <= '0;
@@ -391,6 +408,9 @@ module loom_dma_rd #(
         row_addr_q   <= base_addr;
         cur_addr_q   <= base_addr;
         bytes_left_q <= xfer_bytes;
+        issued_q     <= 1'b0;
+        d_xfers_left_q <= merged ? 16'd1 : y_size;
+        d_row_addr_q   <= base_addr;
         pend_start_q <= !empty;
         offset_a_q   <= SlotWA'(base_addr >> ShiftA);
         offset_b_q   <= SlotWB'(base_addr >> ShiftB);
@@ -399,22 +419,38 @@ module loom_dma_rd #(
         col_q        <= '0;
       end
 
-      // A burst was accepted.
-      if (state_q == DmaAddr && ar_ready_i) begin
-        cur_addr_q   <= cur_addr_q + burst_bytes;
-        bytes_left_q <= bytes_left_q - burst_bytes;
+      // Bursts in flight, and the address held through an abort.
+      flight_q <= flight_q + FillW'(ar_hs) - FillW'(r_end);
+      hold_q   <= ar_valid_o && !ar_ready_i;
+
+      // A burst was accepted: the next one, in this transfer or the next.
+      if (ar_hs) begin
+        row_end_q[ar_ptr_q] <= burst_bytes == bytes_left_q;
+        ar_ptr_q            <= PtrW'(ar_ptr_q + 1'b1);
+        if (burst_bytes != bytes_left_q) begin
+          cur_addr_q   <= cur_addr_q + burst_bytes;
+          bytes_left_q <= bytes_left_q - burst_bytes;
+        end else if (xfers_left_q != 16'd1) begin
+          xfers_left_q <= xfers_left_q - 1'b1;
+          row_addr_q   <= row_addr_q + row_step_q;
+          cur_addr_q   <= row_addr_q + row_step_q;
+          bytes_left_q <= xfer_bytes_q;
+        end else begin
+          issued_q <= 1'b1;
+        end
       end
 
-      // The transfer's last burst is complete and another row follows.
-      if (state_q == DmaData && !abort_i && r_hs && r_last_i && bytes_left_q == '0 &&
-          xfers_left_q != 16'd1) begin
-        xfers_left_q <= xfers_left_q - 1'b1;
-        row_addr_q   <= row_addr_q + row_step_q;
-        cur_addr_q   <= row_addr_q + row_step_q;
-        bytes_left_q <= xfer_bytes_q;
-        pend_start_q <= 1'b1;
-        offset_a_q   <= SlotWA'((row_addr_q + row_step_q) >> ShiftA);
-        offset_b_q   <= SlotWB'((row_addr_q + row_step_q) >> ShiftB);
+      // A burst's last beat came; if it ended a transfer and another follows, the data side
+      // moves to that one.
+      if (r_end) begin
+        r_ptr_q <= PtrW'(r_ptr_q + 1'b1);
+        if (state_q == DmaRun && !abort_i && row_end_q[r_ptr_q] && d_xfers_left_q != 16'd1) begin
+          d_xfers_left_q <= d_xfers_left_q - 1'b1;
+          d_row_addr_q   <= d_row_addr_q + row_step_q;
+          pend_start_q   <= 1'b1;
+          offset_a_q     <= SlotWA'((d_row_addr_q + row_step_q) >> ShiftA);
+          offset_b_q     <= SlotWB'((d_row_addr_q + row_step_q) >> ShiftB);
+        end
       end
 
       // Data elements land row by row, skipping the margins.
@@ -487,6 +523,7 @@ module loom_dma_rd #(
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!(start_i && state_q != DmaIdle)) else $error("loom_dma_rd: start while busy");
+      assert (!(state_q == DmaIdle && flight_q != '0)) else $error("loom_dma_rd: idle in flight");
       // Data and padding never compete for the write port.
       assert (!(pad_we && elem_valid)) else $error("loom_dma_rd: pad and data write together");
       if (ar_valid_o) begin
