@@ -109,9 +109,8 @@ bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
 // epilogue of its last GEMM steps (docs/isa.md §3.4.2) instead of as a pass of its own: the last
 // step of each output-channel block becomes a GEMM of its own, armed by `alu.requant ... fuse`,
 // which requantizes every sum as the GEMM writes it. That saves the pass's cycle per vector and
-// costs two more instructions per block (about 10 cycles on fsim's model), so it pays from 10
-// vectors up. Not in window form, whose GEMM updates each output several times.
-inline constexpr uint32_t kEpilogueMinVectors = 10;
+// costs two more instructions per block, so it pays from kEpilogueMinVectors (insn_util.h) up.
+// Not in window form, whose GEMM updates each output several times.
 bool UsesGemmEpilogue(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                       uint32_t vectors);
 

@@ -199,17 +199,27 @@ Status EmitAdd(const HwConfig& config, const AddLayer& l, AccelCode* code, uint3
       product(u + 1, n_hi, true, false);
       code->Emit(AluImm(AluOp::kShr, u, n, -8));  // a negative shift is a left shift
     }
-    product(u + 1 + n_hi, 2, !high, true);
-    if (fused) {
-      Insn rq = Run(Opcode::kAlu, u, n);  // the reset micro-op: dst plane, RQP entry 0
-      rq.alu_op = AluOp::kRequant;
-      rq.src_factor_in = 0;
-      rq.pre_shift = l.shift;
-      rq.clip_lo = std::max(l.clip_lo, -128);
-      rq.clip_hi = std::min(l.clip_hi, 127);
-      rq.clear = true;  // the tile's last reader of the plane
+    Insn rq = Run(Opcode::kAlu, u, n);  // the reset micro-op: dst plane, RQP entry 0
+    rq.alu_op = AluOp::kRequant;
+    rq.src_factor_in = 0;
+    rq.pre_shift = l.shift;
+    rq.clip_lo = std::max(l.clip_lo, -128);
+    rq.clip_hi = std::min(l.clip_hi, 127);
+    rq.clear = true;  // the tile's last reader of the plane
+    if (fused && n >= kEpilogueMinVectors) {
+      // a's low digit, then b's as the GEMM a fused REQUANT arms (isa.md §3.4.2): that GEMM does
+      // each element's last update and requantizes it, instead of a pass of its own.
+      product(u + 1 + n_hi, 1, !high, false);
+      rq.loop_in = 1;
+      rq.dst_factor_in = 0;
+      rq.fuse = true;
       code->Emit(rq);
+      product(u + 2 + n_hi, 1, false, true);
     } else {
+      product(u + 1 + n_hi, 2, !high, true);
+      if (fused) code->Emit(rq);
+    }
+    if (!fused) {
       if (l.shift != 0) code->Emit(AluImm(AluOp::kShrRound, u, n, l.shift));
       if (l.clip_lo > -128) code->Emit(AluImm(AluOp::kMax, u, n, l.clip_lo));
       if (l.clip_hi < 127) code->Emit(AluImm(AluOp::kMin, u, n, l.clip_hi));

@@ -14,6 +14,11 @@ namespace loom::tensorize {
 // The largest trip count of a GEMM/ALU loop field.
 inline constexpr uint32_t kMaxLoop = (1u << isa::Layout::kLoopBits) - 1;
 
+// The fewest vectors per output plane for which a fused REQUANT runs as its GEMM's epilogue
+// (docs/isa.md §3.4.2) rather than as a pass of one cycle per vector: the epilogue costs two more
+// instructions (the arming REQUANT and a GEMM of its own, about 10 cycles on fsim's model).
+inline constexpr uint32_t kEpilogueMinVectors = 10;
+
 // A 1-D DMA of `n` consecutive elements between `dram` and buffer index `sram`; n == 0 gives the
 // zero-size form the barriers use.
 inline isa::Insn LinearDma(isa::Opcode op, isa::Buffer buffer, uint32_t sram, uint32_t dram,
