@@ -10,6 +10,9 @@ namespace {
 
 // In namespace internal, where the rows' shared attribute specs are.
 std::vector<OpDef> BuildTable() {
+  // Set by first-layer packing on the convolution it packs: the source layer's MACs, which
+  // reports count instead of the packed layer's zero taps (the quantizer carries it on).
+  const AttrSpec source_macs{"source_macs", K::kInt, false, 1, INT64_MAX};
   std::vector<OpDef> table = {
       // name, inputs min/max, outputs min/max, attributes, shape function, summary
       {"Conv",
@@ -17,7 +20,7 @@ std::vector<OpDef> BuildTable() {
        3,
        1,
        1,
-       {kStrides, kPads, kDilations, kGroup, kActivation, kClipMin, kClipMax},
+       {kStrides, kPads, kDilations, kGroup, kActivation, kClipMin, kClipMax, source_macs},
        shape::Conv,
        "N-D float convolution (x, w, bias?) with optional fused activation"},
       {"ConvInteger",
@@ -182,7 +185,8 @@ std::vector<OpDef> BuildTable() {
         kPreShift,
         kPostShift,
         kClipLo,
-        kClipHi},
+        kClipHi,
+        source_macs},
        shape::QConv2d,
        "int8 conv (x, w i8 [O,C/group,KH,KW] or depthwise [C,1,KH,KW], bias i32 [O]?, mult i32 "
        "[O]) with requantization; padding reads pad_value (x's zero point)"},

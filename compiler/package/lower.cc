@@ -336,6 +336,8 @@ Status Lowerer::MakeOp(const ir::Node& n, OpSpec* op) {
                        uint64_t{p.window.kh}, uint64_t{p.window.kw}, uint64_t{reduce}}) {
       if (!CheckedMul(op->macs, f, &op->macs)) op->macs = UINT64_MAX;
     }
+    // A packed first layer (first-layer packing) counts its source's MACs, not its zero taps.
+    if (n.FindAttr("source_macs")) op->macs = static_cast<uint64_t>(n.GetInt("source_macs", 0));
     op->params = p;
     while (op->inputs.size() < 4) op->inputs.push_back(-1);
   } else if (n.op == "q.add") {

@@ -190,6 +190,11 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax, 
   const int64_t s = n.GetInts("strides")[0];
   const int64_t N = xs[0], C = xs[1], hs = xs[2] / s, ws = xs[3] / s, pc = s * s * C;
   const int64_t oh = g.value(n.outputs[0]).shape[2], ow = g.value(n.outputs[0]).shape[3];
+  // The packed convolution multiplies the zero taps its packing adds; reports count the source
+  // layer's MACs (N x O x OH x OW x C x KH x KW, group 1), which the quantizer and the lowering
+  // carry on as `source_macs`.
+  n.SetAttr("source_macs",
+            ir::Attribute::Int(N * w.shape()[0] * oh * ow * C * w.shape()[2] * w.shape()[3]));
   // Stride 1 has no space-to-depth: the im2col reads x itself.
   const std::string w_name = g.value(n.input(1)).name() + (s == 1 ? ".im2col" : ".s2d");
   const std::string base = g.value(x).name() + (s == 1 ? "" : ".s2d");

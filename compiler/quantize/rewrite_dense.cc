@@ -111,6 +111,7 @@ Status Rewriter::EmitConv(Node& src, const DenseLike& d, bool* done) {
                             {"clip_hi", Attribute::Int(hi)}};
   if (z_x != 0) attrs["pad_value"] = Attribute::Int(z_x);
   if (d.group != 1) attrs["group"] = Attribute::Int(d.group);
+  if (const Attribute* macs = src.FindAttr("source_macs")) attrs["source_macs"] = *macs;
   g_.AddNode("q.conv2d", {xq, w_id, b_id, m_id}, {y}, std::move(attrs), src.name, &src);
   LayerInfo& l = NewLayer(src, "q.conv2d", f_out, s_y, given);
   l.q_output = y;
