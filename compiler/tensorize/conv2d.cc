@@ -43,8 +43,11 @@ struct Footprint {
         acc(t.oc * t.oh * t.ow) {}
   bool Fits(const HwConfig& c, uint32_t v, uint32_t oc) const {
     return uint64_t{v} * inp <= c.inp_depth() && uint64_t{v} * wgt <= c.wgt_depth() &&
-           uint64_t{v} * acc + 2ull * oc <= c.acc_depth();
+           uint64_t{v} * acc + 2ull * oc + kScratch <= c.acc_depth();
   }
+  // Past the bias and multiplier rows, one ACC element the window form's epilogue GEMMs add their
+  // warm-up zeros into (their outputs' own elements may take one update only).
+  static constexpr uint32_t kScratch = 1;
 };
 
 class Emitter {
@@ -63,7 +66,9 @@ class Emitter {
   // Micro-ops of a reduction step: for each (oc, ic, kh, kw) one GEMM step into acc plane oc; in
   // window form, for each oc one per input column of a row.
   // `last_apart`: each block's last micro-op goes after every block's others (block oc's at
-  // first + oc_n * (steps - 1) + oc), for the GEMM epilogue's split of the last step.
+  // first + oc_n * (steps - 1) + oc), for the GEMM epilogue's split of the last step. In window
+  // form it instead gives the walk of the last filter row (block oc's iw micro-ops at
+  // first + oc * iw), whose warm-up columns add into the scratch element.
   uint32_t GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t plane, uint32_t r,
                     uint32_t a, bool last_apart = false);
   // One micro-op per output-channel block: dst = acc plane, src = src_base + oc.
@@ -104,12 +109,17 @@ uint32_t Emitter::GemmUops(uint32_t oc_n, uint32_t ic_n, uint32_t iw, uint32_t p
     // the zero elements after the tile's weights and adds 0 to the block's output 0. Nothing
     // clears the window between blocks: the warm-up refills the KW slots that carry weight.
     const uint32_t zeros = r * fp_.wgt + oc_n * l_.kh;
+    const uint32_t row = last_apart ? l_.kh - 1 : 0;  // the filter row the walk starts at
+    const uint32_t scratch = V_ * fp_.acc + 2 * t_.oc;
     for (uint32_t oc = 0; oc < oc_n; ++oc) {
       const uint32_t out = a * fp_.acc + oc * t_.oh * t_.ow;
       for (uint32_t x = 0; x < iw; ++x) {
         const bool last = x + 1 >= l_.kw && (x + 1 - l_.kw) % l_.stride_w == 0;
-        uops_.push_back({last ? out + (x + 1 - l_.kw) / l_.stride_w : out,
-                         r * fp_.inp + oc * plane + x, last ? r * fp_.wgt + oc * l_.kh : zeros});
+        const uint32_t dst = last         ? out + (x + 1 - l_.kw) / l_.stride_w
+                             : last_apart ? scratch
+                                          : out;
+        uops_.push_back({dst, r * fp_.inp + oc * plane + row * iw + x,
+                         last ? r * fp_.wgt + oc * l_.kh + row : zeros + row});
       }
     }
     gemm_sets_[key] = first;
@@ -322,13 +332,36 @@ Status Emitter::Run(AccelCode* code) {
             const bool split = epilogue && step + 1 == n_ic;
             const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a, split);
             Insn g;
+            std::vector<Insn> group;
             if (window_) {  // rows of the tile x filter rows; the micro-ops walk the columns
-              g = Loop(Opcode::kGemm, uops, oc_n * iw, oh_n, l_.kh);
+              g = Loop(Opcode::kGemm, split ? GemmUops(oc_n, ic_n, iw, plane, r, a) : uops,
+                       oc_n * iw, oh_n, l_.kh);
               g.depthwise = true;
               g.dst_factor_out = ow_n;
               g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = iw;
               g.wgt_factor_in = 1;
+              group = {g};
+              if (split) {
+                // Every filter row but the last, then per block the last row's walk as a GEMM of
+                // its own behind the REQUANT that arms its epilogue (parameter entry oc).
+                group.clear();
+                if (l_.kh > 1) {
+                  group.push_back(g);
+                  group.back().loop_in = l_.kh - 1;
+                }
+                const uint32_t rq = RequantUops(oc_n, a);
+                for (uint32_t oc = 0; oc < oc_n; ++oc) {
+                  group.push_back(Requant(rq + oc, 1, 1, 1));
+                  group.back().dst_factor_out = group.back().dst_factor_in = 0;
+                  group.back().fuse = true;
+                  group.push_back(g);
+                  group.back().uop_bgn = uops + oc * iw;
+                  group.back().uop_end = uops + (oc + 1) * iw;
+                  group.back().loop_in = 1;
+                  group.back().src_factor_in = group.back().wgt_factor_in = 0;
+                }
+              }
             } else {  // rows x columns of the tile; the micro-ops walk blocks and taps
               g = Loop(Opcode::kGemm, uops, oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
               g.dst_factor_out = ow_n;
@@ -336,8 +369,8 @@ Status Emitter::Run(AccelCode* code) {
               g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = l_.stride_w;
             }
-            std::vector<Insn> group = {g};
-            if (split) {
+            if (!window_) group = {g};
+            if (split && !window_) {
               // Every block's steps but its last, then per block its last step as a GEMM of its
               // own behind the REQUANT that arms its epilogue (parameter entry oc).
               const uint32_t steps = g.uop_end - g.uop_bgn, rest = steps - oc_n;
@@ -395,8 +428,12 @@ Status Emitter::Run(AccelCode* code) {
 
 bool UsesGemmEpilogue(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                       uint32_t vectors) {
-  return UsesFusedRequant(layer, tiling) && !UsesDepthwiseWindow(config, layer) &&
-         vectors >= kEpilogueMinVectors;
+  if (!UsesFusedRequant(layer, tiling) || vectors < kEpilogueMinVectors) return false;
+  if (!UsesDepthwiseWindow(config, layer)) return true;
+  // The window form's last-row walks are micro-op sets of their own: twice the walks' micro-ops
+  // per (input, output) region pair must fit beside the plane micro-ops.
+  const uint64_t v = tiling.virtual_threads, iw = (tiling.ow - 1) * layer.stride_w + layer.kw;
+  return 2 * v * v * tiling.oc * iw + 4 * v * tiling.oc <= config.uop_depth();
 }
 
 bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling) {

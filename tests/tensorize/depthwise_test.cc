@@ -150,14 +150,25 @@ TEST_P(DepthwiseProgramTest, MatchesInt8KernelOnFsim) {
   AccelCode code;
   Status st = EmitConv2d(c, l, t, &code);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  // Window form: one `gemm depthwise` per tile; diagonal: none. A tile's first store pops the
-  // compute token. A fused REQUANT leaves its accumulators zero, so after each region's first tile
-  // the resets are gone (unless a larger tile follows a remainder tile). It runs as a pass of its
-  // own or as the epilogue of the tile's last GEMM steps (docs/isa.md §3.4.2), one per block.
-  size_t dw_gemms = 0, tiles = 0, resets = 0, clearing = 0;
-  bool cleared = false;
+  // Window form: one `gemm depthwise` per tile over all filter rows; or, where the tile runs its
+  // REQUANT as the GEMM's epilogue (docs/isa.md §3.4.2), one over all rows but the last and then,
+  // per block, an arming `alu.requant ... fuse` and that block's last-row walk, also a `gemm
+  // depthwise`. Diagonal: none. A tile's first store pops the compute token. A fused REQUANT
+  // leaves its accumulators zero, so after each region's first tile the resets are gone (unless a
+  // larger tile follows a remainder tile).
+  size_t tiles = 0, resets = 0, clearing = 0, diagonal_dw = 0, bad_window_tiles = 0;
+  size_t plain = 0, armed = 0, arms = 0;  // per tile: dw GEMMs, those behind an arming, armings
+  bool cleared = false, after_arm = false;
   for (const isa::Insn& i : code.insns) {
-    dw_gemms += i.opcode == isa::Opcode::kGemm && i.depthwise;
+    const bool dw = i.opcode == isa::Opcode::kGemm && i.depthwise;
+    const bool arm = i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant && i.fuse;
+    if (dw) (after_arm ? armed : plain) += 1;
+    if (i.opcode == isa::Opcode::kGemm && !i.depthwise && !i.reset && k.form == Form::kWindow) {
+      ++bad_window_tiles;  // a window-form layer multiplies only in depthwise mode
+    }
+    diagonal_dw += dw && k.form != Form::kWindow;
+    arms += arm;
+    after_arm = arm;
     resets += i.opcode == isa::Opcode::kGemm && i.reset && i.dst_factor_in == 1;
     cleared =
         cleared || (i.opcode == isa::Opcode::kAlu && i.alu_op == isa::AluOp::kRequant && i.clear);
@@ -165,9 +176,16 @@ TEST_P(DepthwiseProgramTest, MatchesInt8KernelOnFsim) {
       ++tiles;
       clearing += cleared;
       cleared = false;
+      if (k.form == Form::kWindow) {
+        const bool whole = plain == 1 && arms == 0;
+        const bool split = plain == (k.k > 1 ? 1u : 0u) && arms > 0 && armed == arms;
+        bad_window_tiles += !(whole || split);
+      }
+      plain = armed = arms = 0;
     }
   }
-  EXPECT_EQ(dw_gemms, k.form == Form::kWindow ? tiles : 0u);
+  EXPECT_EQ(diagonal_dw, 0u);
+  EXPECT_EQ(bad_window_tiles, 0u);
   EXPECT_LE(resets, tiles);
   if (UsesFusedRequant(l, t)) {
     EXPECT_EQ(clearing, tiles);
