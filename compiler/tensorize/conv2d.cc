@@ -332,7 +332,6 @@ Status Emitter::Run(AccelCode* code) {
             const bool split = epilogue && step + 1 == n_ic;
             const uint32_t uops = GemmUops(oc_n, ic_n, iw, plane, r, a, split);
             Insn g;
-            std::vector<Insn> group;
             if (window_) {  // rows of the tile x filter rows; the micro-ops walk the columns
               g = Loop(Opcode::kGemm, split ? GemmUops(oc_n, ic_n, iw, plane, r, a) : uops,
                        oc_n * iw, oh_n, l_.kh);
@@ -341,27 +340,6 @@ Status Emitter::Run(AccelCode* code) {
               g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = iw;
               g.wgt_factor_in = 1;
-              group = {g};
-              if (split) {
-                // Every filter row but the last, then per block the last row's walk as a GEMM of
-                // its own behind the REQUANT that arms its epilogue (parameter entry oc).
-                group.clear();
-                if (l_.kh > 1) {
-                  group.push_back(g);
-                  group.back().loop_in = l_.kh - 1;
-                }
-                const uint32_t rq = RequantUops(oc_n, a);
-                for (uint32_t oc = 0; oc < oc_n; ++oc) {
-                  group.push_back(Requant(rq + oc, 1, 1, 1));
-                  group.back().dst_factor_out = group.back().dst_factor_in = 0;
-                  group.back().fuse = true;
-                  group.push_back(g);
-                  group.back().uop_bgn = uops + oc * iw;
-                  group.back().uop_end = uops + (oc + 1) * iw;
-                  group.back().loop_in = 1;
-                  group.back().src_factor_in = group.back().wgt_factor_in = 0;
-                }
-              }
             } else {  // rows x columns of the tile; the micro-ops walk blocks and taps
               g = Loop(Opcode::kGemm, uops, oc_n * (l_.depthwise ? 1 : ic_n) * taps, oh_n, ow_n);
               g.dst_factor_out = ow_n;
@@ -369,24 +347,37 @@ Status Emitter::Run(AccelCode* code) {
               g.src_factor_out = l_.in_row_step() * iw;
               g.src_factor_in = l_.stride_w;
             }
-            if (!window_) group = {g};
-            if (split && !window_) {
-              // Every block's steps but its last, then per block its last step as a GEMM of its
-              // own behind the REQUANT that arms its epilogue (parameter entry oc).
-              const uint32_t steps = g.uop_end - g.uop_bgn, rest = steps - oc_n;
-              group.clear();
-              if (rest > 0) {
-                group.push_back(g);
-                group.back().uop_end = g.uop_bgn + rest;
+            std::vector<Insn> group = {g};
+            if (split) {
+              // The step without each block's last update (every filter row but the last in
+              // window form; else every micro-op but the block's last), then per block a
+              // REQUANT that arms its epilogue (parameter entry oc) and a GEMM of its last update.
+              Insn head = g;
+              const uint32_t rest = g.uop_end - g.uop_bgn - oc_n;  // not in window form
+              if (window_) {
+                head.loop_in = l_.kh - 1;
+              } else {
+                head.uop_end = g.uop_bgn + rest;
               }
+              group.clear();
+              if (window_ ? l_.kh > 1 : rest > 0) group.push_back(head);
               const uint32_t rq = RequantUops(oc_n, a);
               for (uint32_t oc = 0; oc < oc_n; ++oc) {
-                group.push_back(Requant(rq + oc, 1, 1, 1));
-                group.back().dst_factor_out = group.back().dst_factor_in = 0;
-                group.back().fuse = true;
-                group.push_back(g);
-                group.back().uop_bgn = g.uop_bgn + rest + oc;
-                group.back().uop_end = group.back().uop_bgn + 1;
+                Insn arm = Requant(rq + oc, 1, 1, 1);
+                arm.dst_factor_out = arm.dst_factor_in = 0;
+                arm.fuse = true;
+                Insn last = g;
+                if (window_) {  // block oc's walk of the last filter row
+                  last.uop_bgn = uops + oc * iw;
+                  last.uop_end = last.uop_bgn + iw;
+                  last.loop_in = 1;
+                  last.src_factor_in = last.wgt_factor_in = 0;
+                } else {
+                  last.uop_bgn = g.uop_bgn + rest + oc;
+                  last.uop_end = last.uop_bgn + 1;
+                }
+                group.push_back(arm);
+                group.push_back(last);
               }
             }
             group.front().deps.pop_prev = true;
