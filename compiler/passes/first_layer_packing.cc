@@ -259,16 +259,19 @@ void Pack(ir::Graph& g, ir::Node& n, Form form, const Axis& ay, const Axis& ax, 
 
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip, std::vector<std::string>* packed,
-                       bool im2col, bool fold_rows) {
+                       bool im2col, bool fold_rows, const std::set<std::string>* fold_only) {
   const std::vector<ir::Node*> snapshot = g.nodes();
   for (ir::Node* n : snapshot) {
     Axis ay, ax;
     int64_t fold = 1;
-    const Form form = Packable(g, *n, block, im2col, fold_rows, &ay, &ax, &fold);
+    Form form = Packable(g, *n, block, im2col, fold_rows, &ay, &ax, &fold);
     if (form == Form::kNone) continue;
     // An unnamed node goes by its output's name (ONNX requires those), so the knob has a key.
     const std::string name = n->name.empty() ? g.value(n->outputs[0]).name() : n->name;
     if (skip && skip->count(name)) continue;
+    if (!fold_rows && fold_only && fold_only->count(name)) {
+      form = Packable(g, *n, block, im2col, /*fold_rows=*/true, &ay, &ax, &fold);
+    }
     Pack(g, *n, form, ay, ax, fold, moved);
     if (packed) packed->push_back(name);
   }

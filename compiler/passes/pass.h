@@ -59,11 +59,13 @@ struct PackedValue {
 };
 // `skip`: nodes to leave unpacked (`loom tune`'s packing knob; may be null), by name, or by their
 // output's name when unnamed; `packed`, when not null, receives the packed nodes' names so given.
-// `im2col` false keeps every packed layer in the space-to-depth form (no width im2col).
+// `im2col` false keeps every packed layer in the space-to-depth form (no width im2col). `fold`
+// also folds kernel rows into the channels where that saves GEMM steps, in every packed layer;
+// `fold_only` (`loom tune`'s packing knob's "fold"; may be null) in the layers it names.
 Status PackFirstLayers(ir::Graph& g, int64_t block, std::vector<PackedValue>* moved,
                        const std::set<std::string>* skip = nullptr,
                        std::vector<std::string>* packed = nullptr, bool im2col = true,
-                       bool fold = false);
+                       bool fold = false, const std::set<std::string>* fold_only = nullptr);
 // After quantization: quantizes each packed input before its rearrangement instead of after it
 // (the same int8 values; the host moves bytes, not floats). `moved` is PackFirstLayers's.
 Status QuantizePackedInputs(ir::Graph& g, const std::vector<PackedValue>& moved);

@@ -139,7 +139,8 @@ Status CompileModel(const CompileOptions& o, CompileResult* r) {
     Timer t(r, "first-layer-packing");
     LOOM_RETURN_IF_ERROR(passes::PackFirstLayers(
         g, r->config.block_in, &moved, o.schedules ? &o.schedules->unpacked : nullptr,
-        &r->packed_layers, /*im2col=*/true, o.first_layer_fold));
+        &r->packed_layers, /*im2col=*/true, o.first_layer_fold,
+        o.schedules ? &o.schedules->folded : nullptr));
     for (const passes::PackedValue& m : moved) {
       const auto it = ranges.find(m.source);
       if (it != ranges.end()) ranges[m.value] = it->second;

@@ -28,8 +28,10 @@ std::string Conv2dSignature(const Conv2dLayer& layer, bool depthwise, bool windo
 // correctness.
 struct ScheduleTable {
   std::map<std::string, Conv2dTiling> conv2d;
-  // Convolutions first-layer packing leaves as they are (passes::PackFirstLayers).
+  // Convolutions first-layer packing leaves as they are (passes::PackFirstLayers), and those it
+  // packs with the row fold too (`--first-layer-fold` for these layers only).
   std::set<std::string> unpacked;
+  std::set<std::string> folded;
   // Layers whose barrier before them is the layer barrier even where the weaker buffer barrier
   // would do (EmitLayerBarrier instead of SettleBarrier's choice).
   std::set<std::string> layer_barriers;

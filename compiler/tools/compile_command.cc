@@ -92,8 +92,8 @@ int RunCompile(CompileArgs& a) {
     a.schedules = tune::BestSchedules(records, config.HashHex(), &other);
     std::cerr << "tuning log " << a.tuning_log << ": " << a.schedules.conv2d.size()
               << " tuned layer signatures, " << a.schedules.unpacked.size()
-              << " layers left unpacked, " << a.schedules.layer_barriers.size()
-              << " layer barriers for config " << config.name;
+              << " layers left unpacked, " << a.schedules.folded.size() << " folded, "
+              << a.schedules.layer_barriers.size() << " layer barriers for config " << config.name;
     if (other) std::cerr << " (" << other << " records for other configs ignored)";
     std::cerr << "\n";
     o.schedules = &a.schedules;

@@ -66,6 +66,8 @@ Status TuneKnobs(const pipeline::CompileOptions& options, tensorize::ScheduleTab
   LOOM_RETURN_IF_ERROR(ModelCycles(options, *table, &base, &current, &barriers, &packed));
   rep.before = current;
   size_t done = 0;
+  // Each packed layer: off, then fold if it stays packed; each barrier candidate.
+  size_t total = packed.size() * (options.first_layer_fold ? 1 : 2) + barriers.size();
   // Measures `table` with one knob flipped; keeps the flip when the model gets faster.
   auto flip = [&](const std::string& kind, const std::string& layer, const char* keep,
                   const char* flipped, bool recompile,
@@ -91,9 +93,9 @@ Status TuneKnobs(const pipeline::CompileOptions& options, tensorize::ScheduleTab
       current = cycles;
     }
     if (progress) {
-      *progress << "tune knobs [" << ++done << "/" << packed.size() + barriers.size() << "] "
-                << kind << " " << layer << ": " << keep << " " << k.default_cycles << " cycles, "
-                << flipped << " " << cycles << " -> " << k.value << "\n"
+      *progress << "tune knobs [" << ++done << "/" << total << "] " << kind << " " << layer << ": "
+                << keep << " " << k.default_cycles << " cycles, " << flipped << " " << cycles
+                << " -> " << k.value << "\n"
                 << std::flush;
     }
     rep.knobs.push_back(std::move(k));
@@ -102,8 +104,16 @@ Status TuneKnobs(const pipeline::CompileOptions& options, tensorize::ScheduleTab
   for (const std::string& p : packed) {
     LOOM_RETURN_IF_ERROR(flip("packing", p, "on", "off", true,
                               [&](tensorize::ScheduleTable* t) { t->unpacked.insert(p); }));
+    // Kept packed: also with the row fold (more host bytes, fewer GEMM steps where it applies).
+    if (options.first_layer_fold) continue;
+    if (table->unpacked.count(p) != 0) {
+      --total;
+      continue;
+    }
+    LOOM_RETURN_IF_ERROR(flip("packing", p, "on", "fold", true,
+                              [&](tensorize::ScheduleTable* t) { t->folded.insert(p); }));
   }
-  if (!table->unpacked.empty()) {  // the barrier candidates are those of the graph kept
+  if (!table->unpacked.empty() || !table->folded.empty()) {  // the barriers of the graph kept
     LOOM_RETURN_IF_ERROR(Compile(options, *table, &base));
     LOOM_RETURN_IF_ERROR(ModelCycles(options, *table, &base, &current, &barriers));
   }

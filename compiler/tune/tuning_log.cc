@@ -1,5 +1,6 @@
 #include "compiler/tune/tuning_log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -72,11 +73,19 @@ class LineParser {
       LOOM_RETURN_IF_ERROR(String("layer", true, &r->layer));
       LOOM_RETURN_IF_ERROR(String("value", true, &r->value));
       const bool packing = r->kind == "packing";
-      const char* a = packing ? "on" : "auto";
-      const char* b = packing ? "off" : "layer";
-      if (r->value != a && r->value != b) {
-        return Fail("value", std::string("a ") + r->kind + " record takes \"" + a + "\" or \"" + b +
-                                 "\", got \"" + r->value + "\"");
+      const std::vector<std::string> values = packing
+                                                  ? std::vector<std::string>{"on", "off", "fold"}
+                                                  : std::vector<std::string>{"auto", "layer"};
+      if (std::find(values.begin(), values.end(), r->value) == values.end()) {
+        std::string list;
+        for (size_t i = 0; i < values.size(); ++i) {
+          list += (i == 0                   ? ""
+                   : i + 1 == values.size() ? " or "
+                                            : ", ") +
+                  ("\"" + values[i] + "\"");
+        }
+        return Fail("value",
+                    "a " + r->kind + " record takes " + list + ", got \"" + r->value + "\"");
       }
     } else {
       LOOM_RETURN_IF_ERROR(Tiling(r));
@@ -190,6 +199,7 @@ tensorize::ScheduleTable BestSchedules(const std::vector<TuningRecord>& records,
   for (const auto& [sig, r] : best) table.conv2d[sig] = r->tiling;
   for (const auto& [key, r] : knobs) {
     if (r->kind == "packing" && r->value == "off") table.unpacked.insert(r->layer);
+    if (r->kind == "packing" && r->value == "fold") table.folded.insert(r->layer);
     if (r->kind == "barrier" && r->value == "layer") table.layer_barriers.insert(r->layer);
   }
   return table;

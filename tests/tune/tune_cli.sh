@@ -32,12 +32,14 @@ if "$loom" compile "$model.onnx" -o "$dir/bad.loom" --tuning-log "$dir/bad.json"
 fi
 grep -q "bad.json:1: field 'tiling.vt': value 3 outside \[1, 2\]" "$dir/bad.err" ||
   fail "unexpected error: $(cat "$dir/bad.err")"
-# The packing knob on the stem block (7x7/2 over 3 channels): both values logged, and a log whose
-# "off" record is the faster one compiles the layer unpacked.
+# The packing knob on the stem block (7x7/2 over 3 channels): "off", then "fold", each logged beside
+# "on" with the model's cycles, and a log whose "off" record is the faster one compiles the layer
+# unpacked.
 stem="$src/tests/e2e/models/resnet_stem"
 "$loom" tune "$stem.onnx" --calibration "${stem}_calibration.npy" -o "$dir/stem.json" \
   --trials 2 >"$dir/stem.txt" 2>"$dir/stem.err" || fail "loom tune (stem) failed: $(cat "$dir/stem.err")"
-[[ $(grep -c '"kind":"packing"' "$dir/stem.json") -eq 2 ]] || fail "no packing records in the log"
+[[ $(grep -c '"kind":"packing"' "$dir/stem.json") -eq 4 ]] || fail "not 4 packing records in the log"
+grep '"kind":"packing"' "$dir/stem.json" | grep -q '"value":"fold"' || fail "no fold record"
 grep -q "^model knobs" "$dir/stem.txt" || fail "no knob totals in the tune report"
 grep '"kind":"packing"' "$dir/stem.json" | grep '"value":"off"' |
   sed 's/"cycles":[0-9]*/"cycles":1/' >"$dir/unpacked.json"

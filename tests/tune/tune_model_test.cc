@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "compiler/ir/printer.h"
 #include "compiler/package/lower.h"
 #include "compiler/package/writer.h"
 #include "compiler/pipeline/compile.h"
@@ -241,8 +242,10 @@ TEST(TuneModel, TunedPackagesAreBitIdenticalOnCpuFsimAndTsim) {
 }
 
 // The model-level knobs. First-layer packing: the stem block's 7x7/2 convolution over 3 channels
-// is packed by default; the knob measures it both ways, logs both with the model's cycles, and a
-// log choosing "off" compiles it unpacked, with the same outputs on cpu and fsim.
+// is packed by default; the knob measures it unpacked and with the row fold, logs each beside
+// "on" with the model's cycles, and a log choosing "off" compiles it unpacked, with the same
+// outputs on cpu and fsim. (On 1x16x16 the fold changes nothing for this layer: every fold gives
+// the same GEMM steps, so the pass keeps f = 1 and "fold" measures the same cycles as "on".)
 TEST(KnobsTest, PackingIsMeasuredBothWaysAndTheLogAppliesIt) {
   const std::string stem = "tests/e2e/models/resnet_stem";
   tensorize::ScheduleTable table;
@@ -262,10 +265,12 @@ TEST(KnobsTest, PackingIsMeasuredBothWaysAndTheLogAppliesIt) {
     if (r.kind != "packing") continue;
     EXPECT_EQ(r.layer, layer);
     cycles[r.value] = r.cycles;
-    (r.value == "on" ? on_rec : off_rec) = r;
+    if (r.value == "on") on_rec = r;
+    if (r.value == "off") off_rec = r;
   }
-  ASSERT_EQ(cycles.size(), 2u);
+  ASSERT_EQ(cycles.size(), 3u);
   EXPECT_GT(cycles["off"], 0u);
+  EXPECT_EQ(cycles["fold"], cycles["on"]);
   EXPECT_LE(rep.after, rep.before);
   EXPECT_EQ(rep.before, cycles["on"]);
 
@@ -291,6 +296,36 @@ TEST(KnobsTest, PackingIsMeasuredBothWaysAndTheLogAppliesIt) {
     ASSERT_EQ(out.size(), ref.size());
     for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].data, ref[i].data) << device;
   }
+}
+
+// A "fold" knob folds its layer as `--first-layer-fold` folds every packed layer: on 1x32x32 the
+// stem's 7x7/2 folds two kernel rows into the channels (docs/tensorize.md "Row fold"), and the
+// compiled graph is the flag's, where without the knob it is the unfolded one.
+TEST(KnobsTest, AFoldRecordFoldsItsLayerAsTheFlagDoes) {
+  const std::string stem = "tests/e2e/models/resnet_stem";
+  auto graph = [&](const tensorize::ScheduleTable* t, bool flag, std::string* text,
+                   std::vector<std::string>* packed) {
+    pipeline::CompileOptions o = BlockOptions(stem);
+    o.config = "1x32x32";
+    o.schedules = t;
+    o.first_layer_fold = flag;
+    pipeline::CompileResult r;
+    LOOM_RETURN_IF_ERROR(pipeline::CompileModel(o, &r));
+    *text = ir::PrintGraph(r.graph);
+    if (packed) *packed = r.packed_layers;
+    return Status::Ok();
+  };
+  std::string plain, flagged, knob;
+  std::vector<std::string> packed;
+  ASSERT_TRUE(graph(nullptr, false, &plain, &packed).ok());
+  ASSERT_EQ(packed.size(), 1u);
+  ASSERT_TRUE(graph(nullptr, true, &flagged, nullptr).ok());
+  tensorize::ScheduleTable folded;
+  folded.folded.insert(packed[0]);
+  ASSERT_TRUE(graph(&folded, false, &knob, nullptr).ok());
+  EXPECT_NE(plain, flagged);  // the fold applies here
+  EXPECT_NE(flagged.find(".row"), std::string::npos);
+  EXPECT_EQ(knob, flagged);
 }
 
 // Barriers: the bottleneck block's downsample reads the block input, not the layer before it, so

@@ -62,6 +62,10 @@ TEST(TuningLog, RejectsMalformedLinesNamingLineAndField) {
        R"({"version":1,"kind":"barrier","layer":"x","value":"on","config_hash":")" +
            std::string(kHash) + R"(","cycles":5})",
        "field 'value': a barrier record takes \"auto\" or \"layer\", got \"on\""},
+      {"packing value",
+       R"({"version":1,"kind":"packing","layer":"x","value":"auto","config_hash":")" +
+           std::string(kHash) + R"(","cycles":5})",
+       "field 'value': a packing record takes \"on\", \"off\" or \"fold\", got \"auto\""},
       {"knob layer",
        R"({"version":1,"kind":"packing","value":"on","config_hash":")" + std::string(kHash) +
            R"(","cycles":5})",
@@ -152,6 +156,8 @@ TEST(TuningLog, BestSchedulesTakesTheFastestValueOfEachKnob) {
   const std::vector<TuningRecord> records = {
       Knob("packing", "c1", "on", kHash, 500),   Knob("packing", "c1", "off", kHash, 600),
       Knob("packing", "c2", "on", kHash, 500),   Knob("packing", "c2", "off", kHash, 400),
+      Knob("packing", "c3", "on", kHash, 500),   Knob("packing", "c3", "off", kHash, 700),
+      Knob("packing", "c3", "on", kHash, 500),   Knob("packing", "c3", "fold", kHash, 480),
       Knob("barrier", "d", "auto", kHash, 500),  Knob("barrier", "d", "layer", kHash, 450),
       Knob("barrier", "e", "layer", kOther, 10),  // another config
       Knob("barrier", "f", "auto", kHash, 300),  Knob("barrier", "f", "layer", kHash, 310)};
@@ -159,6 +165,7 @@ TEST(TuningLog, BestSchedulesTakesTheFastestValueOfEachKnob) {
   const tensorize::ScheduleTable t = BestSchedules(records, kHash, &other);
   EXPECT_EQ(other, 1u);
   EXPECT_EQ(t.unpacked, (std::set<std::string>{"c2"}));
+  EXPECT_EQ(t.folded, (std::set<std::string>{"c3"}));
   EXPECT_EQ(t.layer_barriers, (std::set<std::string>{"d"}));
   EXPECT_TRUE(t.conv2d.empty());
 }
