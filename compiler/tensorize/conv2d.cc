@@ -43,11 +43,8 @@ struct Footprint {
         acc(t.oc * t.oh * t.ow) {}
   bool Fits(const HwConfig& c, uint32_t v, uint32_t oc) const {
     return uint64_t{v} * inp <= c.inp_depth() && uint64_t{v} * wgt <= c.wgt_depth() &&
-           uint64_t{v} * acc + 2ull * oc + kScratch <= c.acc_depth();
+           uint64_t{v} * acc + 2ull * oc + kConvScratchAcc <= c.acc_depth();
   }
-  // Past the bias and multiplier rows, one ACC element the window form's epilogue GEMMs add their
-  // warm-up zeros into (their outputs' own elements may take one update only).
-  static constexpr uint32_t kScratch = 1;
 };
 
 class Emitter {

@@ -111,6 +111,9 @@ bool UsesFusedRequant(const Conv2dLayer& layer, const Conv2dTiling& tiling);
 // which requantizes every sum as the GEMM writes it. That saves the pass's cycle per vector and
 // costs two more instructions per block, so it pays from kEpilogueMinVectors (insn_util.h) up.
 // Not in window form, whose GEMM updates each output several times.
+// ACC elements a convolution program holds past its tiles and its bias and multiplier rows: the
+// one the window form's epilogue GEMMs add their warm-up zeros into.
+inline constexpr uint32_t kConvScratchAcc = 1;
 bool UsesGemmEpilogue(const HwConfig& config, const Conv2dLayer& layer, const Conv2dTiling& tiling,
                       uint32_t vectors);
 

@@ -64,7 +64,7 @@ bool Conv2dTilingFits(const HwConfig& c, const Conv2dLayer& l, const Conv2dTilin
   const uint64_t wgt = window ? uint64_t{t.oc + 1} * l.kh : taps;
   const uint64_t gemm_uops = window ? uint64_t{t.oc} * iw : taps;
   return v * in_blocks * ih * iw <= c.inp_depth() && v * wgt <= c.wgt_depth() &&
-         v * t.oc * t.oh * t.ow + 2ull * t.oc + 1 <= c.acc_depth() &&  // + the scratch element
+         v * t.oc * t.oh * t.ow + 2ull * t.oc + kConvScratchAcc <= c.acc_depth() &&
          v * v * gemm_uops + 4ull * v * t.oc <= c.uop_depth();
 }
 

@@ -54,6 +54,9 @@ struct HwConfig {
   // is paid once per run of bursts instead of once per burst. Four cover the latency of every
   // shipped config's rows; Zynq's HP ports accept 8 reads, ZynqMP's and Alveo's more.
   static constexpr uint32_t kDmaReadsInFlight = 4;
+  // The RTL's in-flight FIFOs wrap their pointers at this depth (loom_dma_rd, loom_axi_rd_arb).
+  static_assert((kDmaReadsInFlight & (kDmaReadsInFlight - 1)) == 0 && kDmaReadsInFlight > 0,
+                "kDmaReadsInFlight must be a power of two");
 
   uint32_t inp_elem_bytes() const { return batch * block_in * inp_bits / 8; }
   uint32_t wgt_elem_bytes() const { return block_out * block_in * wgt_bits / 8; }

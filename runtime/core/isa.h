@@ -158,6 +158,14 @@ struct Insn {
   }
 };
 
+// Whether `insn` arms the next GEMM's epilogue (docs/isa.md §3.4.2): a fused REQUANT that runs at
+// least one iteration (an empty one has no last parameter entry and arms nothing). fsim's machine
+// and its timing model both follow the arming with this.
+inline bool ArmsEpilogue(const Insn& insn) {
+  return insn.opcode == Opcode::kAlu && insn.alu_op == AluOp::kRequant && insn.fuse &&
+         insn.loop_out != 0 && insn.loop_in != 0;
+}
+
 // The token queues an instruction pops before it starts and pushes after it ends, from its module
 // and dependency flags (docs/isa.md §1.5). At most two of each.
 struct TokenQueues {

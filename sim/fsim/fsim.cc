@@ -297,9 +297,7 @@ Status Scheduler::Execute(Module mod, const Candidate& cand) {
       break;
     case Opcode::kAlu:
       cycles = timing_.AluCycles(insn);
-      if (insn.alu_op == isa::AluOp::kRequant && insn.fuse && insn.loop_out && insn.loop_in) {
-        epilogue_armed_ = true;
-      }
+      if (isa::ArmsEpilogue(insn)) epilogue_armed_ = true;
       break;
     case Opcode::kFinish:
       cycles = TimingModel::kIssueCycles;

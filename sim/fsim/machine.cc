@@ -331,8 +331,7 @@ Status Machine::Alu(const Insn& insn, sim::Deadline* deadline) {
       }
     }
   }
-  // A fused REQUANT without iterations has no last parameter entry and arms nothing.
-  if (insn.alu_op == isa::AluOp::kRequant && insn.fuse && insn.loop_out && insn.loop_in) {
+  if (isa::ArmsEpilogue(insn)) {
     epilogue_armed_ = true;
     epilogue_ = insn;
   }
